@@ -1,0 +1,130 @@
+import { parseArgs } from 'node:util';
+import cliProgress from 'cli-progress';
+import { sql } from 'kysely';
+import { createGateway, type Role, startGateway } from './app.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { openDatabase } from './db/database.ts';
+import { migrateToLatest } from './db/migrate.ts';
+import { createLogger } from './logger.ts';
+
+const USAGE = `usage: calebe <command>
+  serve [--role api|worker|all]     run the gateway (default role: all)
+  migrate                           apply pending database migrations
+  rebuild <projection> | --all      empty read models and replay the whole log into them
+                                    (stop the gateway first when rebuilding an inline projection)`;
+
+async function serve(args: string[]) {
+  const { values } = parseArgs({ args, options: { role: { type: 'string', default: 'all' } } });
+  const role = values.role as Role;
+  if (!['api', 'worker', 'all'].includes(role)) throw new ConfigError(`--role must be api, worker or all`);
+  const config = loadConfig();
+  const gateway = await createGateway(config);
+  await startGateway(gateway, role);
+  const where = config.DATABASE_URL
+    ? 'PostgreSQL'
+    : `embedded PostgreSQL (PGlite) in ${config.CALEBE_DATA_DIR}`;
+  gateway.logger.info(
+    { role, port: config.PORT, store: gateway.store.kind },
+    `calebe listening on ${config.baseUrl}, data in ${where}`,
+  );
+  const shutdown = async (signal: string) => {
+    gateway.logger.info({ signal }, 'shutting down');
+    await gateway.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+async function migrate() {
+  const config = loadConfig();
+  const database = openDatabase({ url: config.DATABASE_URL, dataDir: config.CALEBE_DATA_DIR });
+  try {
+    const { applied } = await migrateToLatest(database.db);
+    console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
+  } finally {
+    await database.close();
+  }
+}
+
+async function rebuild(args: string[]) {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { all: { type: 'boolean' } },
+  });
+  const config = loadConfig();
+  const gateway = await createGateway(config, createLogger('warn'));
+  try {
+    const known = gateway.runner.projections;
+    const chosen = values.all ? known : known.filter((p) => positionals.includes(p.name));
+    const missing = positionals.filter((name) => !known.some((p) => p.name === name));
+    if (missing.length || chosen.length === 0) {
+      throw new ConfigError(
+        `unknown projection ${missing.join(', ') || '(none given)'}; known: ${known.map((p) => p.name).join(', ')}`,
+      );
+    }
+    // The bar's total is the log size where the store can count it cheaply (PostgreSQL); otherwise open-ended.
+    const total =
+      gateway.store.kind === 'postgres'
+        ? Number(
+            (await sql<{ n: string }>`select count(*) as n from events`.execute(gateway.database.db)).rows[0]
+              ?.n ?? 0,
+          )
+        : 0;
+    for (const projection of chosen) {
+      const bar = new cliProgress.SingleBar(
+        {
+          format: `${projection.name} [{bar}] {value}/{total} events | {rate} ev/s`,
+          noTTYOutput: true,
+          notTTYSchedule: 2000,
+        },
+        cliProgress.Presets.shades_classic,
+      );
+      const started = process.hrtime.bigint();
+      let done = 0;
+      bar.start(total, 0, { rate: 0 });
+      const n = await gateway.runner.rebuild(projection, (batch) => {
+        done += batch;
+        const secs = Number(process.hrtime.bigint() - started) / 1e9;
+        bar.update(done, { rate: Math.round(done / Math.max(secs, 1e-9)) });
+      });
+      bar.stop();
+      const secs = Number(process.hrtime.bigint() - started) / 1e9;
+      console.log(
+        `${projection.name}: ${n} events in ${secs.toFixed(2)} s (${Math.round(n / Math.max(secs, 1e-9))} events/s)`,
+      );
+    }
+  } finally {
+    await gateway.close();
+  }
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...args] = argv;
+  try {
+    switch (command) {
+      case 'serve':
+        await serve(args);
+        return -1;
+      case 'migrate':
+        await migrate();
+        return 0;
+      case 'rebuild':
+        await rebuild(args);
+        return 0;
+      default:
+        console.error(USAGE);
+        return command === undefined || command === 'help' || command === '--help' ? 0 : 2;
+    }
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`calebe: ${error.message}`);
+      return 2;
+    }
+    throw error;
+  }
+}
+
+const code = await main(process.argv.slice(2));
+if (code >= 0) process.exit(code);

@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import { type Decider, type DomainEvent, fold, isDomainError } from '../aggregates/decider.ts';
+import type { EventRegistry } from '../events/event-registry.ts';
+import {
+  type EventMetadata,
+  type EventStore,
+  type NewEvent,
+  WrongExpectedVersionError,
+} from '../events/event-store.ts';
+
+export interface CommandDeps {
+  store: EventStore;
+  registry: EventRegistry;
+  now: () => Date;
+  newEventId?: () => string;
+}
+
+export interface HandleOptions {
+  metadata: EventMetadata;
+  /**
+   * Re-read and re-decide after a concurrent append. Only for commands whose decision depends on nothing
+   * but the stream (no external call was made on the strength of the stale state).
+   */
+  retryOnConflict?: boolean;
+  maxAttempts?: number;
+}
+
+export interface HandleResult<E, S> {
+  /** Events appended by this command (empty when the decision was a no-op). */
+  events: readonly E[];
+  state: S;
+  /** The stream's version after the command. */
+  version: number;
+  /** Global position of the last appended event, when something was appended. */
+  position?: number;
+}
+
+/**
+ * Read the stream, fold it, decide, append with the version that was read (DESIGN.md "Command handlers").
+ * A refused decision throws its DomainError; a lost race throws WrongExpectedVersionError unless
+ * `retryOnConflict` allows re-deciding.
+ */
+export async function handleCommand<C, E extends DomainEvent, S>(
+  deps: CommandDeps,
+  decider: Decider<C, E, S>,
+  stream: string,
+  command: C,
+  opts: HandleOptions,
+): Promise<HandleResult<E, S>> {
+  const attempts = opts.retryOnConflict ? (opts.maxAttempts ?? 5) : 1;
+  for (let attempt = 1; ; attempt++) {
+    const recorded = await deps.store.read(stream);
+    const history = recorded.map((r) => deps.registry.decode(r) as E);
+    const state = fold(decider, history);
+    const version = recorded.length;
+    const decision = decider.decide(command, state, { now: deps.now() });
+    if (isDomainError(decision)) throw decision;
+    if (decision.length === 0) return { events: [], state, version };
+    const newEvents: NewEvent[] = decision.map((e) => ({
+      ...deps.registry.encode(e),
+      id: (deps.newEventId ?? randomUUID)(),
+      metadata: opts.metadata,
+    }));
+    try {
+      const appended = await deps.store.append(stream, newEvents, version === 0 ? 'no_stream' : version);
+      let next = state;
+      for (const e of decision) next = decider.evolve(next, e);
+      return { events: decision, state: next, version: appended.version, position: appended.position };
+    } catch (error) {
+      if (!(error instanceof WrongExpectedVersionError) || attempt >= attempts) throw error;
+    }
+  }
+}

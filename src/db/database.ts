@@ -1,0 +1,42 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, PostgresDialect } from 'kysely';
+import { PGliteDialect } from 'kysely-pglite-dialect';
+import pg from 'pg';
+import type { Database } from './schema.ts';
+
+export type DatabaseKind = 'postgres' | 'pglite';
+
+export interface DatabaseHandle {
+  db: Kysely<Database>;
+  kind: DatabaseKind;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** postgres:// URL; absent means the embedded PGlite database under dataDir. */
+  url?: string | undefined;
+  dataDir?: string;
+  poolSize?: number;
+}
+
+export function openDatabase(opts: DatabaseOptions): DatabaseHandle {
+  if (opts.url) {
+    const pool = new pg.Pool({ connectionString: opts.url, max: opts.poolSize ?? 20 });
+    // An idle client that loses its server must not crash the process; the next query reports the error.
+    pool.on('error', () => {});
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return { db, kind: 'postgres', close: () => db.destroy() };
+  }
+  const dir = join(opts.dataDir ?? './.calebe', 'pgdata');
+  mkdirSync(dir, { recursive: true });
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(new PGlite(dir)) });
+  return { db, kind: 'pglite', close: () => db.destroy() };
+}
+
+/** An in-memory PGlite database, for tests of the embedded mode. */
+export function openMemoryPglite(): DatabaseHandle {
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(new PGlite()) });
+  return { db, kind: 'pglite', close: () => db.destroy() };
+}

@@ -1,0 +1,62 @@
+import type { z } from 'zod';
+import type { DomainEvent } from '../aggregates/decider.ts';
+import type { RecordedEvent } from './event-store.ts';
+
+/**
+ * One event type: its current payload schema and the upcasters that lift older stored shapes to it.
+ * Stored events are never rewritten; an old shape is upcast on read (DESIGN.md "The event store port").
+ */
+export interface EventDefinition<T extends string = string, D = unknown> {
+  readonly type: T;
+  /** The schema version written by new appends. */
+  readonly version: number;
+  readonly schema: z.ZodType<D>;
+  /** `upcasters[n]` turns a version-n payload into a version-(n+1) payload. */
+  readonly upcasters?: Readonly<Record<number, (data: unknown) => unknown>>;
+}
+
+export function defineEvent<T extends string, D>(def: EventDefinition<T, D>): EventDefinition<T, D> {
+  return def;
+}
+
+export class UnknownEventTypeError extends Error {
+  override readonly name = 'UnknownEventTypeError';
+}
+
+export class EventRegistry {
+  private readonly defs = new Map<string, EventDefinition>();
+
+  constructor(definitions: readonly EventDefinition[] = []) {
+    for (const d of definitions) this.register(d);
+  }
+
+  register(def: EventDefinition): this {
+    if (this.defs.has(def.type)) throw new Error(`event type ${def.type} registered twice`);
+    this.defs.set(def.type, def);
+    return this;
+  }
+
+  private definition(type: string): EventDefinition {
+    const def = this.defs.get(type);
+    if (!def) throw new UnknownEventTypeError(`unknown event type ${type}`);
+    return def;
+  }
+
+  /** Validates a new event's payload and stamps the current schema version. */
+  encode(event: DomainEvent): { type: string; schemaVersion: number; data: unknown } {
+    const def = this.definition(event.type);
+    return { type: event.type, schemaVersion: def.version, data: def.schema.parse(event.data) };
+  }
+
+  /** Lifts a stored payload to the current schema version and validates it. */
+  decode(event: Pick<RecordedEvent, 'type' | 'schemaVersion' | 'data'>): DomainEvent {
+    const def = this.definition(event.type);
+    let data = event.data;
+    for (let v = event.schemaVersion; v < def.version; v++) {
+      const up = def.upcasters?.[v];
+      if (!up) throw new Error(`event ${event.type}: no upcaster from schema version ${v}`);
+      data = up(data);
+    }
+    return { type: event.type, data: def.schema.parse(data) };
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * The event store port (DESIGN.md "The event store port"). Every adapter passes the same contract suite
+ * (test/integration/event-store-contract.ts).
+ */
+
+/** Who caused an event and within which request; carried on every event. */
+export interface EventMetadata {
+  request_id?: string;
+  /** `api_key:<id>` | `user:<id>` | `system:<job>` */
+  actor: string;
+  tenant_id?: string | null;
+  livemode?: boolean;
+  correlation_id?: string;
+  causation_id?: string;
+}
+
+export interface NewEvent {
+  /** uuid chosen by the writer; retrying the same batch with the same ids is idempotent. */
+  id: string;
+  type: string;
+  schemaVersion?: number;
+  data: unknown;
+  metadata: EventMetadata;
+}
+
+/**
+ * A resumable position in the global log, ordered lexicographically (tx, pos).
+ * PostgreSQL: (transaction_id, global_position). EventStoreDB: (commit, prepare).
+ * Both fit in a double without loss for any realistic log (< 2^53).
+ */
+export interface Checkpoint {
+  tx: number;
+  pos: number;
+}
+
+export const START: Checkpoint = Object.freeze({ tx: 0, pos: 0 });
+
+export function compareCheckpoints(a: Checkpoint, b: Checkpoint): number {
+  return a.tx - b.tx || a.pos - b.pos;
+}
+
+export interface RecordedEvent {
+  id: string;
+  stream: string;
+  /** 1-based position within the stream. */
+  version: number;
+  /** Global position (PostgreSQL: global_position; EventStoreDB: commit position). */
+  position: number;
+  checkpoint: Checkpoint;
+  type: string;
+  schemaVersion: number;
+  data: unknown;
+  metadata: EventMetadata;
+  recordedAt: Date;
+}
+
+/** `no_stream`: the stream must not exist; `any`: no check; a number: the stream's current version. */
+export type ExpectedVersion = 'no_stream' | 'any' | number;
+
+export interface AppendResult {
+  /** The stream's version after the append (the version of its last event). */
+  version: number;
+  /** Global position of the last appended event. */
+  position: number;
+}
+
+export class WrongExpectedVersionError extends Error {
+  override readonly name = 'WrongExpectedVersionError';
+  constructor(
+    readonly stream: string,
+    readonly expected: ExpectedVersion,
+    readonly actual: number | 'no_stream',
+  ) {
+    super(`stream ${stream}: expected version ${expected}, actual ${actual}`);
+  }
+}
+
+/** An event id already stored, and not as an exact retry of the same batch. */
+export class DuplicateEventIdError extends Error {
+  override readonly name = 'DuplicateEventIdError';
+  constructor(readonly stream: string) {
+    super(`stream ${stream}: an event id of this batch is already stored elsewhere`);
+  }
+}
+
+export interface EventStore {
+  readonly kind: 'postgres' | 'eventstoredb';
+  /** Whether projections can run inside the append's transaction (PostgreSQL only). */
+  readonly supportsInlineProjections: boolean;
+  append(stream: string, events: readonly NewEvent[], expected: ExpectedVersion): Promise<AppendResult>;
+  read(stream: string, fromVersion?: number): Promise<RecordedEvent[]>;
+  /** Events strictly after `after`, in commit order, never skipping one that commits later. */
+  readAll(after: Checkpoint, limit: number): Promise<RecordedEvent[]>;
+  /**
+   * Checkpoint of the newest committed event. A reader whose checkpoint reaches it has seen everything
+   * committed before the call (readers may trail it while older transactions are still open).
+   */
+  headCheckpoint(): Promise<Checkpoint>;
+  /** Called in-process after each successful append, so local subscribers wake without polling. */
+  onAppended(listener: () => void): () => void;
+  close(): Promise<void>;
+}

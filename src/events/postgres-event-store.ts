@@ -1,0 +1,211 @@
+import { type Kysely, sql, type Transaction } from 'kysely';
+import type { Database } from '../db/schema.ts';
+import { handles, type Projection } from '../projections/projection.ts';
+import {
+  type AppendResult,
+  type Checkpoint,
+  DuplicateEventIdError,
+  type EventMetadata,
+  type EventStore,
+  type ExpectedVersion,
+  type NewEvent,
+  type RecordedEvent,
+  START,
+  WrongExpectedVersionError,
+} from './event-store.ts';
+
+interface EventRow {
+  global_position: string;
+  transaction_id: string;
+  stream_id: string;
+  version: string;
+  event_id: string;
+  type: string;
+  schema_version: number;
+  data: unknown;
+  metadata: EventMetadata;
+  recorded_at: Date | string;
+}
+
+const COLUMNS = sql.raw(
+  'global_position, transaction_id::text as transaction_id, stream_id, version, event_id, type, schema_version, data, metadata, recorded_at',
+);
+
+function toRecorded(row: EventRow): RecordedEvent {
+  const position = Number(row.global_position);
+  return {
+    id: row.event_id,
+    stream: row.stream_id,
+    version: Number(row.version),
+    position,
+    checkpoint: { tx: Number(row.transaction_id), pos: position },
+    type: row.type,
+    schemaVersion: row.schema_version,
+    data: row.data,
+    metadata: row.metadata,
+    recordedAt: row.recorded_at instanceof Date ? row.recorded_at : new Date(row.recorded_at),
+  };
+}
+
+function isEventIdViolation(error: unknown): boolean {
+  const e = error as { code?: string; constraint?: string; message?: string };
+  return e?.code === '23505' && (e.constraint === 'events_event_id_key' || !!e.message?.includes('event_id'));
+}
+
+/**
+ * PostgreSQL adapter. One statement per append: the stream row is claimed or advanced first (that row lock
+ * is the only serialization, per stream), then the batch is inserted from the new version. No global lock.
+ */
+export class PostgresEventStore implements EventStore {
+  readonly kind = 'postgres' as const;
+  readonly supportsInlineProjections = true;
+  private readonly listeners = new Set<() => void>();
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly inline: readonly Projection[] = [],
+  ) {}
+
+  async append(
+    stream: string,
+    events: readonly NewEvent[],
+    expected: ExpectedVersion,
+  ): Promise<AppendResult> {
+    if (events.length === 0) throw new RangeError('append needs at least one event');
+    if (typeof expected === 'number' && (!Number.isInteger(expected) || expected < 0)) {
+      throw new RangeError(`invalid expected version ${expected}`);
+    }
+    const projections = this.inline.filter((p) => events.some((e) => handles(p, e.type)));
+    let result: AppendResult | undefined;
+    try {
+      result =
+        projections.length === 0
+          ? await this.insert(this.db, stream, events, expected)
+          : await this.db.transaction().execute(async (trx) => {
+              const r = await this.insert(trx, stream, events, expected, projections);
+              // Nothing was written: leave the transaction without committing any projection work.
+              if (!r) throw new NoAppend();
+              return r;
+            });
+    } catch (error) {
+      if (!(error instanceof NoAppend) && !isEventIdViolation(error)) throw error;
+    }
+    result ??= await this.explainRefusal(stream, events, expected);
+    for (const listener of this.listeners) listener();
+    return result;
+  }
+
+  private async insert(
+    executor: Kysely<Database> | Transaction<Database>,
+    stream: string,
+    events: readonly NewEvent[],
+    expected: ExpectedVersion,
+    projections: readonly Projection[] = [],
+  ): Promise<AppendResult | undefined> {
+    const n = events.length;
+    const claim =
+      expected === 'any'
+        ? sql`insert into streams as s (stream_id, version) values (${stream}, ${n})
+              on conflict (stream_id) do update set version = s.version + excluded.version returning version`
+        : expected === 'no_stream' || expected === 0
+          ? sql`insert into streams (stream_id, version) values (${stream}, ${n})
+                on conflict do nothing returning version`
+          : sql`update streams set version = version + ${n}
+                where stream_id = ${stream} and version = ${expected} returning version`;
+    const { rows } = await sql<EventRow>`
+      with claimed as (${claim})
+      insert into events (stream_id, version, event_id, type, schema_version, data, metadata)
+      select ${stream}, claimed.version - ${n} + e.ord, e.event_id, e.type, e.schema_version, e.data, e.metadata
+      from claimed, unnest(
+        ${events.map((e) => e.id)}::uuid[], ${events.map((e) => e.type)}::text[],
+        ${events.map((e) => e.schemaVersion ?? 1)}::int[],
+        ${events.map((e) => JSON.stringify(e.data))}::jsonb[],
+        ${events.map((e) => JSON.stringify(e.metadata))}::jsonb[]
+      ) with ordinality as e(event_id, type, schema_version, data, metadata, ord)
+      returning ${COLUMNS}`.execute(executor);
+    if (rows.length === 0) return undefined;
+    const recorded = rows.map(toRecorded).sort((a, b) => a.version - b.version);
+    if (projections.length > 0) {
+      const trx = executor as Transaction<Database>;
+      for (const event of recorded) {
+        for (const p of projections) if (handles(p, event.type)) await p.handle(event, trx);
+      }
+    }
+    const last = recorded[recorded.length - 1] as RecordedEvent;
+    return { version: last.version, position: last.position };
+  }
+
+  /**
+   * Nothing was appended. If this exact batch is already stored at the expected place (a retry whose first
+   * answer was lost), answer as the first time did; otherwise say why it was refused.
+   */
+  private async explainRefusal(
+    stream: string,
+    events: readonly NewEvent[],
+    expected: ExpectedVersion,
+  ): Promise<AppendResult> {
+    const { rows } = await sql<{
+      event_id: string;
+      stream_id: string;
+      version: string;
+      global_position: string;
+    }>`
+      select event_id, stream_id, version, global_position from events
+      where event_id = any(${events.map((e) => e.id)}::uuid[])`.execute(this.db);
+    if (rows.length > 0) {
+      const byId = new Map(rows.map((r) => [r.event_id, r]));
+      const stored = events.map((e) => byId.get(e.id));
+      const first = stored[0] ? Number(stored[0].version) : -1;
+      const sameBatch =
+        stored.every((r, i) => r && r.stream_id === stream && Number(r.version) === first + i) &&
+        (expected === 'any' || first - 1 === (expected === 'no_stream' ? 0 : expected));
+      if (!sameBatch) throw new DuplicateEventIdError(stream);
+      const last = stored[stored.length - 1] as (typeof rows)[number];
+      return { version: Number(last.version), position: Number(last.global_position) };
+    }
+    const current = await this.db
+      .selectFrom('streams')
+      .select('version')
+      .where('stream_id', '=', stream)
+      .executeTakeFirst();
+    throw new WrongExpectedVersionError(stream, expected, current ? Number(current.version) : 'no_stream');
+  }
+
+  async read(stream: string, fromVersion = 1): Promise<RecordedEvent[]> {
+    const { rows } = await sql<EventRow>`
+      select ${COLUMNS} from events where stream_id = ${stream} and version >= ${fromVersion}
+      order by version`.execute(this.db);
+    return rows.map(toRecorded);
+  }
+
+  async readAll(after: Checkpoint, limit: number): Promise<RecordedEvent[]> {
+    // Only transactions below the snapshot's xmin are finished, so nothing can still commit before `after`.
+    // ORDER BY names the table: the bare name would bind to the text-cast output column.
+    const { rows } = await sql<EventRow>`
+      select ${COLUMNS} from events
+      where (transaction_id, global_position) > (${String(after.tx)}::xid8, ${after.pos})
+        and transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+      order by events.transaction_id, events.global_position
+      limit ${limit}`.execute(this.db);
+    return rows.map(toRecorded);
+  }
+
+  async headCheckpoint(): Promise<Checkpoint> {
+    const { rows } = await sql<{ tx: string; pos: string }>`
+      select transaction_id::text as tx, global_position as pos from events
+      order by events.transaction_id desc, events.global_position desc limit 1`.execute(this.db);
+    const row = rows[0];
+    return row ? { tx: Number(row.tx), pos: Number(row.pos) } : { ...START };
+  }
+
+  onAppended(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async close(): Promise<void> {
+    this.listeners.clear();
+  }
+}
+
+class NoAppend extends Error {}

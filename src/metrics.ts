@@ -1,0 +1,23 @@
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+
+/** One registry per process, served at GET /metrics. */
+export const metrics = new Registry();
+collectDefaultMetrics({ register: metrics, prefix: 'calebe_' });
+
+/**
+ * Age of the oldest event an async projection has not applied yet (0 when caught up). Cheap to compute
+ * from the batch being read, unlike an exact count of pending events.
+ */
+export const projectionLagSeconds = new Gauge({
+  name: 'calebe_projection_lag_seconds',
+  help: 'Seconds between now and the oldest event not yet applied by the projection (0 when caught up)',
+  labelNames: ['projection'] as const,
+  registers: [metrics],
+});
+
+export const projectionPosition = new Gauge({
+  name: 'calebe_projection_position',
+  help: 'Global position of the last event applied by the projection',
+  labelNames: ['projection'] as const,
+  registers: [metrics],
+});

@@ -1,0 +1,142 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
+import type { NewEvent } from '../../src/events/event-store.ts';
+import { PostgresEventStore } from '../../src/events/postgres-event-store.ts';
+import { metrics } from '../../src/metrics.ts';
+import { ProjectionRunner, readCheckpoint } from '../../src/projections/projection-runner.ts';
+import { streamCatalog } from '../../src/projections/stream-catalog.ts';
+import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { createTotalsTable, diffTotals, totalsProjection } from '../support/totals-projection.ts';
+
+const metadata = { actor: 'system:test' };
+const inc = (by: number): NewEvent => ({
+  id: randomUUID(),
+  type: 'Counter.Incremented',
+  data: { by },
+  metadata,
+});
+
+async function appendMany(store: PostgresEventStore, streams: number, perStream: number, prefix: string) {
+  for (let s = 0; s < streams; s++) {
+    await store.append(
+      `${prefix}-${s}`,
+      Array.from({ length: perStream }, (_, i) => inc(i + s)),
+      'any',
+    );
+  }
+}
+
+describe('projection runner (DESIGN.md "Projections")', () => {
+  let t: TestDatabase;
+
+  before(async () => {
+    t = await createTestDatabase();
+    await createTotalsTable(t.db);
+  });
+  after(() => t.drop());
+
+  test('inline: the read model changes in the append transaction; a failing projection appends nothing', async () => {
+    await sql`truncate test_totals`.execute(t.db);
+    const store = new PostgresEventStore(t.db, [totalsProjection()]);
+    await store.append('inline-1', [inc(5), inc(7)], 'no_stream');
+    const row = await sql<{
+      total: string;
+    }>`select total from test_totals where stream_id = 'inline-1'`.execute(t.db);
+    assert.equal(Number(row.rows[0]?.total), 12);
+
+    const failing = new PostgresEventStore(t.db, [
+      {
+        ...totalsProjection(),
+        async handle() {
+          throw new Error('read model refused');
+        },
+      },
+    ]);
+    await assert.rejects(failing.append('inline-2', [inc(1)], 'no_stream'), /read model refused/);
+    assert.deepEqual(await store.read('inline-2'), []);
+    // The failed append did not claim the stream either.
+    await store.append('inline-2', [inc(1)], 'no_stream');
+  });
+
+  test('async: catch-up applies every event once and stores the checkpoint with the change', async () => {
+    await sql`truncate test_totals`.execute(t.db);
+    const store = new PostgresEventStore(t.db);
+    const projection = totalsProjection('async_totals');
+    await appendMany(store, 20, 30, 'async');
+    const runner = new ProjectionRunner(t.db, store, [projection], { batchSize: 50 });
+    await runner.rebuild(projection);
+    assert.deepEqual(await diffTotals(t.db), []);
+    const cp = await readCheckpoint(t.db, 'async_totals');
+    assert.deepEqual(cp, (await store.readAll({ tx: 0, pos: 0 }, 1_000_000)).at(-1)?.checkpoint);
+    assert.equal(await runner.step(projection), 0, 'caught up');
+  });
+
+  test('two instances stepping the same projection never apply a batch twice', async () => {
+    const store = new PostgresEventStore(t.db);
+    const projection = totalsProjection('contended_totals');
+    const a = new ProjectionRunner(t.db, store, [projection], { batchSize: 7 });
+    const b = new ProjectionRunner(t.db, store, [projection], { batchSize: 11 });
+    await a.rebuild(projection);
+    await appendMany(store, 10, 40, 'contended');
+    // Both race through the log; the checkpoint check inside the locked transaction decides each batch.
+    await Promise.all([a.catchUp(projection), b.catchUp(projection), a.catchUp(projection)]);
+    assert.deepEqual(await diffTotals(t.db), []);
+  });
+
+  test('rebuild empties the read model and replays the whole log', async () => {
+    const store = new PostgresEventStore(t.db);
+    const projection = totalsProjection('rebuilt_totals');
+    const runner = new ProjectionRunner(t.db, store, [projection]);
+    await runner.catchUp(projection);
+    await sql`update test_totals set total = total + 1000`.execute(t.db);
+    assert.notDeepEqual(await diffTotals(t.db), []);
+    const n = await runner.rebuild(projection);
+    assert.ok(n > 0);
+    assert.deepEqual(await diffTotals(t.db), []);
+  });
+
+  test('a started runner wakes on an in-process append and exposes its lag as a gauge', async () => {
+    const store = new PostgresEventStore(t.db);
+    const projection = totalsProjection('live_totals');
+    const runner = new ProjectionRunner(t.db, store, [projection], { idleMs: 60_000 });
+    await runner.rebuild(projection);
+    runner.start();
+    try {
+      await store.append('live-1', [inc(3)], 'any');
+      const target = (await store.headCheckpoint()).pos;
+      for (let i = 0; i < 200 && (await readCheckpoint(t.db, 'live_totals')).pos < target; i++) {
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      assert.ok(
+        (await readCheckpoint(t.db, 'live_totals')).pos >= target,
+        'projected without waiting for the poll interval',
+      );
+    } finally {
+      await runner.stop();
+    }
+    const exposition = await metrics.metrics();
+    assert.match(exposition, /calebe_projection_lag_seconds\{projection="live_totals"\} 0/);
+    assert.match(exposition, /calebe_projection_position\{projection="live_totals"\} \d+/);
+  });
+
+  test('stream_catalog lists every stream with its category, version and last event type', async () => {
+    const store = new PostgresEventStore(t.db);
+    await store.append('transaction-txn_1', [inc(1), { ...inc(2), type: 'Other.Thing' }], 'any');
+    const runner = new ProjectionRunner(t.db, store, [streamCatalog]);
+    await runner.rebuild(streamCatalog);
+    const { rows: expected } = await sql<{
+      stream_id: string;
+      version: string;
+    }>`select stream_id, version from streams order by stream_id`.execute(t.db);
+    const rows = await t.db.selectFrom('stream_catalog').selectAll().orderBy('stream_id').execute();
+    assert.deepEqual(
+      rows.map((r) => [r.stream_id, Number(r.version)]),
+      expected.map((r) => [r.stream_id, Number(r.version)]),
+    );
+    const txn = rows.find((r) => r.stream_id === 'transaction-txn_1');
+    assert.equal(txn?.category, 'transaction');
+    assert.equal(txn?.last_type, 'Other.Thing');
+  });
+});
