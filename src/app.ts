@@ -3,7 +3,12 @@ import { type DatabaseHandle, openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import type { EventStore } from './events/event-store.ts';
 import { PostgresEventStore } from './events/postgres-event-store.ts';
+import { createEventRegistry } from './events/registry.ts';
+import { createApiKeyAuthenticator } from './http/api-key-auth.ts';
+import type { AppContext } from './http/context.ts';
+import { createMemoryRateLimiter } from './http/rate-limit.ts';
 import { buildHttpServer, type HttpServer } from './http/server.ts';
+import { createSessionAuthenticator } from './http/session-auth.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { asyncProjections, inlineProjections } from './projections/index.ts';
 import type { Projection } from './projections/projection.ts';
@@ -16,6 +21,7 @@ export interface Gateway {
   logger: Logger;
   database: DatabaseHandle;
   store: EventStore;
+  ctx: AppContext;
   runner: ProjectionRunner;
   http: HttpServer;
   close(): Promise<void>;
@@ -55,17 +61,31 @@ export async function createGateway(
     idleMs: config.PROJECTION_POLL_MS,
     onError: (projection, err) => logger.error({ err, projection }, 'projection step failed'),
   });
-  const http = buildHttpServer({ logger });
+  const ctx: AppContext = {
+    config,
+    logger,
+    db: database.db,
+    store,
+    events: createEventRegistry(),
+    now: () => new Date(),
+    rateLimiter: createMemoryRateLimiter(),
+  };
+  const http = await buildHttpServer({
+    ctx,
+    authenticators: { api_key: createApiKeyAuthenticator(ctx), session: createSessionAuthenticator(ctx) },
+  });
   return {
     config,
     logger,
     database,
     store,
+    ctx,
     runner,
     http,
     async close() {
       await http.close();
       await runner.stop();
+      await ctx.rateLimiter.close();
       await store.close();
       await database.close();
     },

@@ -1,4 +1,4 @@
-import { pino } from 'pino';
+import { type DestinationStream, pino } from 'pino';
 
 /** Paths that may carry secrets anywhere in a log line; pino replaces them before serialization. */
 export const REDACT_PATHS = [
@@ -14,8 +14,10 @@ export const REDACT_PATHS = [
   'EVENTSTORE_URL',
 ];
 
-export function createLogger(level: string) {
-  return pino({ level, redact: { paths: REDACT_PATHS, censor: '[redacted]' } });
+/** `destination` lets tests capture the lines the gateway writes. */
+export function createLogger(level: string, destination?: DestinationStream) {
+  const options = { level, redact: { paths: REDACT_PATHS, censor: '[redacted]' } };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 export type Logger = ReturnType<typeof createLogger>;

@@ -35,9 +35,71 @@ export interface StreamCatalogTable {
   last_recorded_at: ColumnType<Date, Date, Date>;
 }
 
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+
+export interface TenantTypesTable {
+  id: string;
+  name: string;
+  allows_children: boolean;
+  created_at: Timestamp;
+}
+
+export interface TenantsTable {
+  id: string;
+  name: string;
+  type_id: string;
+  parent_id: string | null;
+  /** Root first, the tenant itself last. */
+  ancestor_ids: string[];
+  status: 'active' | 'suspended';
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface UsersTable {
+  id: string;
+  email: string;
+  role: 'super_admin' | 'tenant_admin' | 'viewer';
+  tenant_id: string | null;
+  status: 'active' | 'suspended';
+  password_hash: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface SessionsTable {
+  token_sha256: string;
+  id: string;
+  user_id: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  revoked_at: Timestamp | null;
+  revoked_reason: string | null;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  secret_sha256: string;
+  /** The first characters of the secret, shown in listings so a key can be recognized. */
+  prefix: string;
+  tenant_id: string;
+  livemode: boolean;
+  name: string;
+  scopes: string[];
+  access_profile: 'standard' | 'developer';
+  created_by: string;
+  created_at: Timestamp;
+  revoked_at: Timestamp | null;
+}
+
 export interface Database {
   streams: StreamsTable;
   events: EventsTable;
   projection_checkpoints: ProjectionCheckpointsTable;
   stream_catalog: StreamCatalogTable;
+  tenant_types: TenantTypesTable;
+  tenants: TenantsTable;
+  users: UsersTable;
+  sessions: SessionsTable;
+  api_keys: ApiKeysTable;
 }

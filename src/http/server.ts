@@ -1,15 +1,78 @@
-import Fastify from 'fastify';
+import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { newId } from '../ids.ts';
 import type { Logger } from '../logger.ts';
+import {
+  type ApiKeyPrincipal,
+  type Authenticator,
+  checkAccess,
+  idempotencyKeyOf,
+  type SessionPrincipal,
+} from './auth.ts';
+import type { AppContext } from './context.ts';
+import { installErrorHandling } from './error-handler.ts';
+import { BODY_LIMIT, useStrictJsonBodies } from './json-body.ts';
+import { describeRoutes, registerOpenApi } from './openapi.ts';
 
 export interface HttpDeps {
-  logger: Logger;
+  ctx: AppContext;
+  authenticators: { api_key: Authenticator<ApiKeyPrincipal>; session: Authenticator<SessionPrincipal> };
 }
 
-/** The HTTP application. Later issues register their routes here as plugins. */
-export function buildHttpServer(deps: HttpDeps) {
-  const app = Fastify({ loggerInstance: deps.logger });
-  app.get('/health', async () => ({ status: 'ok' }));
+export function createFastify(logger: Logger) {
+  const loggerInstance: FastifyBaseLogger = logger;
+  return Fastify({
+    loggerInstance,
+    bodyLimit: BODY_LIMIT,
+    // The id is always ours: a client-sent X-Request-ID is never trusted into logs and audit records.
+    genReqId: () => newId('req'),
+    requestIdHeader: false,
+    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    // Login is limited per direct connection address; X-Forwarded-For is never trusted (SPEC 8).
+    trustProxy: false,
+  }).withTypeProvider<ZodTypeProvider>();
+}
+
+export type HttpServer = ReturnType<typeof createFastify>;
+
+/**
+ * The HTTP application. Per request: X-Request-ID, then (before the body is parsed) the route's credential,
+ * the per-actor rate limit, scopes or roles, and the Idempotency-Key header; then strict JSON and the zod
+ * schema; every failure leaves as the SPEC 7 envelope.
+ */
+export async function buildHttpServer({ ctx, authenticators }: HttpDeps): Promise<HttpServer> {
+  const app = createFastify(ctx.logger);
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  useStrictJsonBodies(app);
+  installErrorHandling(app);
+  app.decorateRequest('principal', null);
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onRequest', async (request) => {
+    const access = request.routeOptions.config.access;
+    if (!access?.auth) return;
+    const principal = await authenticators[access.auth](request);
+    request.principal = principal;
+    await ctx.rateLimiter.consume('api', principal.actor);
+    checkAccess(principal, access);
+    if (access.idempotencyKey) idempotencyKeyOf(request);
+  });
+
+  describeRoutes(app);
+  await registerOpenApi(app, ctx.config.baseUrl);
+  app.get(
+    '/health',
+    {
+      schema: {
+        summary: 'The process answers (no key)',
+        response: { 200: z.object({ status: z.literal('ok') }) },
+      },
+    },
+    async () => ({ status: 'ok' as const }),
+  );
   return app;
 }
-
-export type HttpServer = ReturnType<typeof buildHttpServer>;

@@ -1,0 +1,49 @@
+import { sql } from 'kysely';
+import { digestsEqual, livemodeOfKey, sha256Hex } from '../crypto/secrets.ts';
+import type { AccessProfile, ApiKeyPrincipal, Authenticator, Scope } from './auth.ts';
+import type { AppContext } from './context.ts';
+import { ApiError } from './errors.ts';
+
+interface KeyRow {
+  id: string;
+  secret_sha256: string;
+  tenant_id: string;
+  livemode: boolean;
+  scopes: string[];
+  access_profile: AccessProfile;
+  revoked_at: Date | null;
+  suspended: boolean;
+}
+
+/**
+ * `X-API-Key` (SPEC 5.1): one indexed lookup by digest in the inline `api_keys` read model, joined with the
+ * tenant's ancestors so a suspended tenant or ancestor blocks the key on the very next request (SPEC 5.5).
+ */
+export function createApiKeyAuthenticator(ctx: Pick<AppContext, 'db'>): Authenticator<ApiKeyPrincipal> {
+  return async (request) => {
+    const key = request.headers['x-api-key'];
+    if (typeof key !== 'string' || key.length === 0 || key.length > 200) throw new ApiError('unauthorized');
+    const claimedLivemode = livemodeOfKey(key);
+    if (claimedLivemode === undefined) throw new ApiError('unauthorized');
+    const digest = sha256Hex(key);
+    const { rows } = await sql<KeyRow>`
+      select k.id, k.secret_sha256, k.tenant_id, k.livemode, k.scopes, k.access_profile, k.revoked_at,
+        exists (select 1 from tenants a where a.id = any(t.ancestor_ids) and a.status = 'suspended') as suspended
+      from api_keys k join tenants t on t.id = k.tenant_id
+      where k.secret_sha256 = ${digest}`.execute(ctx.db);
+    const row = rows[0];
+    if (!row || !digestsEqual(row.secret_sha256, digest) || row.revoked_at !== null)
+      throw new ApiError('unauthorized');
+    if (row.livemode !== claimedLivemode) throw new ApiError('unauthorized');
+    if (row.suspended) throw new ApiError('tenant_suspended');
+    return {
+      kind: 'api_key',
+      keyId: row.id,
+      tenantId: row.tenant_id,
+      livemode: row.livemode,
+      scopes: new Set(row.scopes as Scope[]),
+      accessProfile: row.access_profile,
+      actor: `api_key:${row.id}`,
+    };
+  };
+}

@@ -1,0 +1,26 @@
+import type { Kysely } from 'kysely';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/schema.ts';
+import type { EventRegistry } from '../events/event-registry.ts';
+import type { EventStore } from '../events/event-store.ts';
+import type { Logger } from '../logger.ts';
+
+/** Counts requests per actor; the store is Redis when REDIS_URL is set, in-process otherwise. */
+export interface RateLimiter {
+  /** Throws `429 rate_limit_exceeded` past the limit, `503 rate_limiter_unavailable` when the store fails. */
+  consume(bucket: 'api' | 'login', actor: string): Promise<void>;
+  /** Readiness probe of the store; rejects when it does not answer. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** What request handlers may use. Built once per process by src/app.ts. */
+export interface AppContext {
+  config: Config;
+  logger: Logger;
+  db: Kysely<Database>;
+  store: EventStore;
+  events: EventRegistry;
+  now: () => Date;
+  rateLimiter: RateLimiter;
+}

@@ -1,0 +1,38 @@
+import { z } from 'zod';
+
+/** SPEC 2.1 envelopes, shared by every route's response schema and the OpenAPI document. */
+export const errorEnvelope = z
+  .object({
+    error: z
+      .object({
+        code: z.string(),
+        message: z.string(),
+        request_id: z.string(),
+        transaction_id: z.string().optional(),
+        provider_error_code: z.string().nullable().optional(),
+        provider_error_message: z.string().nullable().optional(),
+        provider_http_status: z.number().int().nullable().optional(),
+        param: z.string().optional(),
+      })
+      .meta({ description: 'SPEC section 7: decide on `code`, state and ids, never on the message.' }),
+  })
+  .meta({ id: 'ErrorEnvelope' });
+
+export function dataEnvelope<T extends z.ZodType>(data: T) {
+  return z.object({ data });
+}
+
+export function listEnvelope<T extends z.ZodType>(item: T) {
+  return z.object({
+    data: z.array(item),
+    meta: z.object({ limit: z.number().int(), offset: z.number().int(), count: z.number().int() }),
+  });
+}
+
+/** The error responses a route can give, keyed by status, for its OpenAPI description. */
+export function errorResponses(...statuses: number[]) {
+  return Object.fromEntries(statuses.map((s) => [s, errorEnvelope])) as Record<number, typeof errorEnvelope>;
+}
+
+/** SPEC 4 common rules: the Idempotency-Key header pattern. */
+export const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,128}$/;

@@ -1,0 +1,56 @@
+import { sql } from 'kysely';
+import { digestsEqual, SESSION_TOKEN_PREFIX, sha256Hex } from '../crypto/secrets.ts';
+import type { Authenticator, Role, SessionPrincipal } from './auth.ts';
+import type { AppContext } from './context.ts';
+import { ApiError } from './errors.ts';
+
+interface SessionRow {
+  id: string;
+  token_sha256: string;
+  user_id: string;
+  expires_at: Date;
+  revoked_at: Date | null;
+  role: Role;
+  tenant_id: string | null;
+  user_status: 'active' | 'suspended';
+  suspended: boolean;
+}
+
+/**
+ * `Authorization: Bearer <token>` (SPEC 5.6): the session must exist, be unrevoked and unexpired, and its
+ * user active. Logout, password change, user suspension and tenant-subtree suspension revoke sessions in
+ * the inline read model; the live checks here close the window of a concurrent login.
+ */
+export function createSessionAuthenticator(
+  ctx: Pick<AppContext, 'db' | 'now'>,
+): Authenticator<SessionPrincipal> {
+  return async (request) => {
+    const header = request.headers.authorization;
+    const match = typeof header === 'string' ? /^Bearer ([A-Za-z0-9_-]{1,200})$/.exec(header) : null;
+    const token = match?.[1];
+    if (!token?.startsWith(SESSION_TOKEN_PREFIX)) throw new ApiError('unauthorized');
+    const digest = sha256Hex(token);
+    const { rows } = await sql<SessionRow>`
+      select s.id, s.token_sha256, s.user_id, s.expires_at, s.revoked_at, u.role, u.tenant_id, u.status as user_status,
+        exists (
+          select 1 from tenants t join tenants a on a.id = any(t.ancestor_ids)
+          where t.id = u.tenant_id and a.status = 'suspended'
+        ) as suspended
+      from sessions s join users u on u.id = s.user_id
+      where s.token_sha256 = ${digest}`.execute(ctx.db);
+    const row = rows[0];
+    if (!row || !digestsEqual(row.token_sha256, digest)) throw new ApiError('unauthorized');
+    if (row.revoked_at !== null || new Date(row.expires_at) <= ctx.now() || row.user_status !== 'active') {
+      throw new ApiError('unauthorized');
+    }
+    if (row.suspended) throw new ApiError('tenant_suspended');
+    return {
+      kind: 'session',
+      sessionId: row.id,
+      userId: row.user_id,
+      role: row.role,
+      tenantId: row.tenant_id,
+      actor: `user:${row.user_id}`,
+    };
+  };
+}
