@@ -112,27 +112,35 @@ export class PostgresEventStore implements EventStore {
                 on conflict do nothing returning version`
           : sql`update streams set version = version + ${n}
                 where stream_id = ${stream} and version = ${expected} returning version`;
+    // One event (the common command case) goes as plain parameters: no arrays to encode and unnest.
+    const only = events[0] as NewEvent;
+    const batch =
+      n === 1
+        ? sql`select ${only.id}::uuid as event_id, ${only.type}::text as type, ${only.schemaVersion ?? 1}::int as schema_version,
+                ${JSON.stringify(only.data)}::jsonb as data, ${JSON.stringify(only.metadata)}::jsonb as metadata, 1::bigint as ord`
+        : sql`select * from unnest(
+                ${events.map((e) => e.id)}::uuid[], ${events.map((e) => e.type)}::text[],
+                ${events.map((e) => e.schemaVersion ?? 1)}::int[],
+                ${events.map((e) => JSON.stringify(e.data))}::jsonb[],
+                ${events.map((e) => JSON.stringify(e.metadata))}::jsonb[]
+              ) with ordinality as e(event_id, type, schema_version, data, metadata, ord)`;
+    // Whole rows only when inline projections need them; otherwise version and position are all we return.
     const { rows } = await sql<EventRow>`
-      with claimed as (${claim})
+      with claimed as (${claim}), batch as (${batch})
       insert into events (stream_id, version, event_id, type, schema_version, data, metadata)
-      select ${stream}, claimed.version - ${n} + e.ord, e.event_id, e.type, e.schema_version, e.data, e.metadata
-      from claimed, unnest(
-        ${events.map((e) => e.id)}::uuid[], ${events.map((e) => e.type)}::text[],
-        ${events.map((e) => e.schemaVersion ?? 1)}::int[],
-        ${events.map((e) => JSON.stringify(e.data))}::jsonb[],
-        ${events.map((e) => JSON.stringify(e.metadata))}::jsonb[]
-      ) with ordinality as e(event_id, type, schema_version, data, metadata, ord)
-      returning ${COLUMNS}`.execute(executor);
+      select ${stream}, claimed.version - ${n} + batch.ord, batch.event_id, batch.type, batch.schema_version,
+        batch.data, batch.metadata
+      from claimed, batch
+      returning ${projections.length > 0 ? COLUMNS : sql.raw('version, global_position')}`.execute(executor);
     if (rows.length === 0) return undefined;
-    const recorded = rows.map(toRecorded).sort((a, b) => a.version - b.version);
     if (projections.length > 0) {
       const trx = executor as Transaction<Database>;
-      for (const event of recorded) {
+      for (const event of rows.map(toRecorded).sort((a, b) => a.version - b.version)) {
         for (const p of projections) if (handles(p, event.type)) await p.handle(event, trx);
       }
     }
-    const last = recorded[recorded.length - 1] as RecordedEvent;
-    return { version: last.version, position: last.position };
+    const last = rows.reduce((a, b) => (Number(b.version) > Number(a.version) ? b : a));
+    return { version: Number(last.version), position: Number(last.global_position) };
   }
 
   /**

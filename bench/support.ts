@@ -1,0 +1,183 @@
+import { randomBytes } from 'node:crypto';
+import { cpus, freemem, totalmem } from 'node:os';
+import pg from 'pg';
+import { type DatabaseHandle, openDatabase } from '../src/db/database.ts';
+import { migrateToLatest } from '../src/db/migrate.ts';
+
+/** The server benchmarks create their databases on (loopback, trust auth by default). */
+export const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export interface BenchOptions {
+  /** Seconds per measured append run (gateway and pgbench alike). */
+  seconds: number;
+  /** Measured runs per side; medians are quoted. */
+  runs: number;
+  /** Concurrent append clients (gateway tasks and pgbench -c). */
+  clients: number;
+  /** Gateway pool size. */
+  pool: number;
+  /** Seconds of discarded gateway appends before the first measured run (JIT, plan cache). */
+  warmup: number;
+  /** Events loaded before the catch-up benchmark. */
+  events: number;
+  /** Events per append while loading the catch-up log. */
+  appendBatch: number;
+  /** readAll batch sizes measured by the catch-up benchmark. */
+  readBatches: number[];
+  /** Path of the pgbench binary. */
+  pgbench: string;
+  /** Write the raw results as JSON to this file. */
+  out: string | undefined;
+}
+
+export interface BenchDatabase extends DatabaseHandle {
+  name: string;
+  url: string;
+  /** Closes the handle and drops the database. */
+  drop(): Promise<void>;
+}
+
+const live = new Set<string>();
+
+async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: ADMIN_URL });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+async function dropDatabase(name: string): Promise<void> {
+  await admin((c) => c.query(`drop database if exists ${name} with (force)`));
+  live.delete(name);
+}
+
+/** A fresh, migrated database for one benchmark; always `drop()` it. */
+export async function createBenchDatabase(poolSize: number): Promise<BenchDatabase> {
+  const name = `calebe_bench_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+  await admin((c) => c.query(`create database ${name}`));
+  live.add(name);
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  const handle = openDatabase({ url: url.toString(), poolSize });
+  try {
+    await migrateToLatest(handle.db);
+  } catch (error) {
+    await handle.close();
+    await dropDatabase(name);
+    throw error;
+  }
+  let dropped = false;
+  return {
+    ...handle,
+    name,
+    url: url.toString(),
+    async drop() {
+      if (dropped) return;
+      dropped = true;
+      await handle.close();
+      await dropDatabase(name);
+    },
+  };
+}
+
+/** Drops every bench database still alive (on SIGINT/SIGTERM). */
+export async function dropLiveDatabases(): Promise<void> {
+  for (const name of [...live]) await dropDatabase(name).catch(() => {});
+}
+
+/** Runs a statement on a bench database outside its pool (CHECKPOINT, VACUUM). */
+export async function onDatabase(url: string, statement: string): Promise<pg.QueryResult> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The server settings that matter for write and read throughput. */
+export const SETTINGS = [
+  'server_version',
+  'synchronous_commit',
+  'fsync',
+  'wal_sync_method',
+  'full_page_writes',
+  'commit_delay',
+  'shared_buffers',
+  'max_wal_size',
+  'checkpoint_timeout',
+  'wal_level',
+  'max_connections',
+  'jit',
+] as const;
+
+export async function serverSettings(): Promise<Record<string, string>> {
+  return admin(async (c) => {
+    const out: Record<string, string> = {};
+    for (const name of SETTINGS) {
+      const { rows } = await c.query<Record<string, string>>(`show ${name}`);
+      out[name] = rows[0]?.[name] ?? '?';
+    }
+    return out;
+  });
+}
+
+export function machine(): Record<string, string> {
+  const cpu = cpus();
+  return {
+    cpus: String(cpu.length),
+    cpu_model: cpu[0]?.model ?? '?',
+    memory: `${Math.round(totalmem() / 2 ** 20)} MiB (free ${Math.round(freemem() / 2 ** 20)} MiB)`,
+    node: process.version,
+  };
+}
+
+export function printRecord(title: string, record: Record<string, string>): void {
+  console.log(
+    `${title}: ${Object.entries(record)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(', ')}`,
+  );
+}
+
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+/** Nearest-rank percentile of an ascending array (p in 0..100). */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length)));
+  return sorted[rank - 1] as number;
+}
+
+export function fmt(n: number, digits = 0): string {
+  if (!Number.isFinite(n)) return '-';
+  return n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+/** Prints a Markdown table (pastes straight into BENCHMARKS.md). */
+export function printTable(
+  headers: readonly string[],
+  rows: readonly (readonly (string | number)[])[],
+): void {
+  const cells = rows.map((r) => r.map((c) => (typeof c === 'number' ? fmt(c) : c)));
+  const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => (r[i] ?? '').length)));
+  const line = (r: readonly string[]) => `| ${widths.map((w, i) => (r[i] ?? '').padEnd(w)).join(' | ')} |`;
+  console.log(line(headers));
+  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+  for (const r of cells) console.log(line(r));
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
