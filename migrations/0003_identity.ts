@@ -1,6 +1,9 @@
 import { type Kysely, sql } from 'kysely';
 
 // Inline read models that authentication reads on every request (DESIGN.md: keys, sessions, tenants).
+// No foreign key points at `tenants` from another projection's table: each read model must rebuild alone
+// (TRUNCATE refuses a referenced table), and under EventStoreDB each projection catches up on its own, in
+// any order. Commands check references before they append instead (docs/decisions.md "Identity").
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     create table tenant_types (
@@ -29,7 +32,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       id text primary key,
       email text not null,
       role text not null check (role in ('super_admin', 'tenant_admin', 'viewer')),
-      tenant_id text references tenants (id),
+      tenant_id text,
       status text not null check (status in ('active', 'suspended')),
       password_hash text not null,
       created_at timestamptz not null,
@@ -37,11 +40,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     )`.execute(db);
   await sql`create unique index users_email on users (lower(email))`.execute(db);
   await sql`create index users_tenant on users (tenant_id)`.execute(db);
+  // sessions.user_id has no foreign key either, for the same reason: users and sessions rebuild alone.
   await sql`
     create table sessions (
       token_sha256 text primary key,
       id text not null unique,
-      user_id text not null references users (id),
+      user_id text not null,
       created_at timestamptz not null,
       expires_at timestamptz not null,
       revoked_at timestamptz,
@@ -53,7 +57,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       id text primary key,
       secret_sha256 text not null unique,
       prefix text not null,
-      tenant_id text not null references tenants (id),
+      tenant_id text not null,
       livemode boolean not null,
       name text not null,
       scopes text[] not null,

@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { bootstrapAdmin, identityDeps } from './commands/users.ts';
 import type { Config } from './config.ts';
 import { type DatabaseHandle, openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
@@ -6,7 +8,7 @@ import { PostgresEventStore } from './events/postgres-event-store.ts';
 import { createEventRegistry } from './events/registry.ts';
 import { createApiKeyAuthenticator } from './http/api-key-auth.ts';
 import type { AppContext } from './http/context.ts';
-import { createMemoryRateLimiter } from './http/rate-limit.ts';
+import { createRateLimiter } from './http/rate-limit.ts';
 import { buildHttpServer, type HttpServer } from './http/server.ts';
 import { createSessionAuthenticator } from './http/session-auth.ts';
 import { createLogger, type Logger } from './logger.ts';
@@ -16,6 +18,11 @@ import { ProjectionRunner } from './projections/projection-runner.ts';
 
 export type Role = 'api' | 'worker' | 'all';
 
+export interface FirstAdmin {
+  email: string;
+  password: string;
+}
+
 export interface Gateway {
   config: Config;
   logger: Logger;
@@ -24,6 +31,8 @@ export interface Gateway {
   ctx: AppContext;
   runner: ProjectionRunner;
   http: HttpServer;
+  /** Credentials of an administrator generated on this start (embedded database only), to show once. */
+  firstAdmin?: FirstAdmin | undefined;
   close(): Promise<void>;
 }
 
@@ -49,6 +58,7 @@ export async function openEventStore(
 export async function createGateway(
   config: Config,
   logger: Logger = createLogger(config.LOG_LEVEL),
+  opts: { bootstrap?: boolean } = {},
 ): Promise<Gateway> {
   const database = openDatabase({
     url: config.DATABASE_URL,
@@ -68,28 +78,60 @@ export async function createGateway(
     store,
     events: createEventRegistry(),
     now: () => new Date(),
-    rateLimiter: createMemoryRateLimiter(),
+    rateLimiter: createRateLimiter(config, logger),
   };
-  const http = await buildHttpServer({
-    ctx,
-    authenticators: { api_key: createApiKeyAuthenticator(ctx), session: createSessionAuthenticator(ctx) },
-  });
-  return {
-    config,
+  const close = async () => {
+    await runner.stop();
+    await ctx.rateLimiter.close();
+    await store.close();
+    await database.close();
+  };
+  try {
+    // Maintenance commands (rebuild) skip it: an administrator created there would never be shown.
+    const firstAdmin = opts.bootstrap === false ? undefined : await bootstrap(ctx, logger);
+    const http = await buildHttpServer({
+      ctx,
+      authenticators: { api_key: createApiKeyAuthenticator(ctx), session: createSessionAuthenticator(ctx) },
+    });
+    return {
+      config,
+      logger,
+      database,
+      store,
+      ctx,
+      runner,
+      http,
+      firstAdmin,
+      async close() {
+        await http.close();
+        await close();
+      },
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/**
+ * SPEC 5: the first administrator, created while no user exists (safe with several instances starting at
+ * once). With the embedded database and no BOOTSTRAP_ADMIN_* variables, a newcomer's first start gets one
+ * with a random password, returned here once so the CLI can print it (it never goes to the log).
+ */
+async function bootstrap(ctx: AppContext, logger: Logger): Promise<FirstAdmin | undefined> {
+  const { config } = ctx;
+  const generated =
+    !config.BOOTSTRAP_ADMIN_EMAIL && !config.DATABASE_URL
+      ? { email: 'admin@calebe.local', password: randomBytes(18).toString('base64url') }
+      : undefined;
+  const admin = await bootstrapAdmin(
+    identityDeps(ctx),
+    generated
+      ? { ...config, BOOTSTRAP_ADMIN_EMAIL: generated.email, BOOTSTRAP_ADMIN_PASSWORD: generated.password }
+      : config,
     logger,
-    database,
-    store,
-    ctx,
-    runner,
-    http,
-    async close() {
-      await http.close();
-      await runner.stop();
-      await ctx.rateLimiter.close();
-      await store.close();
-      await database.close();
-    },
-  };
+  );
+  return admin && generated;
 }
 
 export async function startGateway(gateway: Gateway, role: Role): Promise<void> {

@@ -19,6 +19,19 @@ async function serve(args: string[]) {
   if (!['api', 'worker', 'all'].includes(role)) throw new ConfigError(`--role must be api, worker or all`);
   const config = loadConfig();
   const gateway = await createGateway(config);
+  const shutdown = async (signal: string) => {
+    gateway.logger.info({ signal }, 'shutting down');
+    await gateway.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  if (gateway.firstAdmin) {
+    // Shown once on the terminal of the person who started it, never logged.
+    process.stdout.write(
+      `\nPanel administrator created (shown only now):\n  e-mail:   ${gateway.firstAdmin.email}\n  password: ${gateway.firstAdmin.password}\n\n`,
+    );
+  }
   await startGateway(gateway, role);
   const where = config.DATABASE_URL
     ? 'PostgreSQL'
@@ -27,13 +40,6 @@ async function serve(args: string[]) {
     { role, port: config.PORT, store: gateway.store.kind },
     `calebe listening on ${config.baseUrl}, data in ${where}`,
   );
-  const shutdown = async (signal: string) => {
-    gateway.logger.info({ signal }, 'shutting down');
-    await gateway.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', () => void shutdown('SIGINT'));
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
 }
 
 async function migrate() {
@@ -54,7 +60,7 @@ async function rebuild(args: string[]) {
     options: { all: { type: 'boolean' } },
   });
   const config = loadConfig();
-  const gateway = await createGateway(config, createLogger('warn'));
+  const gateway = await createGateway(config, createLogger('warn'), { bootstrap: false });
   try {
     const known = gateway.runner.projections;
     const chosen = values.all ? known : known.filter((p) => positionals.includes(p.name));

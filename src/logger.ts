@@ -7,9 +7,12 @@ export const REDACT_PATHS = [
   'req.headers.cookie',
   '*.password',
   '*.token',
+  '*.password_hash',
+  '*.token_sha256',
   '*.secret',
   '*.credentials',
   'DATABASE_URL',
+  'BOOTSTRAP_ADMIN_PASSWORD',
   'REDIS_URL',
   'EVENTSTORE_URL',
 ];

@@ -1,6 +1,17 @@
+import { apiKeyEvents } from '../aggregates/api-key.ts';
+import { sessionEvents } from '../aggregates/session.ts';
+import { tenantEvents } from '../aggregates/tenant.ts';
+import { tenantTypeEvents } from '../aggregates/tenant-type.ts';
+import { userEvents } from '../aggregates/user.ts';
 import { EventRegistry } from './event-registry.ts';
 
 /** Every domain event type the gateway writes, with its schema and upcasters. */
 export function createEventRegistry(): EventRegistry {
-  return new EventRegistry([]);
+  return new EventRegistry([
+    ...userEvents,
+    ...sessionEvents,
+    ...tenantTypeEvents,
+    ...tenantEvents,
+    ...apiKeyEvents,
+  ]);
 }

@@ -1,25 +1,9 @@
 import type { FastifyRequest } from 'fastify';
+import type { AccessProfile, Role, Scope } from '../aggregates/access.ts';
 import { ApiError } from './errors.ts';
 import { IDEMPOTENCY_KEY } from './schemas.ts';
 
-/** SPEC 5.3. */
-export const SCOPES = [
-  'pix:write',
-  'boleto:write',
-  'credit_card:write',
-  'transactions:read',
-  'cost_centers:write',
-  'subtenants:write',
-  'subtenants:read',
-  'subtenants:keys:write',
-] as const;
-export type Scope = (typeof SCOPES)[number];
-
-export const ROLES = ['super_admin', 'tenant_admin', 'viewer'] as const;
-export type Role = (typeof ROLES)[number];
-
-/** SPEC 5.4: `developer` keys cannot refresh or simulate, change cost centers or touch subtenants. */
-export type AccessProfile = 'standard' | 'developer';
+export { type AccessProfile, ROLES, type Role, SCOPES, type Scope } from '../aggregates/access.ts';
 
 export interface ApiKeyPrincipal {
   kind: 'api_key';

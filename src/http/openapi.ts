@@ -9,6 +9,8 @@ export const API_VERSION = '0.4.0';
 
 /** Errors any authenticated route can answer besides its own (SPEC 7). */
 const COMMON_ERRORS = [400, 401, 403, 413, 422, 429, 500, 503];
+/** Routes without a credential; 403 is `origin_denied` (SPEC 5.8), which any route can answer. */
+const PUBLIC_ERRORS = [400, 403, 413, 422, 429, 500, 503];
 
 /**
  * Gives every documented route its security scheme and the error envelope for the common error statuses,
@@ -19,7 +21,7 @@ export function describeRoutes(app: FastifyInstance): void {
     if (!route.schema || route.schema.hide) return;
     const access = route.config?.access;
     const response = { ...((route.schema.response as Record<number, unknown> | undefined) ?? {}) };
-    const statuses = access?.auth ? COMMON_ERRORS : [400, 413, 422, 429, 500, 503];
+    const statuses = access?.auth ? COMMON_ERRORS : PUBLIC_ERRORS;
     for (const status of statuses) response[status] ??= errorEnvelope;
     route.schema = {
       ...route.schema,

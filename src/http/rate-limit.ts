@@ -1,26 +1,131 @@
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { Redis } from 'ioredis';
+import {
+  type RateLimiterAbstract,
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+} from 'rate-limiter-flexible';
+import type { Config } from '../config.ts';
+import type { Logger } from '../logger.ts';
+import { withTimeout } from '../timeouts.ts';
 import type { RateLimiter } from './context.ts';
 import { ApiError } from './errors.ts';
 
 /** SPEC 8: 120 requests per minute per actor (key or user); 10 login attempts per minute per address. */
 export const LIMITS = { api: { points: 120, duration: 60 }, login: { points: 10, duration: 60 } } as const;
 
-/** In-process store: one instance only. REDIS_URL selects the shared store. */
-export function createMemoryRateLimiter(): RateLimiter {
-  const limiters = {
-    api: new RateLimiterMemory({ keyPrefix: 'api', ...LIMITS.api }),
-    login: new RateLimiterMemory({ keyPrefix: 'login', ...LIMITS.login }),
-  };
+type Bucket = keyof typeof LIMITS;
+
+/**
+ * How long a request may wait on Redis. Commands are answered in well under a millisecond when Redis is
+ * healthy, so these only bound an outage: a request then fails closed in about a second at worst, and at
+ * once while the client is disconnected (no offline queue).
+ */
+export const REDIS_TIMEOUTS = { connectMs: 2_000, commandMs: 1_000, maxReconnectDelayMs: 1_000 } as const;
+
+/** Maps the store's answer to SPEC 7: over the limit is 429; any store failure fails closed with 503. */
+function limiterOver(
+  limiters: Record<Bucket, RateLimiterAbstract>,
+  store: Pick<RateLimiter, 'ping' | 'close'>,
+  guardMs?: number,
+): RateLimiter {
   return {
     async consume(bucket, actor) {
       try {
-        await limiters[bucket].consume(actor);
+        const consumed = limiters[bucket].consume(actor);
+        await (guardMs === undefined ? consumed : withTimeout(consumed, guardMs, 'rate-limit store'));
       } catch (error) {
         if (error instanceof RateLimiterRes) throw new ApiError('rate_limit_exceeded');
         throw new ApiError('rate_limiter_unavailable');
       }
     },
-    async ping() {},
-    async close() {},
+    ...store,
   };
+}
+
+/** In-process store: one instance only. REDIS_URL selects the shared store. */
+export function createMemoryRateLimiter(): RateLimiter {
+  return limiterOver(
+    {
+      api: new RateLimiterMemory({ keyPrefix: 'api', ...LIMITS.api }),
+      login: new RateLimiterMemory({ keyPrefix: 'login', ...LIMITS.login }),
+    },
+    { async ping() {}, async close() {} },
+  );
+}
+
+export interface RedisRateLimiterOptions {
+  url: string;
+  /** Namespace of every key this gateway writes (`<prefix>:api:<actor>`); actors are ids, never secrets. */
+  keyPrefix: string;
+  logger?: Logger;
+}
+
+/**
+ * Shared store for several instances (DESIGN.md "Runtime and configuration"). The client never queues a
+ * command while disconnected and every command has a timeout, so an outage answers
+ * `503 rate_limiter_unavailable` quickly instead of holding requests; it keeps reconnecting in the
+ * background (capped backoff) and the limiter works again as soon as Redis is back.
+ */
+export function createRedisRateLimiter({ url, keyPrefix, logger }: RedisRateLimiterOptions): RateLimiter {
+  const client = new Redis(url, {
+    enableOfflineQueue: false,
+    connectTimeout: REDIS_TIMEOUTS.connectMs,
+    commandTimeout: REDIS_TIMEOUTS.commandMs,
+    // A command in flight when the connection drops fails at the first reconnect attempt, not the 20th.
+    maxRetriesPerRequest: 0,
+    retryStrategy: (attempt) => Math.min(attempt * 100, REDIS_TIMEOUTS.maxReconnectDelayMs),
+    // Makes the gateway's connections easy to spot in CLIENT LIST.
+    connectionName: 'calebe-rate-limit',
+  });
+  // One log line per outage and one per recovery, not one per reconnect attempt.
+  let down = false;
+  client.on('error', (err: Error) => {
+    if (down) return;
+    down = true;
+    logger?.error({ err: { message: err.message } }, 'rate-limit store unavailable; access fails closed');
+  });
+  client.on('ready', () => {
+    if (!down) return;
+    down = false;
+    logger?.info('rate-limit store available again');
+  });
+
+  const limiter = (bucket: Bucket) =>
+    new RateLimiterRedis({
+      storeClient: client,
+      keyPrefix: `${keyPrefix}:${bucket}`,
+      ...LIMITS[bucket],
+      // Refuse at once while (re)connecting instead of sending into a socket that is not ready.
+      rejectIfRedisNotReady: true,
+    });
+
+  return limiterOver(
+    { api: limiter('api'), login: limiter('login') },
+    {
+      async ping() {
+        const answer = await withTimeout(client.ping(), REDIS_TIMEOUTS.commandMs, 'rate-limit store');
+        if (answer !== 'PONG') throw new Error('unexpected PING answer from the rate-limit store');
+      },
+      async close() {
+        try {
+          // QUIT waits for pending replies; it fails at once when not connected (no offline queue).
+          await withTimeout(client.quit(), REDIS_TIMEOUTS.commandMs, 'rate-limit store');
+        } catch {
+          client.disconnect();
+        }
+      },
+    },
+    // ioredis bounds each command; this also bounds the script-loading round trip that can precede one.
+    REDIS_TIMEOUTS.commandMs * 2,
+  );
+}
+
+/** The store the configuration names: Redis when REDIS_URL is set, in-process otherwise. */
+export function createRateLimiter(
+  config: Pick<Config, 'REDIS_URL' | 'REDIS_KEY_PREFIX'>,
+  logger?: Logger,
+): RateLimiter {
+  if (!config.REDIS_URL) return createMemoryRateLimiter();
+  return createRedisRateLimiter({ url: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX, logger });
 }

@@ -1,6 +1,5 @@
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { newId } from '../ids.ts';
 import type { Logger } from '../logger.ts';
 import {
@@ -11,9 +10,13 @@ import {
   type SessionPrincipal,
 } from './auth.ts';
 import type { AppContext } from './context.ts';
+import { installCors } from './cors.ts';
 import { installErrorHandling } from './error-handler.ts';
+import { registerHttpMetrics } from './http-metrics.ts';
 import { BODY_LIMIT, useStrictJsonBodies } from './json-body.ts';
 import { describeRoutes, registerOpenApi } from './openapi.ts';
+import { registerHealthRoutes } from './routes/health.ts';
+import { registerSessionRoutes } from './routes/sessions.ts';
 
 export interface HttpDeps {
   ctx: AppContext;
@@ -37,9 +40,9 @@ export function createFastify(logger: Logger) {
 export type HttpServer = ReturnType<typeof createFastify>;
 
 /**
- * The HTTP application. Per request: X-Request-ID, then (before the body is parsed) the route's credential,
- * the per-actor rate limit, scopes or roles, and the Idempotency-Key header; then strict JSON and the zod
- * schema; every failure leaves as the SPEC 7 envelope.
+ * The HTTP application. Per request: X-Request-ID, the browser origin (SPEC 5.8), then (before the body is
+ * parsed) the route's credential, the per-actor rate limit, scopes or roles, and the Idempotency-Key header;
+ * then strict JSON and the zod schema; every failure leaves as the SPEC 7 envelope.
  */
 export async function buildHttpServer({ ctx, authenticators }: HttpDeps): Promise<HttpServer> {
   const app = createFastify(ctx.logger);
@@ -47,11 +50,14 @@ export async function buildHttpServer({ ctx, authenticators }: HttpDeps): Promis
   app.setSerializerCompiler(serializerCompiler);
   useStrictJsonBodies(app);
   installErrorHandling(app);
+  registerHttpMetrics(app);
   app.decorateRequest('principal', null);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  // Before authentication: a denied origin is refused without looking at its credentials.
+  await installCors(app, ctx.config.CORS_ORIGINS);
   app.addHook('onRequest', async (request) => {
     const access = request.routeOptions.config.access;
     if (!access?.auth) return;
@@ -64,15 +70,7 @@ export async function buildHttpServer({ ctx, authenticators }: HttpDeps): Promis
 
   describeRoutes(app);
   await registerOpenApi(app, ctx.config.baseUrl);
-  app.get(
-    '/health',
-    {
-      schema: {
-        summary: 'The process answers (no key)',
-        response: { 200: z.object({ status: z.literal('ok') }) },
-      },
-    },
-    async () => ({ status: 'ok' as const }),
-  );
+  registerHealthRoutes(app, ctx);
+  registerSessionRoutes(app, ctx);
   return app;
 }

@@ -1,11 +1,20 @@
+import { apiKeysProjection } from './api-keys.ts';
 import type { Projection } from './projection.ts';
+import { sessionsProjection } from './sessions.ts';
 import { streamCatalog } from './stream-catalog.ts';
+import { tenantsProjection } from './tenants.ts';
+import { usersProjection } from './users.ts';
 
 /**
  * Read models that API reads must see at once: applied inside the append's transaction (PostgreSQL store).
  * Under EventStoreDB they run async like the rest.
  */
-export const inlineProjections: readonly Projection[] = [];
+export const inlineProjections: readonly Projection[] = [
+  tenantsProjection,
+  apiKeysProjection,
+  usersProjection,
+  sessionsProjection,
+];
 
 /** Read models that may trail the log: summaries, catalogs, fan-out. */
 export const asyncProjections: readonly Projection[] = [streamCatalog];

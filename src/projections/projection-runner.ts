@@ -18,6 +18,9 @@ export interface RunnerOptions {
   onError?: (projection: string, error: unknown) => void;
 }
 
+const HOT_POLL_MS = 10;
+const HOT_WINDOW_MS = 2000;
+
 /** Advisory-lock key of a projection, namespaced so it cannot collide with other advisory locks. */
 function lockKey(name: string) {
   return sql<number>`hashtext(${`calebe:projection:${name}`})`;
@@ -49,6 +52,8 @@ export class ProjectionRunner {
   private readonly now: () => Date;
   private running = false;
   private readonly waiters = new Set<() => void>();
+  /** When an in-process append last woke the runner. */
+  private lastAppendAt = 0;
   private loops: Promise<void>[] = [];
   private unsubscribe: (() => void) | undefined;
 
@@ -147,7 +152,10 @@ export class ProjectionRunner {
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.unsubscribe = this.store.onAppended(() => this.wakeAll());
+    this.unsubscribe = this.store.onAppended(() => {
+      this.lastAppendAt = Date.now();
+      this.wakeAll();
+    });
     this.loops = this.projections.map((p) => this.loop(p));
   }
 
@@ -167,7 +175,7 @@ export class ProjectionRunner {
       } catch (error) {
         this.opts.onError?.(projection.name, error);
       }
-      if (n === 0 && this.running) await this.idle();
+      if (n === 0 && this.running) await this.idle(this.recentlyAppended() ? HOT_POLL_MS : this.idleMs);
     }
   }
 
@@ -175,14 +183,22 @@ export class ProjectionRunner {
     for (const wake of this.waiters) wake();
   }
 
-  private idle(): Promise<void> {
+  /**
+   * A fresh append may not be readable yet (an older transaction anywhere in the cluster holds the snapshot
+   * xmin back), so for a moment after one, an empty read is retried quickly instead of after the idle wait.
+   */
+  private recentlyAppended(): boolean {
+    return Date.now() - this.lastAppendAt < HOT_WINDOW_MS;
+  }
+
+  private idle(ms: number): Promise<void> {
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
         this.waiters.delete(done);
         resolve();
       };
-      const timer = setTimeout(done, this.idleMs);
+      const timer = setTimeout(done, ms);
       this.waiters.add(done);
     });
   }

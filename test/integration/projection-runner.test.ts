@@ -106,7 +106,7 @@ describe('projection runner (DESIGN.md "Projections")', () => {
     try {
       await store.append('live-1', [inc(3)], 'any');
       const target = (await store.headCheckpoint()).pos;
-      for (let i = 0; i < 200 && (await readCheckpoint(t.db, 'live_totals')).pos < target; i++) {
+      for (let i = 0; i < 2000 && (await readCheckpoint(t.db, 'live_totals')).pos < target; i++) {
         await new Promise((r) => setTimeout(r, 10));
       }
       assert.ok(

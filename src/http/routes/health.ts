@@ -1,0 +1,96 @@
+import { sql } from 'kysely';
+import { z } from 'zod';
+import { metrics } from '../../metrics.ts';
+import { withTimeout } from '../../timeouts.ts';
+import type { AppContext } from '../context.ts';
+import { ApiError } from '../errors.ts';
+import type { HttpServer } from '../server.ts';
+
+/** Prometheus text exposition format (prom-client's registry content type, without the charset). */
+export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4';
+
+export interface HealthOptions {
+  /** How long each readiness check may take (SPEC 4.14 "with a timeout"). */
+  timeoutMs?: number;
+}
+
+const readyBody = z.object({
+  status: z.literal('ready'),
+  checks: z.object({ database: z.literal('ok'), rate_limiter: z.literal('ok') }),
+});
+
+/**
+ * SPEC 4.14 infrastructure endpoints; none needs a login. `/metrics` is to be restricted at the network
+ * edge, not here.
+ */
+export function registerHealthRoutes(
+  app: HttpServer,
+  ctx: Pick<AppContext, 'db' | 'rateLimiter'>,
+  { timeoutMs = 2_000 }: HealthOptions = {},
+): void {
+  app.get(
+    '/health',
+    {
+      schema: {
+        summary: 'The process answers (no key)',
+        response: { 200: z.object({ status: z.literal('ok') }) },
+      },
+    },
+    async () => ({ status: 'ok' as const }),
+  );
+
+  const checks = {
+    database: async () => {
+      await sql`select 1`.execute(ctx.db);
+    },
+    rate_limiter: () => ctx.rateLimiter.ping(),
+  };
+
+  app.get(
+    '/ready',
+    {
+      schema: {
+        summary: 'The database and the rate-limit store answer (no key)',
+        description: `Each check has its own ${timeoutMs} ms timeout. 503 not_ready names the failing checks.`,
+        response: { 200: readyBody },
+      },
+    },
+    async (request) => {
+      const names = Object.keys(checks) as (keyof typeof checks)[];
+      // In parallel: a hung store must not eat the database's time budget, nor the other way round.
+      const results = await Promise.allSettled(
+        names.map((name) => withTimeout(checks[name](), timeoutMs, name)),
+      );
+      const failing = names.filter((_, i) => results[i]?.status === 'rejected');
+      if (failing.length > 0) {
+        for (const [i, result] of results.entries()) {
+          if (result.status === 'rejected') {
+            request.log.warn({ check: names[i], err: result.reason }, 'readiness check failed');
+          }
+        }
+        // Only the check names reach the client; the causes stay in the log.
+        throw new ApiError('not_ready', `Not ready: ${failing.join(' and ')} not answering.`);
+      }
+      return { status: 'ready' as const, checks: { database: 'ok' as const, rate_limiter: 'ok' as const } };
+    },
+  );
+
+  app.get(
+    '/metrics',
+    {
+      schema: {
+        summary: 'Prometheus metrics (no key; restrict at the network edge)',
+        response: {
+          200: {
+            description: 'Prometheus text exposition format 0.0.4',
+            content: { 'text/plain': { schema: z.string() } },
+          },
+        },
+      },
+    },
+    async (_request, reply) => {
+      const body = await metrics.metrics();
+      return reply.type(METRICS_CONTENT_TYPE).send(body);
+    },
+  );
+}

@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { USER_ROLES } from '../../aggregates/user.ts';
+import { login, logout } from '../../commands/sessions.ts';
+import { identityDeps } from '../../commands/users.ts';
+import { sessionPrincipal } from '../auth.ts';
+import type { AppContext } from '../context.ts';
+import { eventMetadata } from '../request-metadata.ts';
+import { dataEnvelope, errorEnvelope } from '../schemas.ts';
+import type { HttpServer } from '../server.ts';
+
+/** SPEC 5.9 leaves the login body to us: exactly these two fields. */
+const loginBody = z.strictObject({
+  email: z.string().min(1).max(254),
+  password: z.string().min(1).max(1024),
+});
+
+const sessionCreated = z
+  .object({
+    token: z.string().meta({ description: 'Bearer token for the panel API; shown only here.' }),
+    expires_at: z.iso.datetime().meta({ description: 'SPEC 8: 8 hours after login.' }),
+    user: z.object({
+      id: z.string(),
+      email: z.string(),
+      role: z.enum(USER_ROLES),
+      tenant_id: z.string().nullable(),
+    }),
+  })
+  .meta({ id: 'SessionCreated' });
+
+/** Panel login and logout (SPEC 5.6, 5.9, 8). */
+export function registerSessionRoutes(app: HttpServer, ctx: AppContext): void {
+  const deps = identityDeps(ctx);
+
+  app.post(
+    '/admin/sessions',
+    {
+      // Counted before the body is read, per direct connection address; X-Forwarded-For is never trusted.
+      onRequest: async (request) => {
+        await ctx.rateLimiter.consume('login', request.socket.remoteAddress ?? 'unknown');
+      },
+      schema: {
+        summary: 'Log in to the panel',
+        description:
+          'Wrong e-mail or password: 401 invalid_credentials. Limited to 10 attempts per minute per connection address.',
+        body: loginBody,
+        response: {
+          201: dataEnvelope(sessionCreated).meta({ description: 'Logged in; the token is shown only here' }),
+          401: errorEnvelope,
+          403: errorEnvelope,
+        },
+      },
+    },
+    async (request, reply) => {
+      const result = await login(deps, request.body, eventMetadata(request));
+      return reply.code(201).send({ data: result });
+    },
+  );
+
+  app.delete(
+    '/admin/sessions/current',
+    {
+      config: { access: { auth: 'session' } },
+      schema: {
+        summary: 'Log out: revoke the session of this token at once',
+        response: { 204: z.null().meta({ description: 'Logged out' }) },
+      },
+    },
+    async (request, reply) => {
+      const principal = sessionPrincipal(request);
+      await logout(deps, principal.sessionId, eventMetadata(request));
+      return reply.code(204).send(null);
+    },
+  );
+}

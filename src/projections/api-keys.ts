@@ -1,0 +1,58 @@
+import { sql } from 'kysely';
+import { type ApiKeyEvent, apiKeyEvents } from '../aggregates/api-key.ts';
+import { EventRegistry } from '../events/event-registry.ts';
+import type { Projection } from './projection.ts';
+
+// Payloads are decoded (upcast and validated) before use, as deciders see them.
+const registry = new EventRegistry(apiKeyEvents);
+
+/**
+ * The `api_keys` read model that `X-API-Key` authentication looks up by digest (src/http/api-key-auth.ts).
+ * Inline, so a revocation refuses the key on the very next request. Timestamps are the events' recorded
+ * times, so a rebuild reproduces them.
+ */
+export const apiKeysProjection: Projection = {
+  name: 'api_keys',
+  eventTypes: ['ApiKey.Issued', 'ApiKey.Revoked'],
+
+  async handle(recorded, trx) {
+    const at = recorded.recordedAt;
+    const event = registry.decode(recorded) as ApiKeyEvent;
+    switch (event.type) {
+      case 'ApiKey.Issued': {
+        const d = event.data;
+        await trx
+          .insertInto('api_keys')
+          .values({
+            id: d.key_id,
+            secret_sha256: d.secret_sha256,
+            prefix: d.prefix,
+            tenant_id: d.tenant_id,
+            livemode: d.livemode,
+            name: d.name,
+            scopes: d.scopes,
+            access_profile: d.access_profile,
+            created_by: d.created_by,
+            created_at: at,
+            revoked_at: null,
+          })
+          .execute();
+        return;
+      }
+      case 'ApiKey.Revoked': {
+        // The decider never revokes twice; the guard keeps the first revocation's time regardless.
+        await trx
+          .updateTable('api_keys')
+          .set({ revoked_at: at })
+          .where('id', '=', event.data.key_id)
+          .where('revoked_at', 'is', null)
+          .execute();
+        return;
+      }
+    }
+  },
+
+  async reset(trx) {
+    await sql`truncate api_keys`.execute(trx);
+  },
+};

@@ -1,0 +1,68 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { asyncProjections } from '../../src/projections/index.ts';
+import { startTestApp, type TestApp } from '../support/http.ts';
+
+/** The value of one exposition line `name{labels} value`, or undefined when the series is absent. */
+function sample(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+describe('Health, readiness and metrics (SPEC 4.14)', () => {
+  let app: TestApp;
+  before(async () => {
+    app = await startTestApp();
+  });
+  after(() => app.close());
+
+  test('SPEC 4.14: GET /health answers without a key', async () => {
+    const res = await app.request('GET', '/health');
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body, { status: 'ok' });
+  });
+
+  test('SPEC 4.14: GET /ready checks the database and the rate-limit store', async () => {
+    const res = await app.request('GET', '/ready');
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body, { status: 'ready', checks: { database: 'ok', rate_limiter: 'ok' } });
+  });
+
+  test('SPEC 4.14: GET /metrics counts requests by route template and status, and errors', async () => {
+    const series = 'calebe_http_requests_total{method="GET",route="/health",status="200"}';
+    const before = sample((await app.request('GET', '/metrics')).text, series) ?? 0;
+    await app.request('GET', '/health');
+    const missing = await app.request('GET', '/v1/no-such-route/123');
+    assert.equal(missing.status, 404);
+
+    const res = await app.request('GET', '/metrics');
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
+    assert.equal(sample(res.text, series), before + 1);
+    // An unknown path is labelled `unmatched`: clients must not be able to create series at will.
+    const notFound = 'calebe_http_errors_total{method="GET",route="unmatched",status="404"}';
+    assert.ok((sample(res.text, notFound) ?? 0) >= 1, 'the 404 is counted as an error');
+    assert.ok(!res.text.includes('/v1/no-such-route'), 'raw paths never become labels');
+    assert.ok(
+      sample(res.text, 'calebe_http_request_duration_seconds_count{method="GET",route="/health"}'),
+      'the duration histogram has the route',
+    );
+    assert.match(res.text, /calebe_http_request_duration_seconds_bucket\{le="0\.005",method="GET"/);
+    assert.match(res.text, /^calebe_process_cpu_seconds_total /m, 'process metrics');
+  });
+
+  test('SPEC 4.14: GET /metrics exposes the projection lag gauge once the async projections ran', async () => {
+    for (const projection of asyncProjections) await app.gateway.runner.step(projection);
+    const res = await app.request('GET', '/metrics');
+    assert.match(res.text, /^# TYPE calebe_projection_lag_seconds gauge$/m);
+    // Caught up on an empty log: every async projection reports a lag of 0.
+    assert.match(res.text, /^calebe_projection_lag_seconds\{projection="[a-z_]+"\} 0$/m);
+  });
+
+  test('SPEC 4.14: /openapi.json documents the three endpoints, /metrics as text/plain', async () => {
+    const doc = (await app.request('GET', '/openapi.json')).body;
+    assert.ok(doc.paths['/health'].get);
+    assert.ok(doc.paths['/ready'].get.responses['503']);
+    assert.ok(doc.paths['/metrics'].get.responses['200'].content['text/plain']);
+  });
+});
