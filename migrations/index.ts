@@ -2,10 +2,14 @@ import type { Migration } from 'kysely';
 import * as m0001 from './0001_event_store.ts';
 import * as m0002 from './0002_stream_catalog.ts';
 import * as m0003 from './0003_identity.ts';
+import * as m0004 from './0004_providers_rules.ts';
+import * as m0005 from './0005_settings_audit.ts';
 
 /** Every migration, in order. Kept as static imports so the same list works under tsx and a bundle. */
 export const migrations: Record<string, Migration> = {
   '0001_event_store': m0001,
   '0002_stream_catalog': m0002,
   '0003_identity': m0003,
+  '0004_providers_rules': m0004,
+  '0005_settings_audit': m0005,
 };

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { providerDeps } from './commands/providers.ts';
 import { bootstrapAdmin, identityDeps } from './commands/users.ts';
 import type { Config } from './config.ts';
 import { type DatabaseHandle, openDatabase } from './db/database.ts';
@@ -15,6 +16,7 @@ import { createLogger, type Logger } from './logger.ts';
 import { asyncProjections, inlineProjections } from './projections/index.ts';
 import type { Projection } from './projections/projection.ts';
 import { ProjectionRunner } from './projections/projection-runner.ts';
+import { bootstrapSimulator, simulatorEnabled } from './routing/simulator.ts';
 
 export type Role = 'api' | 'worker' | 'all';
 
@@ -89,6 +91,9 @@ export async function createGateway(
   try {
     // Maintenance commands (rebuild) skip it: an administrator created there would never be shown.
     const firstAdmin = opts.bootstrap === false ? undefined : await bootstrap(ctx, logger);
+    if (opts.bootstrap !== false && simulatorEnabled(config)) {
+      await bootstrapSimulator(providerDeps(ctx), logger);
+    }
     const http = await buildHttpServer({
       ctx,
       authenticators: { api_key: createApiKeyAuthenticator(ctx), session: createSessionAuthenticator(ctx) },

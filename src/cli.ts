@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import { sql } from 'kysely';
 import { createGateway, type Role, startGateway } from './app.ts';
+import { bootstrapDemo } from './commands/bootstrap-demo.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
@@ -10,6 +11,7 @@ import { createLogger } from './logger.ts';
 const USAGE = `usage: calebe <command>
   serve [--role api|worker|all]     run the gateway (default role: all)
   migrate                           apply pending database migrations
+  bootstrap                         create a demo tenant with a test and a live key (once; safe to re-run)
   rebuild <projection> | --all      empty read models and replay the whole log into them
                                     (stop the gateway first when rebuilding an inline projection)`;
 
@@ -106,6 +108,76 @@ async function rebuild(args: string[]) {
   }
 }
 
+/**
+ * `calebe bootstrap`: the demo tenant and its keys (src/commands/bootstrap-demo.ts), then how to log in. Like
+ * `serve`, it creates the first administrator while no user exists. Secrets are printed only when created.
+ */
+async function bootstrap() {
+  const config = loadConfig();
+  const gateway = await createGateway(config, createLogger('warn'));
+  const out: string[] = [];
+  try {
+    const { ctx } = gateway;
+    const demo = await bootstrapDemo(
+      { store: ctx.store, registry: ctx.events, now: () => ctx.now() },
+      { actor: 'system:bootstrap' },
+    );
+    out.push(
+      `Demo tenant: ${demo.tenant.name} (${demo.tenant.id})${demo.tenant.created ? '' : ', already existed'}`,
+    );
+    const shown = demo.keys.filter((k) => k.key);
+    for (const k of demo.keys) {
+      out.push(
+        k.key
+          ? `  ${k.mode} key ${k.id}: ${k.key}`
+          : `  ${k.mode} key ${k.id} (${k.prefix}…) already exists; its secret was shown only when it was created`,
+      );
+    }
+    if (shown.length > 0) {
+      out.push('  Keys carry every public scope. Copy them now: they are never shown again.');
+    }
+    if (shown.length < demo.keys.length) {
+      out.push(
+        `  To get a new key, log in and call POST /admin/api-keys with {"tenant_id":"${demo.tenant.id}","mode":"test","scopes":[…],"name":"…"} (see README).`,
+      );
+    }
+    out.push('', 'Panel administrator:');
+    const admins = await ctx.db
+      .selectFrom('users')
+      .select(['email'])
+      .where('role', '=', 'super_admin')
+      .orderBy('created_at')
+      .execute();
+    const envAdmin = config.BOOTSTRAP_ADMIN_EMAIL?.trim().toLowerCase();
+    if (gateway.firstAdmin) {
+      out.push(
+        `  e-mail:   ${gateway.firstAdmin.email}`,
+        `  password: ${gateway.firstAdmin.password}`,
+        '  (created now, shown only this time)',
+      );
+    } else if (envAdmin && admins.some((a) => a.email === envAdmin)) {
+      out.push(`  e-mail:   ${envAdmin}`, '  password: the value of BOOTSTRAP_ADMIN_PASSWORD');
+    } else if (admins.length > 0) {
+      out.push(
+        `  e-mail:   ${admins.map((a) => a.email).join(', ')}`,
+        '  password: the one printed or chosen when that administrator was created',
+      );
+    } else {
+      out.push(
+        '  none exists yet. Set BOOTSTRAP_ADMIN_EMAIL and BOOTSTRAP_ADMIN_PASSWORD (12 to 72 bytes) and run',
+        '  `npx calebe bootstrap` again (or `npm start`), then log in with them.',
+      );
+    }
+    out.push(
+      '',
+      `Log in: curl -s ${config.baseUrl}/admin/sessions -H 'content-type: application/json' -d '{"email":"…","password":"…"}'`,
+    );
+  } finally {
+    await gateway.close();
+  }
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
   try {
@@ -115,6 +187,9 @@ export async function main(argv: string[]): Promise<number> {
         return -1;
       case 'migrate':
         await migrate();
+        return 0;
+      case 'bootstrap':
+        await bootstrap();
         return 0;
       case 'rebuild':
         await rebuild(args);

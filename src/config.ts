@@ -8,6 +8,45 @@ const origin = z
     'each CORS origin must be exact, like https://panel.example.com (no path, no trailing slash, lower case)',
   );
 
+/** A boolean variable: exactly `true` or `false` (a typo must not silently mean either). */
+const envBoolean = z
+  .enum(['true', 'false'], { error: 'must be true or false' })
+  .default('false')
+  .transform((v) => v === 'true');
+
+/**
+ * SPEC 5.8: one authorized live-charge combination. Every field is required except `method` (default pix);
+ * extra fields are refused so a misspelled key cannot widen or silently void the scope.
+ */
+export const liveScopeEntry = z.strictObject({
+  tenant_id: z.string().startsWith('ten_'),
+  provider_id: z.string().startsWith('prv_'),
+  reference: z.string().min(1).max(255),
+  idempotency_key: z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/),
+  amount: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+  method: z.enum(['pix', 'boleto']).default('pix'),
+});
+export type LiveScopeEntry = z.infer<typeof liveScopeEntry>;
+
+/**
+ * `LIVE_PAYMENT_SCOPE_JSON`: one combination object or a non-empty list of them (docs/decisions.md "Admin").
+ * Unset or blank means no scope. Invalid JSON or an incomplete combination stops the start.
+ */
+const liveScope = z
+  .string()
+  .optional()
+  .transform((text, ctx): unknown => {
+    if (text === undefined || text.trim() === '') return undefined;
+    try {
+      return JSON.parse(text);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'is not valid JSON' });
+      return z.NEVER;
+    }
+  })
+  .transform((value): unknown => (value === undefined || Array.isArray(value) ? value : [value]))
+  .pipe(z.array(liveScopeEntry).min(1, 'must list at least one combination').optional());
+
 /** Environment parsed once at start; an invalid value stops the process with a clear message. */
 const schema = z
   .object({
@@ -46,6 +85,24 @@ const schema = z
       .optional(),
     /** bcrypt work factor for new password hashes; tests lower it. */
     BCRYPT_COST: z.coerce.number().int().min(4).max(15).default(12),
+    /** SPEC 4.14: default of the production payments control, used only while no saved record exists. */
+    ALLOW_LIVE_PAYMENTS: envBoolean,
+    /** SPEC 5.8: explicit authorization of live charges without a scope (only when no scope is configured). */
+    ALLOW_UNSCOPED_LIVE_PAYMENTS: envBoolean,
+    LIVE_PAYMENT_SCOPE_JSON: liveScope,
+    /** Provider credentials key (DESIGN.md "Secrets"): base64 of 32 bytes; see src/crypto/credentials.ts. */
+    CREDENTIALS_ENCRYPTION_KEY: z
+      .string()
+      .refine((v) => {
+        const key = Buffer.from(v, 'base64');
+        return key.length === 32 && key.toString('base64') === v;
+      }, 'must be base64 of exactly 32 bytes')
+      .optional(),
+    /** SPEC 2.8: the simulator and its global rules. Unset: on without DATABASE_URL, off with it. */
+    ENABLE_SIMULATOR: z
+      .enum(['true', 'false'], { error: 'must be true or false' })
+      .optional()
+      .transform((v) => (v === undefined ? undefined : v === 'true')),
   })
   .refine((c) => !c.BOOTSTRAP_ADMIN_EMAIL === !c.BOOTSTRAP_ADMIN_PASSWORD, {
     message: 'set both BOOTSTRAP_ADMIN_EMAIL and BOOTSTRAP_ADMIN_PASSWORD, or neither',

@@ -15,6 +15,8 @@ export const REDACT_PATHS = [
   'BOOTSTRAP_ADMIN_PASSWORD',
   'REDIS_URL',
   'EVENTSTORE_URL',
+  'CREDENTIALS_ENCRYPTION_KEY',
+  '*.credentials_ciphertext',
 ];
 
 /** `destination` lets tests capture the lines the gateway writes. */

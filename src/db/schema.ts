@@ -92,6 +92,49 @@ export interface ApiKeysTable {
   revoked_at: Timestamp | null;
 }
 
+export interface ProvidersTable {
+  id: string;
+  name: string;
+  kind: 'simulator' | 'external';
+  environment: 'sandbox' | 'production';
+  enabled_methods: string[];
+  is_marketplace: boolean;
+  enabled: boolean;
+  /** AES-256-GCM, the provider id as associated data; never returned. */
+  credentials_ciphertext: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface RoutingRulesTable {
+  id: string;
+  method: 'pix' | 'boleto';
+  /** null for a global rule. */
+  tenant_id: string | null;
+  provider_id: string;
+  priority: number;
+  max_amount: number;
+  enabled: boolean;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** One audited event (src/projections/audit.ts); never a secret in `before` / `after`. */
+export interface AuditLogTable {
+  /** The event id. */
+  id: string;
+  position: ColumnType<string, number, number>;
+  occurred_at: Timestamp;
+  actor: string;
+  action: string;
+  target_type: string;
+  target_id: string;
+  tenant_id: string | null;
+  request_id: string | null;
+  before: unknown;
+  after: unknown;
+}
+
 export interface Database {
   streams: StreamsTable;
   events: EventsTable;
@@ -102,4 +145,7 @@ export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
   api_keys: ApiKeysTable;
+  audit_log: AuditLogTable;
+  providers: ProvidersTable;
+  routing_rules: RoutingRulesTable;
 }

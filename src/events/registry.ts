@@ -1,4 +1,7 @@
 import { apiKeyEvents } from '../aggregates/api-key.ts';
+import { paymentSettingsEvents } from '../aggregates/payment-settings.ts';
+import { providerEvents } from '../aggregates/provider.ts';
+import { routingRuleEvents } from '../aggregates/routing-rule.ts';
 import { sessionEvents } from '../aggregates/session.ts';
 import { tenantEvents } from '../aggregates/tenant.ts';
 import { tenantTypeEvents } from '../aggregates/tenant-type.ts';
@@ -13,5 +16,8 @@ export function createEventRegistry(): EventRegistry {
     ...tenantTypeEvents,
     ...tenantEvents,
     ...apiKeyEvents,
+    ...providerEvents,
+    ...routingRuleEvents,
+    ...paymentSettingsEvents,
   ]);
 }

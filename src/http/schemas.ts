@@ -36,3 +36,19 @@ export function errorResponses(...statuses: number[]) {
 
 /** SPEC 4 common rules: the Idempotency-Key header pattern. */
 export const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** SPEC 4.3 list conventions: limit default 50, 1 to 100, larger values clamped; offset default 0, >= 0. */
+export const pageQuery = z.object({
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(50)
+    .transform((n) => Math.min(n, 100)),
+  offset: z.coerce.number().int().min(0).default(0),
+});
+
+export const idParams = z.object({ id: z.string().min(1).max(64) });
+
+/** SPEC 4 common rules: a replayed creation answers with this header set to `true`. */
+export const IDEMPOTENCY_REPLAYED = 'idempotency-replayed';

@@ -15,8 +15,15 @@ import { installErrorHandling } from './error-handler.ts';
 import { registerHttpMetrics } from './http-metrics.ts';
 import { BODY_LIMIT, useStrictJsonBodies } from './json-body.ts';
 import { describeRoutes, registerOpenApi } from './openapi.ts';
+import { registerApiKeyRoutes } from './routes/api-keys.ts';
+import { registerAuditRoutes } from './routes/audit.ts';
 import { registerHealthRoutes } from './routes/health.ts';
+import { registerProviderRoutes } from './routes/providers.ts';
+import { registerRuleRoutes } from './routes/rules.ts';
 import { registerSessionRoutes } from './routes/sessions.ts';
+import { registerSettingsRoutes } from './routes/settings.ts';
+import { registerTenantRoutes } from './routes/tenants.ts';
+import { registerUserRoutes } from './routes/users.ts';
 
 export interface HttpDeps {
   ctx: AppContext;
@@ -72,5 +79,12 @@ export async function buildHttpServer({ ctx, authenticators }: HttpDeps): Promis
   await registerOpenApi(app, ctx.config.baseUrl);
   registerHealthRoutes(app, ctx);
   registerSessionRoutes(app, ctx);
+  registerProviderRoutes(app, ctx);
+  registerRuleRoutes(app, ctx);
+  registerSettingsRoutes(app, ctx);
+  registerAuditRoutes(app, ctx);
+  registerApiKeyRoutes(app, ctx);
+  registerTenantRoutes(app, ctx);
+  registerUserRoutes(app, ctx);
   return app;
 }

@@ -1,5 +1,8 @@
 import { apiKeysProjection } from './api-keys.ts';
+import { auditProjection } from './audit.ts';
 import type { Projection } from './projection.ts';
+import { providersProjection } from './providers.ts';
+import { routingRulesProjection } from './routing-rules.ts';
 import { sessionsProjection } from './sessions.ts';
 import { streamCatalog } from './stream-catalog.ts';
 import { tenantsProjection } from './tenants.ts';
@@ -14,9 +17,11 @@ export const inlineProjections: readonly Projection[] = [
   apiKeysProjection,
   usersProjection,
   sessionsProjection,
+  providersProjection,
+  routingRulesProjection,
 ];
 
 /** Read models that may trail the log: summaries, catalogs, fan-out. */
-export const asyncProjections: readonly Projection[] = [streamCatalog];
+export const asyncProjections: readonly Projection[] = [streamCatalog, auditProjection];
 
 export const allProjections: readonly Projection[] = [...inlineProjections, ...asyncProjections];

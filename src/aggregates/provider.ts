@@ -1,0 +1,217 @@
+import { z } from 'zod';
+import { defineEvent } from '../events/event-registry.ts';
+import { type Decider, DomainError, type DomainEvent } from './decider.ts';
+import { isValidRegistryName } from './registry-name.ts';
+import type { TransitionTable } from './transition-table.ts';
+
+/**
+ * A payment provider (SPEC 1 providers table, 2.7; stream `provider-<id>`). Kind and environment are fixed
+ * at creation; name, enablement, `enabled_methods` and credentials change. Credentials arrive here already
+ * sealed (src/crypto/credentials.ts): events and state hold only the ciphertext.
+ */
+
+export const PAYMENT_METHODS = ['pix', 'boleto'] as const;
+export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
+export const PROVIDER_KINDS = ['simulator', 'external'] as const;
+export const PROVIDER_ENVIRONMENTS = ['sandbox', 'production'] as const;
+
+const providerId = z.string().startsWith('prv_');
+const methods = z.array(z.enum(PAYMENT_METHODS));
+
+const createdData = z.strictObject({
+  provider_id: providerId,
+  name: z.string(),
+  kind: z.enum(PROVIDER_KINDS),
+  environment: z.enum(PROVIDER_ENVIRONMENTS),
+  enabled_methods: methods,
+  is_marketplace: z.boolean(),
+  /** AES-256-GCM ciphertext bound to provider_id, or null. */
+  credentials_ciphertext: z.string().nullable(),
+});
+/** Only the fields that changed. */
+const updatedData = z.strictObject({
+  provider_id: providerId,
+  name: z.string().optional(),
+  enabled: z.boolean().optional(),
+  enabled_methods: methods.optional(),
+  credentials_ciphertext: z.string().nullable().optional(),
+});
+
+export const providerEvents = [
+  defineEvent({ type: 'Provider.Created', version: 1, schema: createdData }),
+  defineEvent({ type: 'Provider.Updated', version: 1, schema: updatedData }),
+];
+
+export type ProviderCreatedData = z.infer<typeof createdData>;
+export type ProviderUpdatedData = z.infer<typeof updatedData>;
+export type ProviderEvent =
+  | DomainEvent<'Provider.Created', ProviderCreatedData>
+  | DomainEvent<'Provider.Updated', ProviderUpdatedData>;
+
+export type ProviderState =
+  | { readonly status: 'none' }
+  | {
+      readonly status: 'active';
+      readonly providerId: string;
+      readonly name: string;
+      readonly kind: ProviderCreatedData['kind'];
+      readonly environment: ProviderCreatedData['environment'];
+      readonly enabledMethods: readonly PaymentMethod[];
+      readonly isMarketplace: boolean;
+      readonly enabled: boolean;
+      readonly credentialsCiphertext: string | null;
+    };
+
+export interface CreateProvider {
+  readonly kind: 'create';
+  readonly providerId: string;
+  readonly name: string;
+  readonly providerKind: ProviderCreatedData['kind'];
+  readonly environment: ProviderCreatedData['environment'];
+  readonly enabledMethods: readonly PaymentMethod[];
+  readonly isMarketplace: boolean;
+  readonly credentialsCiphertext: string | null;
+}
+export interface UpdateProvider {
+  readonly kind: 'update';
+  readonly name?: string | undefined;
+  readonly enabled?: boolean | undefined;
+  readonly enabledMethods?: readonly PaymentMethod[] | undefined;
+  /** A new sealed secret; absent keeps the stored one. */
+  readonly credentialsCiphertext?: string | undefined;
+}
+export type ProviderCommand = CreateProvider | UpdateProvider;
+
+/**
+ *   state   | create                          | update
+ *   --------+---------------------------------+-------------------------------------------------
+ *   none    | Provider.Created -> active (*)  | 404 not_found
+ *   active  | same facts: no-op; else 409     | Provider.Updated -> active (changed fields only;
+ *           |                                 | nothing changed: no event)
+ *
+ * (*) refused with 422 validation_error for an invalid name, a duplicated method (SPEC 2.7) or a simulator
+ * outside the sandbox (SPEC 1).
+ */
+export const providerTransitions: TransitionTable<'active', ProviderCommand['kind'], ProviderEvent['type']> =
+  {
+    none: { create: { emits: 'Provider.Created', to: 'active' }, update: { refuse: 'not_found' } },
+    active: {
+      create: { repeat: 'same_facts_or_conflict' },
+      update: { emits: 'Provider.Updated', to: 'active' },
+    },
+  };
+
+function checkMethods(list: readonly PaymentMethod[] | undefined): DomainError | undefined {
+  if (list && new Set(list).size !== list.length) {
+    return new DomainError('validation_error', 'enabled_methods must not repeat a method.', {
+      param: 'enabled_methods',
+    });
+  }
+  return undefined;
+}
+
+function checkName(name: string | undefined): DomainError | undefined {
+  if (name !== undefined && !isValidRegistryName(name)) {
+    return new DomainError('validation_error', 'The name must have 2 to 120 bytes.', { param: 'name' });
+  }
+  return undefined;
+}
+
+const sameList = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((v, i) => v === b[i]);
+
+type Decision = readonly ProviderEvent[] | DomainError;
+
+function update(command: UpdateProvider, state: Extract<ProviderState, { status: 'active' }>): Decision {
+  const refused = checkName(command.name) ?? checkMethods(command.enabledMethods);
+  if (refused) return refused;
+  const data: ProviderUpdatedData = { provider_id: state.providerId };
+  if (command.name !== undefined && command.name !== state.name) data.name = command.name;
+  if (command.enabled !== undefined && command.enabled !== state.enabled) data.enabled = command.enabled;
+  if (command.enabledMethods && !sameList(command.enabledMethods, state.enabledMethods)) {
+    data.enabled_methods = [...command.enabledMethods];
+  }
+  if (command.credentialsCiphertext !== undefined)
+    data.credentials_ciphertext = command.credentialsCiphertext;
+  return Object.keys(data).length === 1 ? [] : [{ type: 'Provider.Updated', data }];
+}
+
+export const provider: Decider<ProviderCommand, ProviderEvent, ProviderState> = {
+  initialState: { status: 'none' },
+
+  evolve(state, event) {
+    switch (event.type) {
+      case 'Provider.Created': {
+        const d = event.data;
+        return {
+          status: 'active',
+          providerId: d.provider_id,
+          name: d.name,
+          kind: d.kind,
+          environment: d.environment,
+          enabledMethods: d.enabled_methods,
+          isMarketplace: d.is_marketplace,
+          enabled: true,
+          credentialsCiphertext: d.credentials_ciphertext,
+        };
+      }
+      case 'Provider.Updated': {
+        if (state.status === 'none') return state;
+        const d = event.data;
+        return {
+          ...state,
+          name: d.name ?? state.name,
+          enabled: d.enabled ?? state.enabled,
+          enabledMethods: d.enabled_methods ?? state.enabledMethods,
+          credentialsCiphertext:
+            d.credentials_ciphertext !== undefined ? d.credentials_ciphertext : state.credentialsCiphertext,
+        };
+      }
+    }
+  },
+
+  decide(command, state) {
+    const move = providerTransitions[state.status][command.kind];
+    if ('refuse' in move) return new DomainError(move.refuse, 'The provider does not exist.');
+    if ('noop' in move) return [];
+    if ('repeat' in move) {
+      // Ciphertexts differ per sealing (random IV), so a retry compares whether there are credentials.
+      const same =
+        state.status === 'active' &&
+        command.kind === 'create' &&
+        state.name === command.name &&
+        state.kind === command.providerKind &&
+        state.environment === command.environment &&
+        state.isMarketplace === command.isMarketplace &&
+        sameList(state.enabledMethods, command.enabledMethods) &&
+        (state.credentialsCiphertext === null) === (command.credentialsCiphertext === null);
+      return same ? [] : new DomainError('conflict', 'This provider already exists with other values.');
+    }
+    if (command.kind === 'create') {
+      const refused = checkName(command.name) ?? checkMethods(command.enabledMethods);
+      if (refused) return refused;
+      // SPEC 1: the simulator exists only as `simulator / sandbox`; it never moves money.
+      if (command.providerKind === 'simulator' && command.environment !== 'sandbox') {
+        return new DomainError('validation_error', 'A simulator provider must use the sandbox environment.', {
+          param: 'environment',
+        });
+      }
+      return [
+        {
+          type: 'Provider.Created',
+          data: {
+            provider_id: command.providerId,
+            name: command.name,
+            kind: command.providerKind,
+            environment: command.environment,
+            enabled_methods: [...command.enabledMethods],
+            is_marketplace: command.isMarketplace,
+            credentials_ciphertext: command.credentialsCiphertext,
+          },
+        },
+      ];
+    }
+    if (state.status === 'none') throw new Error('provider state table: update reached a missing provider');
+    return update(command, state);
+  },
+};

@@ -1,0 +1,107 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/**
+ * Provider credentials at rest (DESIGN.md "Secrets", SPEC 5.6): AES-256-GCM with the provider id as
+ * associated data, so a ciphertext copied onto another provider fails to open instead of lending it its
+ * secret. Format `v1.<iv>.<ciphertext>.<tag>` (base64url); the version lets the scheme change later.
+ */
+
+const VERSION = 'v1';
+const IV_BYTES = 12;
+export const CREDENTIALS_KEY_BYTES = 32;
+
+/** Opening failed: wrong key, another provider's ciphertext, or tampering. Never carries the secret. */
+export class CredentialsDecryptError extends Error {
+  override readonly name = 'CredentialsDecryptError';
+}
+
+export type Credentials = Record<string, unknown>;
+
+function checkKey(key: Buffer): void {
+  if (key.length !== CREDENTIALS_KEY_BYTES) throw new Error('the credentials key must have 32 bytes');
+}
+
+export function encryptCredentials(key: Buffer, providerId: string, credentials: Credentials): string {
+  checkKey(key);
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(Buffer.from(providerId, 'utf8'));
+  const body = Buffer.concat([cipher.update(JSON.stringify(credentials), 'utf8'), cipher.final()]);
+  const tag = cipher.getAuthTag();
+  return [VERSION, iv, body, tag].map((p) => (typeof p === 'string' ? p : p.toString('base64url'))).join('.');
+}
+
+export function decryptCredentials(key: Buffer, providerId: string, sealed: string): Credentials {
+  checkKey(key);
+  const parts = sealed.split('.');
+  if (parts.length !== 4 || parts[0] !== VERSION)
+    throw new CredentialsDecryptError('unknown credentials format');
+  const [iv, body, tag] = parts.slice(1).map((p) => Buffer.from(p, 'base64url'));
+  if (!iv || !body || !tag || iv.length !== IV_BYTES || tag.length !== 16) {
+    throw new CredentialsDecryptError('malformed credentials');
+  }
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', key, iv);
+    decipher.setAAD(Buffer.from(providerId, 'utf8'));
+    decipher.setAuthTag(tag);
+    const text = Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8');
+    return JSON.parse(text) as Credentials;
+  } catch {
+    throw new CredentialsDecryptError('the credentials cannot be opened with this key and provider');
+  }
+}
+
+/** Parses `CREDENTIALS_ENCRYPTION_KEY`: base64 of exactly 32 bytes. */
+export function parseCredentialsKey(base64: string): Buffer | undefined {
+  const key = Buffer.from(base64, 'base64');
+  return key.length === CREDENTIALS_KEY_BYTES && key.toString('base64') === base64.trim() ? key : undefined;
+}
+
+export interface CredentialsKeyConfig {
+  CREDENTIALS_ENCRYPTION_KEY?: string | undefined;
+  DATABASE_URL?: string | undefined;
+  CALEBE_DATA_DIR: string;
+}
+
+const cache = new WeakMap<CredentialsKeyConfig, Promise<Buffer | undefined>>();
+
+/**
+ * The key that seals provider credentials. Configured: `CREDENTIALS_ENCRYPTION_KEY`. Embedded database
+ * without it: generated once into `<CALEBE_DATA_DIR>/credentials.key` (mode 0600) beside the data it
+ * protects; written to a temporary file then hard-linked (link refuses an existing name), so two processes
+ * starting at once agree on one complete key. With DATABASE_URL and no key:
+ * undefined, and storing credentials is refused (docs/decisions.md "Admin").
+ */
+export function credentialsKey(config: CredentialsKeyConfig): Promise<Buffer | undefined> {
+  let pending = cache.get(config);
+  if (!pending) {
+    pending = resolveKey(config);
+    cache.set(config, pending);
+  }
+  return pending;
+}
+
+async function resolveKey(config: CredentialsKeyConfig): Promise<Buffer | undefined> {
+  if (config.CREDENTIALS_ENCRYPTION_KEY) {
+    const key = parseCredentialsKey(config.CREDENTIALS_ENCRYPTION_KEY);
+    if (!key) throw new Error('CREDENTIALS_ENCRYPTION_KEY must be base64 of 32 bytes');
+    return key;
+  }
+  if (config.DATABASE_URL) return undefined;
+  await mkdir(config.CALEBE_DATA_DIR, { recursive: true });
+  const file = join(config.CALEBE_DATA_DIR, 'credentials.key');
+  const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}`;
+  await writeFile(temp, randomBytes(CREDENTIALS_KEY_BYTES).toString('base64'), { flag: 'wx', mode: 0o600 });
+  try {
+    await link(temp, file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    await unlink(temp);
+  }
+  const key = parseCredentialsKey((await readFile(file, 'utf8')).trim());
+  if (!key) throw new Error(`${file} does not hold base64 of 32 bytes`);
+  return key;
+}

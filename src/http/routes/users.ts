@@ -1,0 +1,173 @@
+import { z } from 'zod';
+import { USER_ROLES, userDecider, userStream } from '../../aggregates/user.ts';
+import { foldStream } from '../../commands/fold-stream.ts';
+import {
+  changePassword,
+  createUser,
+  identityDeps,
+  passwordSchema,
+  reactivateUser,
+  suspendUser,
+} from '../../commands/users.ts';
+import { isInTree, tenantInTreeSql } from '../admin-scope.ts';
+import { sessionPrincipal } from '../auth.ts';
+import type { AppContext } from '../context.ts';
+import { ApiError } from '../errors.ts';
+import { eventMetadata } from '../request-metadata.ts';
+import {
+  dataEnvelope,
+  errorEnvelope,
+  IDEMPOTENCY_REPLAYED,
+  idParams,
+  listEnvelope,
+  pageQuery,
+} from '../schemas.ts';
+import type { HttpServer } from '../server.ts';
+import { ADMIN_READ, ADMIN_WRITE } from './tenants.ts';
+
+/** Never carries the password hash. */
+const userDto = z
+  .object({
+    id: z.string(),
+    email: z.string(),
+    role: z.enum(USER_ROLES),
+    tenant_id: z.string().nullable(),
+    status: z.enum(['active', 'suspended']),
+  })
+  .meta({ id: 'User' });
+
+const userBody = z.strictObject({
+  email: z.string().min(1).max(254),
+  password: passwordSchema,
+  role: z.enum(USER_ROLES),
+  /** null only for a super_admin bound to no tenant. */
+  tenant_id: z.string().min(1).max(64).nullable(),
+});
+
+const passwordBody = z.strictObject({ password: passwordSchema });
+
+/** Panel users (SPEC 2.7 roles, 5.6 sessions, 5.7 "Tenants, types, users"). */
+export function registerUserRoutes(app: HttpServer, ctx: AppContext): void {
+  const deps = identityDeps(ctx);
+
+  /** The user as its stream says now (consistent right after a command, whatever the read model's lag). */
+  async function loadUser(userId: string) {
+    const state = await foldStream(deps, userDecider, userStream(userId));
+    if (state.status === 'none') throw new ApiError('not_found');
+    const u = state.created;
+    return { id: u.user_id, email: u.email, role: u.role, tenant_id: u.tenant_id, status: state.status };
+  }
+
+  app.post(
+    '/admin/users',
+    {
+      config: { access: { auth: 'session', roles: ADMIN_WRITE, idempotencyKey: true } },
+      schema: {
+        summary: 'Create a panel user (super_admin)',
+        description:
+          'E-mails are unique case-insensitively (409 conflict). tenant_admin and viewer need a tenant_id of an existing tenant (422 validation_error). Repeating the same e-mail, role, tenant and password (with any Idempotency-Key) answers 200 with the existing user and Idempotency-Replayed: true.',
+        body: userBody,
+        response: {
+          200: dataEnvelope(userDto).meta({
+            description: 'Replay of an earlier creation (Idempotency-Replayed: true)',
+          }),
+          201: dataEnvelope(userDto).meta({ description: 'Created' }),
+          409: errorEnvelope,
+        },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      if (body.role !== 'super_admin' && body.tenant_id === null) {
+        throw new ApiError('validation_error', 'tenant_admin and viewer users need a tenant_id.', {
+          param: 'tenant_id',
+        });
+      }
+      const { user, created } = await createUser(deps, body, eventMetadata(request));
+      if (!created) reply.header(IDEMPOTENCY_REPLAYED, 'true');
+      return reply.code(created ? 201 : 200).send({ data: await loadUser(user.id) });
+    },
+  );
+
+  app.get(
+    '/admin/users',
+    {
+      config: { access: { auth: 'session', roles: ADMIN_READ } },
+      schema: {
+        summary: "List users: all for super_admin, users of the caller's tree otherwise",
+        querystring: pageQuery,
+        response: { 200: listEnvelope(userDto) },
+      },
+    },
+    async (request) => {
+      const { limit, offset } = request.query;
+      const rows = await ctx.db
+        .selectFrom('users')
+        .select(['id', 'email', 'role', 'tenant_id', 'status'])
+        .where(tenantInTreeSql(sessionPrincipal(request)))
+        .orderBy('created_at')
+        .orderBy('id')
+        .limit(limit)
+        .offset(offset)
+        .execute();
+      return { data: rows, meta: { limit, offset, count: rows.length } };
+    },
+  );
+
+  for (const action of ['suspend', 'reactivate'] as const) {
+    app.post(
+      `/admin/users/:id/${action}`,
+      {
+        config: { access: { auth: 'session', roles: ADMIN_WRITE } },
+        schema: {
+          summary: `${action === 'suspend' ? 'Suspend' : 'Reactivate'} a user (super_admin)`,
+          description:
+            action === 'suspend'
+              ? 'SPEC 5.6: revokes the user’s sessions at once. Your own user: 409 cannot_suspend_self. Repeating is a no-op.'
+              : 'The user can log in again; revoked sessions stay revoked. Repeating is a no-op.',
+          params: idParams,
+          response: { 200: dataEnvelope(userDto), 404: errorEnvelope, 409: errorEnvelope },
+        },
+      },
+      async (request) => {
+        const run = action === 'suspend' ? suspendUser : reactivateUser;
+        await run(deps, request.params.id, eventMetadata(request));
+        return { data: await loadUser(request.params.id) };
+      },
+    );
+  }
+
+  app.post(
+    '/admin/users/:id/password',
+    {
+      config: { access: { auth: 'session', roles: ADMIN_READ } },
+      schema: {
+        summary: 'Change a password: your own, or anyone’s as super_admin',
+        description:
+          'SPEC 5.6: every session of the user is revoked, the caller’s own included when it is their own password. Another user of your tree: 403 forbidden; outside it: 404 not_found. A suspended user: 409 conflict.',
+        params: idParams,
+        body: passwordBody,
+        response: {
+          204: z.null().meta({ description: 'Changed; the user logs in again' }),
+          404: errorEnvelope,
+          409: errorEnvelope,
+        },
+      },
+    },
+    async (request, reply) => {
+      const principal = sessionPrincipal(request);
+      const userId = request.params.id;
+      if (principal.role !== 'super_admin' && principal.userId !== userId) {
+        const target = await ctx.db
+          .selectFrom('users')
+          .select('tenant_id')
+          .where('id', '=', userId)
+          .executeTakeFirst();
+        const visible = target?.tenant_id ? await isInTree(ctx.db, principal, target.tenant_id) : false;
+        throw new ApiError(visible ? 'forbidden' : 'not_found');
+      }
+      await changePassword(deps, userId, request.body.password, eventMetadata(request));
+      return reply.code(204).send(null);
+    },
+  );
+}

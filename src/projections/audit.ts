@@ -1,0 +1,148 @@
+import { sql, type Transaction } from 'kysely';
+import { paymentSettingsEvents } from '../aggregates/payment-settings.ts';
+import type { Database } from '../db/schema.ts';
+import { EventRegistry } from '../events/event-registry.ts';
+import type { RecordedEvent } from '../events/event-store.ts';
+import type { Projection } from './projection.ts';
+
+const settingsRegistry = new EventRegistry(paymentSettingsEvents);
+
+/**
+ * Claims on reservation streams (`user_email-<hash>`, `tenant_type_name-<hash>`, `idempotency-<scope>-<hash>`)
+ * duplicate the record they guard, which is audited itself; their stream ids are digests of personal data,
+ * names or keys, and idempotency claims carry whole request bodies.
+ */
+const SKIPPED_TYPES: ReadonlySet<string> = new Set([
+  'UserEmail.Claimed',
+  'TenantTypeName.Reserved',
+  'Idempotency.Claimed',
+]);
+
+/** Field names that may hold a secret or a derivative of one: dropped at any depth, whatever the event. */
+const SECRET_FIELD = /password|secret|token|hash|digest|sha256|cipher|credential|private|api_?key|encrypted/i;
+const SECRET_EXACT: ReadonlySet<string> = new Set(['iv', 'tag', 'auth_tag', 'nonce', 'key', 'salt']);
+
+export function isSecretField(name: string): boolean {
+  return SECRET_FIELD.test(name) || SECRET_EXACT.has(name.toLowerCase());
+}
+
+/** A copy of an event payload without secret fields (SPEC 5.6: hashes, digests, ciphertexts never leave). */
+export function stripSecrets(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(stripSecrets);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (!isSecretField(k)) out[k] = stripSecrets(v);
+  }
+  return out;
+}
+
+/** `<category>-<id>`: the aggregate type and id every stream name carries. */
+export function targetOf(stream: string): { type: string; id: string } {
+  const dash = stream.indexOf('-');
+  if (dash <= 0) return { type: stream, id: stream };
+  return { type: stream.slice(0, dash), id: stream.slice(dash + 1) };
+}
+
+function stringField(data: unknown, name: string): string | undefined {
+  if (data === null || typeof data !== 'object') return undefined;
+  const v = (data as Record<string, unknown>)[name];
+  return typeof v === 'string' && v.length > 0 ? v : undefined;
+}
+
+/** The tenant an earlier audited event of this target (or of a user) was attributed to. */
+async function knownTenant(
+  trx: Transaction<Database>,
+  targetType: string,
+  targetId: string,
+): Promise<string | undefined> {
+  const row = await trx
+    .selectFrom('audit_log')
+    .select('tenant_id')
+    .where('target_type', '=', targetType)
+    .where('target_id', '=', targetId)
+    .where('tenant_id', 'is not', null)
+    .orderBy('position')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.tenant_id ?? undefined;
+}
+
+/**
+ * The tenant whose tree may read the record (SPEC 5.7 "Read logs"): the payload's `tenant_id`; else the
+ * tenant of this target's earlier events (a key's revocation inherits its issuance's tenant); else the
+ * tenant of the user the event is about (sessions); else, for an API key actor, the key's tenant. null means
+ * platform-wide (payment settings, providers, global rules): super_admin only.
+ */
+async function tenantOf(
+  trx: Transaction<Database>,
+  event: RecordedEvent,
+  target: { type: string; id: string },
+): Promise<string | null> {
+  const own = stringField(event.data, 'tenant_id');
+  if (own) return own;
+  if (target.type === 'tenant') return target.id;
+  const earlier = await knownTenant(trx, target.type, target.id);
+  if (earlier) return earlier;
+  const userId = stringField(event.data, 'user_id');
+  if (userId && target.type !== 'user') {
+    const ofUser = await knownTenant(trx, 'user', userId);
+    if (ofUser) return ofUser;
+  }
+  // An API key acts for its own tenant. A panel user's tenant says nothing about the target (a super_admin
+  // bound to a tenant configuring providers must not expose that to the tenant's tree): platform-wide.
+  if (event.metadata.actor.startsWith('api_key:')) return event.metadata.tenant_id ?? null;
+  return null;
+}
+
+function beforeAfter(event: RecordedEvent): { before: unknown; after: unknown } {
+  if (event.type === 'PaymentSettings.Updated') {
+    const decoded = settingsRegistry.decode(event);
+    const d = decoded.data as { allow_live_payments: boolean; previous_allow_live_payments: boolean };
+    return {
+      before: { allow_live_payments: d.previous_allow_live_payments },
+      after: { allow_live_payments: d.allow_live_payments },
+    };
+  }
+  return { before: null, after: stripSecrets(event.data) ?? null };
+}
+
+/**
+ * The audit read model (async; DESIGN.md: audit queries read projected tables). Every event is recorded
+ * (`handlesAll`): configuration changes, keys, sessions, transaction operations and types this file has
+ * never heard of, generically: action = event type, target = the stream's aggregate type and id, the payload
+ * without secret fields as `after`. Settings changes record previous/new as `before`/`after`. The events
+ * themselves are the audit trail; this table is rebuildable from them.
+ */
+export const auditProjection: Projection = {
+  name: 'audit_log',
+  eventTypes: [],
+  handlesAll: true,
+
+  async handle(event, trx) {
+    if (SKIPPED_TYPES.has(event.type)) return;
+    const target = targetOf(event.stream);
+    const { before, after } = beforeAfter(event);
+    await trx
+      .insertInto('audit_log')
+      .values({
+        id: event.id,
+        position: event.position,
+        occurred_at: event.recordedAt,
+        actor: event.metadata.actor,
+        action: event.type,
+        target_type: target.type,
+        target_id: target.id,
+        tenant_id: await tenantOf(trx, event, target),
+        request_id: event.metadata.request_id ?? null,
+        before: before === null ? null : JSON.stringify(before),
+        after: after === null ? null : JSON.stringify(after),
+      })
+      .onConflict((oc) => oc.column('id').doNothing())
+      .execute();
+  },
+
+  async reset(trx) {
+    await sql`truncate audit_log`.execute(trx);
+  },
+};

@@ -1,0 +1,62 @@
+import { sql } from 'kysely';
+import { type ProviderEvent, providerEvents } from '../aggregates/provider.ts';
+import { EventRegistry } from '../events/event-registry.ts';
+import type { Projection } from './projection.ts';
+
+const registry = new EventRegistry(providerEvents);
+
+/**
+ * The `providers` read model, inline because routing reads it for every new charge (SPEC 2.8) and the
+ * panel lists what it just saved. Holds only the credentials' ciphertext, never the secret.
+ */
+export const providersProjection: Projection = {
+  name: 'providers',
+  eventTypes: ['Provider.Created', 'Provider.Updated'],
+
+  async handle(recorded, trx) {
+    const at = recorded.recordedAt;
+    const event = registry.decode(recorded) as ProviderEvent;
+    switch (event.type) {
+      case 'Provider.Created': {
+        const d = event.data;
+        await trx
+          .insertInto('providers')
+          .values({
+            id: d.provider_id,
+            name: d.name,
+            kind: d.kind,
+            environment: d.environment,
+            enabled_methods: d.enabled_methods,
+            is_marketplace: d.is_marketplace,
+            enabled: true,
+            credentials_ciphertext: d.credentials_ciphertext,
+            created_at: at,
+            updated_at: at,
+          })
+          .execute();
+        return;
+      }
+      case 'Provider.Updated': {
+        const d = event.data;
+        await trx
+          .updateTable('providers')
+          .set({
+            updated_at: at,
+            ...(d.name !== undefined ? { name: d.name } : {}),
+            ...(d.enabled !== undefined ? { enabled: d.enabled } : {}),
+            ...(d.enabled_methods !== undefined ? { enabled_methods: d.enabled_methods } : {}),
+            ...(d.credentials_ciphertext !== undefined
+              ? { credentials_ciphertext: d.credentials_ciphertext }
+              : {}),
+          })
+          .where('id', '=', d.provider_id)
+          .execute();
+        return;
+      }
+    }
+  },
+
+  async reset(trx) {
+    await sql`truncate providers`.execute(trx);
+  },
+};

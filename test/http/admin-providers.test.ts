@@ -1,0 +1,226 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { decryptCredentials } from '../../src/crypto/credentials.ts';
+import { roleTokens } from '../support/admin.ts';
+import { startTestApp, type TestApp } from '../support/http.ts';
+
+const ADMIN = { email: 'admin@example.com', password: 'bootstrap admin password' };
+const KEY = randomBytes(32);
+const SECRET = 'sk_live_provider_secret_do_not_leak';
+const env = {
+  BOOTSTRAP_ADMIN_EMAIL: ADMIN.email,
+  BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password,
+  BCRYPT_COST: '4',
+  CREDENTIALS_ENCRYPTION_KEY: KEY.toString('base64'),
+};
+const _metadata = { actor: 'system:test', request_id: 'req_test' };
+
+describe('admin providers over HTTP (SPEC 2.7, 4.14, 5.7, 7)', () => {
+  let app: TestApp;
+  let as: Awaited<ReturnType<typeof roleTokens>>;
+
+  before(async () => {
+    app = await startTestApp(env);
+    as = await roleTokens(app, ADMIN);
+  });
+  after(() => app.close());
+
+  const create = (json: unknown, headers = as.super_admin) =>
+    app.request('POST', '/admin/providers', { json, headers });
+  const base = { name: 'Acme Pay', kind: 'external', environment: 'production' };
+
+  test('SPEC 2.7: creation defaults enabled_methods to [pix]; credentials are sealed, never returned', async () => {
+    const res = await create({ ...base, credentials: { api_key: SECRET } });
+    assert.equal(res.status, 201, res.text);
+    const p = res.body.data;
+    assert.deepEqual(p.enabled_methods, ['pix']);
+    assert.equal(p.has_credentials, true);
+    assert.equal(p.is_marketplace, false);
+    assert.equal(p.enabled, true);
+    assert.ok(!res.text.includes(SECRET));
+    assert.equal('credentials' in p, false);
+
+    // Only ciphertext in the event and the read model, and it opens only for this provider id.
+    const events = await app.gateway.ctx.db
+      .selectFrom('events')
+      .select('data')
+      .where('stream_id', '=', `provider-${p.id}`)
+      .execute();
+    assert.ok(!JSON.stringify(events).includes(SECRET));
+    const row = await app.gateway.ctx.db
+      .selectFrom('providers')
+      .selectAll()
+      .where('id', '=', p.id)
+      .executeTakeFirstOrThrow();
+    assert.ok(row.credentials_ciphertext && !row.credentials_ciphertext.includes(SECRET));
+    assert.deepEqual(decryptCredentials(KEY, p.id, row.credentials_ciphertext), { api_key: SECRET });
+    assert.throws(() => decryptCredentials(KEY, 'prv_other', row.credentials_ciphertext ?? ''));
+
+    const got = await app.request('GET', `/admin/providers/${p.id}`, { headers: as.super_admin });
+    assert.equal(got.status, 200);
+    assert.deepEqual(got.body.data, p);
+  });
+
+  test('SPEC 2.7: [] disables all; duplicates or unknown methods are 422 validation_error', async () => {
+    const none = await create({ ...base, enabled_methods: [] });
+    assert.equal(none.status, 201, none.text);
+    assert.deepEqual(none.body.data.enabled_methods, []);
+    for (const enabled_methods of [['pix', 'pix'], ['card'], ['pix', 'boleto', 'boleto']]) {
+      const res = await create({ ...base, enabled_methods });
+      assert.equal(res.status, 422, res.text);
+      assert.equal(res.body.error.code, 'validation_error');
+    }
+  });
+
+  test('SPEC 7: unknown fields and incompatible values are 400 invalid_json; bad values 422', async () => {
+    const unknown = await create({ ...base, provider_token: 'x' });
+    assert.equal(unknown.status, 400);
+    assert.equal(unknown.body.error.code, 'invalid_json');
+    const wrongType = await create({ ...base, is_marketplace: 'yes' });
+    assert.equal(wrongType.body.error.code, 'invalid_json');
+    for (const body of [
+      { ...base, kind: 'bank' },
+      { ...base, name: 'x' },
+      { ...base, kind: 'simulator', environment: 'production' },
+      { name: 'No kind', environment: 'sandbox' },
+    ]) {
+      const res = await create(body);
+      assert.equal(res.status, 422, res.text);
+      assert.equal(res.body.error.code, 'validation_error');
+    }
+  });
+
+  test('SPEC 4.14: PATCH changes enabled_methods, name, enabled and credentials; other fields 400', async () => {
+    const { body } = await create({ ...base, is_marketplace: true });
+    const id = body.data.id;
+    const patch = (json: unknown) =>
+      app.request('PATCH', `/admin/providers/${id}`, { json, headers: as.super_admin });
+    const res = await patch({
+      enabled_methods: ['boleto', 'pix'],
+      name: 'Renamed',
+      enabled: false,
+      credentials: { token: SECRET },
+    });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.body.data.enabled_methods, ['boleto', 'pix']);
+    assert.equal(res.body.data.name, 'Renamed');
+    assert.equal(res.body.data.enabled, false);
+    assert.equal(res.body.data.has_credentials, true);
+    assert.equal(res.body.data.is_marketplace, true);
+    assert.equal((await patch({})).status, 200, 'an empty change is a no-op');
+    for (const json of [{ kind: 'simulator' }, { is_marketplace: false }, { environment: 'sandbox' }]) {
+      const r = await patch(json);
+      assert.equal(r.status, 400, r.text);
+      assert.equal(r.body.error.code, 'invalid_json');
+    }
+    const dup = await patch({ enabled_methods: ['pix', 'pix'] });
+    assert.equal(dup.body.error.code, 'validation_error');
+    const missing = await app.request('PATCH', '/admin/providers/prv_missing', {
+      json: { enabled: true },
+      headers: as.super_admin,
+    });
+    assert.equal(missing.status, 404);
+    assert.equal(missing.body.error.code, 'not_found');
+  });
+
+  test('GET lists providers oldest first; GET of an unknown id is 404 not_found', async () => {
+    const list = await app.request('GET', '/admin/providers?limit=100', { headers: as.super_admin });
+    assert.equal(list.status, 200);
+    assert.ok(list.body.data.length >= 3);
+    assert.ok(
+      list.body.data.every((p: { has_credentials: unknown }) => typeof p.has_credentials === 'boolean'),
+    );
+    assert.ok(!list.text.includes('ciphertext'));
+    const missing = await app.request('GET', '/admin/providers/prv_nope', { headers: as.super_admin });
+    assert.equal(missing.status, 404);
+    assert.equal(missing.body.error.code, 'not_found');
+  });
+
+  test('SPEC 5.7 roles: super_admin only; tenant_admin and viewer 403 forbidden; no session 401', async () => {
+    const { body } = await create(base);
+    const calls: [string, string, unknown?][] = [
+      ['POST', '/admin/providers', base],
+      ['GET', '/admin/providers'],
+      ['GET', `/admin/providers/${body.data.id}`],
+      ['PATCH', `/admin/providers/${body.data.id}`, { enabled: false }],
+    ];
+    for (const [method, path, json] of calls) {
+      for (const role of ['tenant_admin', 'viewer'] as const) {
+        const res = await app.request(method, path, { json, headers: as[role] });
+        assert.equal(res.status, 403, `${role} ${method} ${path}`);
+        assert.equal(res.body.error.code, 'forbidden');
+      }
+      const anon = await app.request(method, path, { json });
+      assert.equal(anon.status, 401);
+      assert.equal(anon.body.error.code, 'unauthorized');
+    }
+  });
+
+  test('DESIGN.md "Secrets": the credentials never reach the log', () => {
+    assert.ok(app.logs.length > 0);
+    assert.ok(!app.logs.join('\n').includes(SECRET));
+    assert.ok(!app.logs.join('\n').includes(KEY.toString('base64')));
+  });
+});
+
+describe('providers without CREDENTIALS_ENCRYPTION_KEY on DATABASE_URL (docs/decisions.md "Admin")', () => {
+  let app: TestApp;
+  let as: Awaited<ReturnType<typeof roleTokens>>;
+  before(async () => {
+    const { CREDENTIALS_ENCRYPTION_KEY: _key, ...withoutKey } = env;
+    app = await startTestApp(withoutKey);
+    as = await roleTokens(app, ADMIN);
+  });
+  after(() => app.close());
+
+  test('creating with credentials is 422 validation_error and writes nothing; without them it works', async () => {
+    const base = { name: 'No key', kind: 'external', environment: 'sandbox', enabled_methods: ['boleto'] };
+    const refused = await app.request('POST', '/admin/providers', {
+      json: { ...base, credentials: { api_key: SECRET } },
+      headers: as.super_admin,
+    });
+    assert.equal(refused.status, 422, refused.text);
+    assert.equal(refused.body.error.code, 'validation_error');
+    assert.match(refused.body.error.message, /CREDENTIALS_ENCRYPTION_KEY/);
+    const count = await app.gateway.ctx.db
+      .selectFrom('providers')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(count.n), 0, 'the simulator is off with DATABASE_URL, and nothing was written');
+    const ok = await app.request('POST', '/admin/providers', { json: base, headers: as.super_admin });
+    assert.equal(ok.status, 201, ok.text);
+    assert.equal(ok.body.data.has_credentials, false);
+  });
+});
+
+describe('simulator bootstrap (SPEC 2.8, last line)', () => {
+  let app: TestApp;
+  let as: Awaited<ReturnType<typeof roleTokens>>;
+  before(async () => {
+    app = await startTestApp({ ...env, ENABLE_SIMULATOR: 'true' });
+    as = await roleTokens(app, ADMIN);
+  });
+  after(() => app.close());
+
+  test('ENABLE_SIMULATOR=true: the simulator provider and its global pix and boleto rules exist at start', async () => {
+    const p = await app.request('GET', '/admin/providers/prv_simulator', { headers: as.super_admin });
+    assert.equal(p.status, 200, p.text);
+    assert.deepEqual(
+      { kind: p.body.data.kind, environment: p.body.data.environment, methods: p.body.data.enabled_methods },
+      { kind: 'simulator', environment: 'sandbox', methods: ['pix', 'boleto'] },
+    );
+    const rules = await app.request('GET', '/admin/rules', { headers: as.super_admin });
+    assert.deepEqual(
+      rules.body.data.map((r: { method: string; tenant_id: null; provider_id: string }) => [
+        r.method,
+        r.tenant_id,
+        r.provider_id,
+      ]),
+      [
+        ['pix', null, 'prv_simulator'],
+        ['boleto', null, 'prv_simulator'],
+      ],
+    );
+  });
+});

@@ -1,0 +1,232 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import {
+  ADMIN_EMAIL,
+  ADMIN_PASSWORD,
+  adminClient,
+  assertError,
+  bearer,
+  idem,
+  logIn,
+  PASSWORD,
+  startAdminApp,
+} from '../support/admin.ts';
+import type { TestApp } from '../support/http.ts';
+
+describe('admin users over HTTP (SPEC 2.7, 5.6, 5.7, 7)', () => {
+  let app: TestApp;
+  let root: string;
+  let rootId: string;
+  let admin: ReturnType<typeof adminClient>;
+  let typeId: string;
+
+  before(async () => {
+    app = await startAdminApp();
+    root = await logIn(app, ADMIN_EMAIL, ADMIN_PASSWORD);
+    admin = adminClient(app, root);
+    typeId = await admin.type();
+    const row = await app.db.db
+      .selectFrom('users')
+      .select('id')
+      .where('email', '=', ADMIN_EMAIL)
+      .executeTakeFirstOrThrow();
+    rootId = row.id;
+  });
+  after(() => app.close());
+
+  const post = (path: string, json?: unknown, headers: Record<string, string> = {}, token = root) =>
+    app.request('POST', path, { headers: { ...bearer(token), ...headers }, json });
+  const get = (path: string, token = root) => app.request('GET', path, { headers: bearer(token) });
+  const login = (email: string, password = PASSWORD) =>
+    app.request('POST', '/admin/sessions', { json: { email, password } });
+
+  test('SPEC 2.7: a user is created with its role and tenant; responses never include the password hash', async () => {
+    const tenant = await admin.tenant(typeId);
+    const email = `New.User-${randomUUID()}@Example.com`;
+    const res = await post(
+      '/admin/users',
+      { email, password: PASSWORD, role: 'viewer', tenant_id: tenant },
+      idem(),
+    );
+    assert.equal(res.status, 201, res.text);
+    assert.deepEqual(Object.keys(res.body.data).sort(), ['email', 'id', 'role', 'status', 'tenant_id']);
+    assert.equal(res.body.data.email, email.toLowerCase());
+    assert.equal(res.body.data.status, 'active');
+    assert.ok(!res.text.includes('$2'), 'no bcrypt hash in the body');
+    const list = await get('/admin/users?limit=100');
+    assert.ok(!list.text.includes('password'), 'no hash in lists');
+    assert.equal((await login(email)).status, 201);
+  });
+
+  test('SPEC 7: e-mails are unique (409 conflict); repeating the same request answers the same user (Idempotency-Replayed)', async () => {
+    const tenant = await admin.tenant(typeId);
+    const body = {
+      email: `dup-${randomUUID()}@example.com`,
+      password: PASSWORD,
+      role: 'viewer',
+      tenant_id: tenant,
+    };
+    const first = await post('/admin/users', body, idem());
+    assert.equal(first.status, 201);
+    const again = await post('/admin/users', body, idem());
+    assert.equal(again.status, 200);
+    assert.equal(again.body.data.id, first.body.data.id);
+    assert.equal(again.headers.get('idempotency-replayed'), 'true');
+    assertError(
+      await post('/admin/users', { ...body, email: body.email.toUpperCase(), role: 'tenant_admin' }, idem()),
+      409,
+      'conflict',
+    );
+    assertError(
+      await post('/admin/users', { ...body, password: 'another long password' }, idem()),
+      409,
+      'conflict',
+    );
+  });
+
+  test('SPEC 7: invalid users are 422 validation_error, unknown fields 400, a missing Idempotency-Key 400', async () => {
+    const tenant = await admin.tenant(typeId);
+    const ok = {
+      email: `v-${randomUUID()}@example.com`,
+      password: PASSWORD,
+      role: 'viewer',
+      tenant_id: tenant,
+    };
+    assertError(await post('/admin/users', ok), 400, 'idempotency_key_required');
+    assertError(await post('/admin/users', { ...ok, tenant_id: null }, idem()), 422, 'validation_error');
+    assertError(
+      await post('/admin/users', { ...ok, tenant_id: 'ten_missing' }, idem()),
+      422,
+      'validation_error',
+    );
+    assertError(await post('/admin/users', { ...ok, password: 'short' }, idem()), 422, 'validation_error');
+    assertError(
+      await post('/admin/users', { ...ok, password: 'é'.repeat(37) }, idem()),
+      422,
+      'validation_error',
+    );
+    assertError(
+      await post('/admin/users', { ...ok, email: 'not an e-mail' }, idem()),
+      422,
+      'validation_error',
+    );
+    assertError(await post('/admin/users', { ...ok, role: 'owner' }, idem()), 422, 'validation_error');
+    assertError(await post('/admin/users', { ...ok, status: 'active' }, idem()), 400, 'invalid_json');
+    assertError(await post('/admin/users', { ...ok, password_hash: 'x' }, idem()), 400, 'invalid_json');
+  });
+
+  test("SPEC 5.7, 4.3: lists are scoped to the caller's tree and paged", async () => {
+    const mine = await admin.tenant(typeId);
+    const child = await admin.tenant(typeId, mine);
+    const other = await admin.tenant(typeId);
+    const me = await admin.user('tenant_admin', mine);
+    const childUser = await admin.user('viewer', child);
+    const otherUser = await admin.user('viewer', other);
+
+    const token = await logIn(app, me.email);
+    const scoped = await get('/admin/users?limit=100', token);
+    assert.equal(scoped.status, 200);
+    assert.deepEqual(scoped.body.data.map((u: { id: string }) => u.id).sort(), [me.id, childUser.id].sort());
+
+    const all = await get('/admin/users?limit=500');
+    assert.equal(all.body.meta.limit, 100);
+    const ids = all.body.data.map((u: { id: string }) => u.id);
+    for (const id of [rootId, me.id, childUser.id, otherUser.id]) assert.ok(ids.includes(id));
+    const page = await get('/admin/users?limit=1&offset=1');
+    assert.deepEqual(page.body.meta, { limit: 1, offset: 1, count: 1 });
+    assert.equal(page.body.data[0].id, ids[1]);
+    assertError(await get('/admin/users?offset=-5'), 422, 'validation_error');
+  });
+
+  test('SPEC 5.6: suspending a user revokes their sessions and refuses login; reactivation allows login, old sessions stay revoked', async () => {
+    const tenant = await admin.tenant(typeId);
+    const u = await admin.user('tenant_admin', tenant);
+    const token = await logIn(app, u.email);
+    const suspended = await post(`/admin/users/${u.id}/suspend`);
+    assert.equal(suspended.status, 200, suspended.text);
+    assert.equal(suspended.body.data.status, 'suspended');
+    assert.equal((await post(`/admin/users/${u.id}/suspend`)).status, 200, 'repeating is a no-op');
+    assertError(await get('/admin/users', token), 401, 'unauthorized');
+    assertError(await login(u.email), 401, 'invalid_credentials');
+
+    const reactivated = await post(`/admin/users/${u.id}/reactivate`);
+    assert.equal(reactivated.status, 200);
+    assert.equal(reactivated.body.data.status, 'active');
+    assertError(await get('/admin/users', token), 401, 'unauthorized');
+    assert.equal((await get('/admin/users', await logIn(app, u.email))).status, 200);
+
+    assertError(await post('/admin/users/usr_missing/suspend'), 404, 'not_found');
+    assertError(await post('/admin/users/usr_missing/reactivate'), 404, 'not_found');
+  });
+
+  test('SPEC 7 cannot_suspend_self: a super_admin cannot suspend their own user', async () => {
+    assertError(await post(`/admin/users/${rootId}/suspend`), 409, 'cannot_suspend_self');
+    assert.equal((await get('/admin/users')).status, 200, 'still logged in');
+  });
+
+  test('SPEC 5.6: a user changes their own password; every session of theirs ends; the old password stops working', async () => {
+    const tenant = await admin.tenant(typeId);
+    for (const role of ['viewer', 'tenant_admin']) {
+      const u = await admin.user(role, tenant);
+      const token = await logIn(app, u.email);
+      const other = await logIn(app, u.email);
+      const newPassword = `new password ${randomUUID()}`;
+      const res = await post(`/admin/users/${u.id}/password`, { password: newPassword }, {}, token);
+      assert.equal(res.status, 204, res.text);
+      assertError(await get('/admin/tenants', token), 401, 'unauthorized');
+      assertError(await get('/admin/tenants', other), 401, 'unauthorized');
+      assertError(await login(u.email), 401, 'invalid_credentials');
+      assert.equal((await login(u.email, newPassword)).status, 201);
+    }
+  });
+
+  test("SPEC 5.7: a super_admin changes anyone's password; others get 403 inside their tree and 404 outside", async () => {
+    const mine = await admin.tenant(typeId);
+    const other = await admin.tenant(typeId);
+    const tenantAdmin = await admin.user('tenant_admin', mine);
+    const colleague = await admin.user('viewer', mine);
+    const stranger = await admin.user('viewer', other);
+    const token = await logIn(app, tenantAdmin.email);
+
+    assertError(
+      await post(`/admin/users/${colleague.id}/password`, { password: PASSWORD }, {}, token),
+      403,
+      'forbidden',
+    );
+    assertError(
+      await post(`/admin/users/${stranger.id}/password`, { password: PASSWORD }, {}, token),
+      404,
+      'not_found',
+    );
+    assertError(
+      await post(`/admin/users/${rootId}/password`, { password: PASSWORD }, {}, token),
+      404,
+      'not_found',
+    );
+    assertError(
+      await post('/admin/users/usr_missing/password', { password: PASSWORD }, {}, token),
+      404,
+      'not_found',
+    );
+
+    const changed = await post(`/admin/users/${colleague.id}/password`, { password: 'set by the admin 1' });
+    assert.equal(changed.status, 204);
+    assert.equal((await login(colleague.email, 'set by the admin 1')).status, 201);
+    assertError(await post('/admin/users/usr_missing/password', { password: PASSWORD }), 404, 'not_found');
+    assertError(
+      await post(`/admin/users/${stranger.id}/password`, { password: 'short' }),
+      422,
+      'validation_error',
+    );
+    assertError(
+      await post(`/admin/users/${stranger.id}/password`, { password: PASSWORD, old: 'x' }),
+      400,
+      'invalid_json',
+    );
+
+    // A suspended user's password cannot change (the state table refuses it).
+    assert.equal((await post(`/admin/users/${stranger.id}/suspend`)).status, 200);
+    assertError(await post(`/admin/users/${stranger.id}/password`, { password: PASSWORD }), 409, 'conflict');
+  });
+});

@@ -1,0 +1,126 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import fc from 'fast-check';
+import { fold } from '../../src/aggregates/decider.ts';
+import {
+  type CreateProvider,
+  type ProviderCommand,
+  type ProviderEvent,
+  provider,
+  providerTransitions,
+} from '../../src/aggregates/provider.ts';
+import { scenario } from '../support/given-when-then.ts';
+
+const create: CreateProvider = {
+  kind: 'create',
+  providerId: 'prv_1',
+  name: 'Acme',
+  providerKind: 'external',
+  environment: 'production',
+  enabledMethods: ['pix'],
+  isMarketplace: false,
+  credentialsCiphertext: 'v1.a.b.c',
+};
+const created: ProviderEvent = {
+  type: 'Provider.Created',
+  data: {
+    provider_id: 'prv_1',
+    name: 'Acme',
+    kind: 'external',
+    environment: 'production',
+    enabled_methods: ['pix'],
+    is_marketplace: false,
+    credentials_ciphertext: 'v1.a.b.c',
+  },
+};
+
+describe('provider decider (SPEC 2.7)', () => {
+  test('creation records the facts and only the sealed credentials', () => {
+    const state = scenario(provider).given([]).when(create).thenEmits([created]);
+    assert.equal(state.status === 'active' && state.enabled, true);
+  });
+
+  test('SPEC 2.7: [] disables all methods; duplicates are 422 validation_error', () => {
+    scenario(provider)
+      .given([])
+      .when({ ...create, enabledMethods: [] })
+      .thenEmits([{ ...created, data: { ...created.data, enabled_methods: [] } }]);
+    scenario(provider)
+      .given([])
+      .when({ ...create, enabledMethods: ['pix', 'pix'] })
+      .thenFails('validation_error');
+    scenario(provider)
+      .given([created])
+      .when({ kind: 'update', enabledMethods: ['boleto', 'boleto'] })
+      .thenFails('validation_error');
+  });
+
+  test('SPEC 1: a simulator is sandbox only; names follow SPEC 8 (422 validation_error)', () => {
+    scenario(provider)
+      .given([])
+      .when({ ...create, providerKind: 'simulator', environment: 'production' })
+      .thenFails('validation_error');
+    scenario(provider)
+      .given([])
+      .when({ ...create, name: 'x' })
+      .thenFails('validation_error');
+  });
+
+  test('update: 404 not_found before creation; only changed fields; nothing changed appends nothing', () => {
+    scenario(provider).given([]).when({ kind: 'update', enabled: false }).thenFails('not_found');
+    scenario(provider)
+      .given([created])
+      .when({ kind: 'update', enabled: false, name: 'Acme', enabledMethods: ['pix', 'boleto'] })
+      .thenEmits([
+        {
+          type: 'Provider.Updated',
+          data: { provider_id: 'prv_1', enabled: false, enabled_methods: ['pix', 'boleto'] },
+        },
+      ]);
+    scenario(provider).given([created]).when({ kind: 'update', enabled: true, name: 'Acme' }).thenEmits([]);
+  });
+
+  test('a repeated creation: same facts is a no-op (bootstrap race), other facts 409 conflict', () => {
+    scenario(provider)
+      .given([created])
+      .when({ ...create, credentialsCiphertext: 'v1.x.y.z' })
+      .thenEmits([]);
+    scenario(provider)
+      .given([created])
+      .when({ ...create, name: 'Other' })
+      .thenFails('conflict');
+  });
+
+  test('state table (property): kind, environment and is_marketplace never change; table cells hold', () => {
+    const command: fc.Arbitrary<ProviderCommand> = fc.oneof(
+      fc.constant(create),
+      fc.record({
+        kind: fc.constant('update' as const),
+        name: fc.option(fc.constantFrom('Acme', 'Beta', ''), { nil: undefined }),
+        enabled: fc.option(fc.boolean(), { nil: undefined }),
+        enabledMethods: fc.option(fc.subarray(['pix', 'boleto'] as const), { nil: undefined }),
+      }),
+    );
+    fc.assert(
+      fc.property(fc.array(command, { maxLength: 20 }), (commands) => {
+        const history: ProviderEvent[] = [];
+        for (const c of commands) {
+          const before = fold(provider, history);
+          const move = providerTransitions[before.status][c.kind];
+          const decision = provider.decide(c, before, { now: new Date() });
+          if ('refuse' in move) assert.ok(!Array.isArray(decision));
+          if (Array.isArray(decision)) history.push(...decision);
+          const after = fold(provider, history);
+          if (after.status === 'active') {
+            assert.deepEqual(
+              [after.kind, after.environment, after.isMarketplace],
+              ['external', 'production', false],
+            );
+            assert.equal(after.credentialsCiphertext, 'v1.a.b.c');
+          }
+        }
+        assert.ok(history.slice(1).every((e) => e.type === 'Provider.Updated'));
+      }),
+    );
+  });
+});
