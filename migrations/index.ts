@@ -4,6 +4,8 @@ import * as m0002 from './0002_stream_catalog.ts';
 import * as m0003 from './0003_identity.ts';
 import * as m0004 from './0004_providers_rules.ts';
 import * as m0005 from './0005_settings_audit.ts';
+import * as m0006 from './0006_transactions.ts';
+import * as m0007 from './0007_cost_centers.ts';
 
 /** Every migration, in order. Kept as static imports so the same list works under tsx and a bundle. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +14,6 @@ export const migrations: Record<string, Migration> = {
   '0003_identity': m0003,
   '0004_providers_rules': m0004,
   '0005_settings_audit': m0005,
+  '0006_transactions': m0006,
+  '0007_cost_centers': m0007,
 };

@@ -98,6 +98,12 @@ const schema = z
         return key.length === 32 && key.toString('base64') === v;
       }, 'must be base64 of exactly 32 bytes')
       .optional(),
+    /**
+     * SPEC 2.2: signs charge links (`document_url`); at least 32 characters, the same on every instance.
+     * Unset: generated into `<CALEBE_DATA_DIR>/document.key` with the embedded database; required with
+     * DATABASE_URL (src/charge-page/signing-secret.ts, docs/decisions.md "Charges").
+     */
+    DOCUMENT_SIGNING_SECRET: z.string().min(32, 'must have at least 32 characters').optional(),
     /** SPEC 2.8: the simulator and its global rules. Unset: on without DATABASE_URL, off with it. */
     ENABLE_SIMULATOR: z
       .enum(['true', 'false'], { error: 'must be true or false' })

@@ -15,6 +15,7 @@ export const REDACT_PATHS = [
   'BOOTSTRAP_ADMIN_PASSWORD',
   'REDIS_URL',
   'EVENTSTORE_URL',
+  'DOCUMENT_SIGNING_SECRET',
   'CREDENTIALS_ENCRYPTION_KEY',
   '*.credentials_ciphertext',
 ];

@@ -1,6 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readOrCreateSecretFile } from './secret-file.ts';
 
 /**
  * Provider credentials at rest (DESIGN.md "Secrets", SPEC 5.6): AES-256-GCM with the provider id as
@@ -70,8 +69,7 @@ const cache = new WeakMap<CredentialsKeyConfig, Promise<Buffer | undefined>>();
 /**
  * The key that seals provider credentials. Configured: `CREDENTIALS_ENCRYPTION_KEY`. Embedded database
  * without it: generated once into `<CALEBE_DATA_DIR>/credentials.key` (mode 0600) beside the data it
- * protects; written to a temporary file then hard-linked (link refuses an existing name), so two processes
- * starting at once agree on one complete key. With DATABASE_URL and no key:
+ * protects (see readOrCreateSecretFile: concurrent starts agree on one key). With DATABASE_URL and no key:
  * undefined, and storing credentials is refused (docs/decisions.md "Admin").
  */
 export function credentialsKey(config: CredentialsKeyConfig): Promise<Buffer | undefined> {
@@ -90,18 +88,10 @@ async function resolveKey(config: CredentialsKeyConfig): Promise<Buffer | undefi
     return key;
   }
   if (config.DATABASE_URL) return undefined;
-  await mkdir(config.CALEBE_DATA_DIR, { recursive: true });
-  const file = join(config.CALEBE_DATA_DIR, 'credentials.key');
-  const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}`;
-  await writeFile(temp, randomBytes(CREDENTIALS_KEY_BYTES).toString('base64'), { flag: 'wx', mode: 0o600 });
-  try {
-    await link(temp, file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  } finally {
-    await unlink(temp);
-  }
-  const key = parseCredentialsKey((await readFile(file, 'utf8')).trim());
-  if (!key) throw new Error(`${file} does not hold base64 of 32 bytes`);
+  const stored = await readOrCreateSecretFile(config.CALEBE_DATA_DIR, 'credentials.key', () =>
+    randomBytes(CREDENTIALS_KEY_BYTES).toString('base64'),
+  );
+  const key = parseCredentialsKey(stored);
+  if (!key) throw new Error(`${config.CALEBE_DATA_DIR}/credentials.key does not hold base64 of 32 bytes`);
   return key;
 }

@@ -135,6 +135,71 @@ export interface AuditLogTable {
   after: unknown;
 }
 
+/** A cost center (SPEC 4.12; src/projections/cost-centers.ts): per tenant, the same in test and production. */
+export interface CostCentersTable {
+  id: string;
+  tenant_id: string;
+  name: string;
+  active: boolean;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** One charge (SPEC 2.2), projected inline by src/projections/transactions.ts. */
+export interface TransactionsTable {
+  id: string;
+  tenant_id: string;
+  livemode: boolean;
+  method: 'pix' | 'boleto' | 'credit_card';
+  status: 'processing' | 'pending' | 'paid' | 'expired' | 'failed' | 'unknown' | 'refunded';
+  /** bigint in SQL; centavos stay far below 2^53. */
+  amount: ColumnType<string, number, number>;
+  currency: string;
+  reference: string;
+  description: string;
+  simulated: boolean;
+  environment: 'sandbox' | 'production';
+  provider_id: string | null;
+  subaccount_id: string | null;
+  provider_reference: string | null;
+  cost_center_id: string | null;
+  callback_url: string | null;
+  pix_copy_paste: string | null;
+  pix_qr_code: string | null;
+  expires_at: Timestamp | null;
+  /** `YYYY-MM-DD` (a business date in America/Sao_Paulo), stored as text. */
+  boleto_due_date: string | null;
+  boleto_url: string | null;
+  boleto_digitable_line: string | null;
+  boleto_barcode: string | null;
+  boleto_pix_copy_paste: string | null;
+  boleto_pix_expires_at: Timestamp | null;
+  failure_code: string | null;
+  provider_error_code: string | null;
+  provider_error_message: string | null;
+  provider_http_status: number | null;
+  paid_with: 'pix' | 'boleto' | null;
+  paid_at: Timestamp | null;
+  duplicate_payment_at: Timestamp | null;
+  refund_status: string | null;
+  /** The stream version after the last applied event: consumers order and deduplicate updates by it. */
+  sequence: ColumnType<string, number, number>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** SPEC 2.3: the creation snapshot of a charge (payer personal data; never in listings). */
+export interface TransactionRequestsTable {
+  transaction_id: string;
+  tenant_id: string;
+  livemode: boolean;
+  source: 'captured' | 'legacy_partial';
+  request: unknown;
+  provider_request: unknown;
+  missing_fields: string[];
+  created_at: Timestamp;
+}
+
 export interface Database {
   streams: StreamsTable;
   events: EventsTable;
@@ -148,4 +213,7 @@ export interface Database {
   audit_log: AuditLogTable;
   providers: ProvidersTable;
   routing_rules: RoutingRulesTable;
+  transactions: TransactionsTable;
+  transaction_requests: TransactionRequestsTable;
+  cost_centers: CostCentersTable;
 }

@@ -1,10 +1,12 @@
 import { apiKeyEvents } from '../aggregates/api-key.ts';
+import { costCenterEvents } from '../aggregates/cost-center.ts';
 import { paymentSettingsEvents } from '../aggregates/payment-settings.ts';
 import { providerEvents } from '../aggregates/provider.ts';
 import { routingRuleEvents } from '../aggregates/routing-rule.ts';
 import { sessionEvents } from '../aggregates/session.ts';
 import { tenantEvents } from '../aggregates/tenant.ts';
 import { tenantTypeEvents } from '../aggregates/tenant-type.ts';
+import { transactionEvents } from '../aggregates/transaction.ts';
 import { userEvents } from '../aggregates/user.ts';
 import { EventRegistry } from './event-registry.ts';
 
@@ -19,5 +21,7 @@ export function createEventRegistry(): EventRegistry {
     ...providerEvents,
     ...routingRuleEvents,
     ...paymentSettingsEvents,
+    ...transactionEvents,
+    ...costCenterEvents,
   ]);
 }

@@ -56,7 +56,9 @@ function fromValidation(error: FastifyError, request: FastifyRequest): ApiError 
 export function toApiError(error: unknown, request: FastifyRequest): ApiError | undefined {
   if (error instanceof ApiError) return error;
   if (error instanceof DomainError) {
-    return isErrorCode(error.code) ? new ApiError(error.code, error.message) : undefined;
+    if (!isErrorCode(error.code)) return undefined;
+    const param = error.details.param;
+    return new ApiError(error.code, error.message, typeof param === 'string' ? { param } : {});
   }
   const e = error as FastifyError;
   if (hasZodFastifySchemaValidationErrors(e)) return fromValidation(e, request);

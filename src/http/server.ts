@@ -17,6 +17,7 @@ import { BODY_LIMIT, useStrictJsonBodies } from './json-body.ts';
 import { describeRoutes, registerOpenApi } from './openapi.ts';
 import { registerApiKeyRoutes } from './routes/api-keys.ts';
 import { registerAuditRoutes } from './routes/audit.ts';
+import { registerCostCenterRoutes } from './routes/cost-centers.ts';
 import { registerHealthRoutes } from './routes/health.ts';
 import { registerProviderRoutes } from './routes/providers.ts';
 import { registerRuleRoutes } from './routes/rules.ts';
@@ -86,5 +87,6 @@ export async function buildHttpServer({ ctx, authenticators }: HttpDeps): Promis
   registerApiKeyRoutes(app, ctx);
   registerTenantRoutes(app, ctx);
   registerUserRoutes(app, ctx);
+  registerCostCenterRoutes(app, ctx);
   return app;
 }

@@ -104,6 +104,11 @@ function beforeAfter(event: RecordedEvent): { before: unknown; after: unknown } 
       after: { allow_live_payments: d.allow_live_payments },
     };
   }
+  if (event.type === 'Transaction.Reserved' && event.data !== null && typeof event.data === 'object') {
+    // The creation snapshot holds payer personal data (SPEC 2.2 rule 4, 2.3): it stays in its own resource.
+    const { request: _r, provider_request: _p, ...facts } = event.data as Record<string, unknown>;
+    return { before: null, after: stripSecrets(facts) ?? null };
+  }
   return { before: null, after: stripSecrets(event.data) ?? null };
 }
 

@@ -1,11 +1,13 @@
 import { apiKeysProjection } from './api-keys.ts';
 import { auditProjection } from './audit.ts';
+import { costCentersProjection } from './cost-centers.ts';
 import type { Projection } from './projection.ts';
 import { providersProjection } from './providers.ts';
 import { routingRulesProjection } from './routing-rules.ts';
 import { sessionsProjection } from './sessions.ts';
 import { streamCatalog } from './stream-catalog.ts';
 import { tenantsProjection } from './tenants.ts';
+import { transactionsProjection } from './transactions.ts';
 import { usersProjection } from './users.ts';
 
 /**
@@ -19,6 +21,8 @@ export const inlineProjections: readonly Projection[] = [
   sessionsProjection,
   providersProjection,
   routingRulesProjection,
+  transactionsProjection,
+  costCentersProjection,
 ];
 
 /** Read models that may trail the log: summaries, catalogs, fan-out. */

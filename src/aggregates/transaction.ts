@@ -1,0 +1,967 @@
+import { z } from 'zod';
+import { defineEvent } from '../events/event-registry.ts';
+import type { ErrorCode } from '../http/errors.ts';
+import { type DecideContext, type Decider, DomainError, type DomainEvent } from './decider.ts';
+import type { TransitionTable } from './transition-table.ts';
+
+/**
+ * A charge (SPEC 2.2, 2.3, 3.1; stream `transaction-<txn_id>`, ids from `newId('txn')` in the command).
+ * Reserve -> call -> record outcome (DESIGN.md): the reservation is committed before any provider call, and
+ * `unknown` is a real state, resolved only by a refresh that finds the charge at the provider.
+ *
+ * Event contract (all payloads carry `transaction_id`; timestamps are ISO 8601 UTC taken from ctx.now):
+ *   Transaction.Reserved v1            -> processing. The facts of the charge: tenant_id, livemode, method,
+ *       amount, currency, reference, description, cost_center_id, callback_url, provider_id, subaccount_id,
+ *       environment, simulated, idempotency_key_sha256 (never the key), expires_in (pix) | boleto options,
+ *       reserved_at; plus the SPEC 2.3 snapshot `request` (normalized, with customer: personal data) and
+ *       `provider_request` (null for the simulator).
+ *   Transaction.Issued v1              -> pending. The provider's artifacts: provider_reference,
+ *       pix_copy_paste, pix_qr_code, expires_at, boleto_url, boleto_digitable_line, boleto_barcode,
+ *       boleto_pix_copy_paste, boleto_pix_expires_at; source `creation` | `refresh`.
+ *   Transaction.Refused v1             -> failed. failure_code, provider_reference, sanitized diagnostics
+ *       provider_error_code (1-10 digits), provider_error_message (static, <= 400), provider_http_status.
+ *   Transaction.Unconfirmed v1         -> unknown. reason `uncertain_answer` | `processing_timeout`,
+ *       provider_reference (when an incomplete answer had one), sanitized diagnostics.
+ *   Transaction.PaymentProcessing v1   -> processing. A boleto intent (provider status 2), not a settlement.
+ *   Transaction.AwaitingPayment v1     -> pending. The provider reports the boleto open again.
+ *   Transaction.Paid v1                -> paid. paid_with `pix` | `boleto`, paid_at, duplicate_payment_at,
+ *       source `provider` | `simulation`.
+ *   Transaction.Expired v1             -> expired. source `provider` | `deadline` | `simulation`.
+ *   Transaction.Refunded v1            -> refunded. refund_status, source `refund` | `provider`.
+ *   Transaction.DueDateChanged v1      -> pending (stays). boleto_due_date, previous_due_date.
+ */
+
+export const TRANSACTION_STATUSES = [
+  'processing',
+  'pending',
+  'paid',
+  'expired',
+  'failed',
+  'unknown',
+  'refunded',
+] as const;
+export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
+export const CHARGE_METHODS = ['pix', 'boleto'] as const;
+export type ChargeMethod = (typeof CHARGE_METHODS)[number];
+
+const MAX_AMOUNT = 100_000_000;
+const txnId = z.string().startsWith('txn_');
+const instant = z.iso.datetime({ offset: true });
+const isoDate = z.iso.date();
+const digits = (min: number, max: number) => z.string().regex(new RegExp(`^[0-9]{${min},${max}}$`));
+
+/** SPEC 2.2 rules 2-3, SPEC 8 "Diagnostics": sanitized, value-or-null, never raw provider text. */
+const diagnostics = {
+  provider_error_code: digits(1, 10).nullable(),
+  provider_error_message: z.string().max(400).nullable(),
+  provider_http_status: z.number().int().min(100).max(599).nullable(),
+};
+const diagnosticsSchema = z.strictObject(diagnostics);
+export type Diagnostics = z.infer<typeof diagnosticsSchema>;
+
+const address = z.strictObject({
+  zip_code: z.string(),
+  street: z.string(),
+  number: z.string(),
+  complement: z.string().optional(),
+  district: z.string(),
+  city: z.string(),
+  state: z.string(),
+});
+const customer = z.strictObject({
+  name: z.string().optional(),
+  document: z.string().optional(),
+  email: z.string().optional(),
+  phone: z.string().optional(),
+  address: address.optional(),
+});
+const boletoOptions = z.strictObject({
+  due_date: isoDate,
+  instruction: z.string().nullable(),
+  penalty_rate: z.number().min(0).max(100),
+  interest_rate: z.number().min(0).max(100),
+  cancel_after_due: z.boolean(),
+  days_before_cancel: z.number().int().min(0).max(120),
+});
+export type BoletoOptions = z.infer<typeof boletoOptions>;
+
+/** SPEC 2.3 `request`: the normalized creation object, tenant resolved, defaults applied, original values. */
+const requestSnapshot = z.strictObject({
+  tenant_id: z.string(),
+  method: z.enum(CHARGE_METHODS),
+  amount: z.number().int(),
+  reference: z.string(),
+  description: z.string(),
+  customer,
+  expires_in: z.number().int().optional(),
+  boleto: z
+    .strictObject({
+      due_date: isoDate,
+      instruction: z.string().optional(),
+      penalty_rate: z.number().optional(),
+      interest_rate: z.number().optional(),
+      cancel_after_due: z.boolean().optional(),
+      days_before_cancel: z.number().int().optional(),
+    })
+    .optional(),
+  cost_center_id: z.string().optional(),
+  callback_url: z.string().optional(),
+});
+export type TransactionRequestSnapshot = z.infer<typeof requestSnapshot>;
+
+const reservedData = z.strictObject({
+  transaction_id: txnId,
+  tenant_id: z.string().startsWith('ten_'),
+  livemode: z.boolean(),
+  method: z.enum(CHARGE_METHODS),
+  amount: z.number().int().min(1).max(MAX_AMOUNT),
+  currency: z.literal('BRL'),
+  reference: z.string(),
+  description: z.string(),
+  cost_center_id: z.string().nullable(),
+  callback_url: z.string().nullable(),
+  /** null only for test-mode charges, which never reach a provider (SPEC 1, 5.2). */
+  provider_id: z.string().startsWith('prv_').nullable(),
+  subaccount_id: z.string().nullable(),
+  environment: z.enum(['sandbox', 'production']),
+  simulated: z.boolean(),
+  /** sha256 of the Idempotency-Key: links the charge to its claim; the key itself is never stored here. */
+  idempotency_key_sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  /** Pix: effective seconds (default 3600). Boleto: null. */
+  expires_in: z.number().int().min(60).max(86_400).nullable(),
+  /** Boleto: effective options (defaults applied). Pix: null. */
+  boleto: boletoOptions.nullable(),
+  reserved_at: instant,
+  request: requestSnapshot,
+  /** The body prepared for the provider by the issuance builders; null for the simulator and test mode. */
+  provider_request: z.record(z.string(), z.unknown()).nullable(),
+});
+export type TransactionReservedData = z.infer<typeof reservedData>;
+
+const artifacts = z.strictObject({
+  provider_reference: z.string().min(1).nullable(),
+  pix_copy_paste: z.string().nullable(),
+  pix_qr_code: z.string().nullable(),
+  expires_at: instant.nullable(),
+  boleto_url: z.string().nullable(),
+  boleto_digitable_line: digits(47, 48).nullable(),
+  boleto_barcode: digits(44, 44).nullable(),
+  boleto_pix_copy_paste: z.string().nullable(),
+  boleto_pix_expires_at: instant.nullable(),
+});
+export type TransactionArtifacts = z.infer<typeof artifacts>;
+
+const issuedData = z.strictObject({
+  transaction_id: txnId,
+  source: z.enum(['creation', 'refresh']),
+  ...artifacts.shape,
+});
+const refusedData = z.strictObject({
+  transaction_id: txnId,
+  failure_code: z.string().min(1),
+  provider_reference: z.string().min(1).nullable(),
+  ...diagnostics,
+});
+const unconfirmedData = z.strictObject({
+  transaction_id: txnId,
+  reason: z.enum(['uncertain_answer', 'processing_timeout']),
+  provider_reference: z.string().min(1).nullable(),
+  ...diagnostics,
+});
+const idOnly = z.strictObject({ transaction_id: txnId });
+const paidData = z.strictObject({
+  transaction_id: txnId,
+  paid_with: z.enum(CHARGE_METHODS),
+  paid_at: instant,
+  duplicate_payment_at: instant.nullable(),
+  source: z.enum(['provider', 'simulation']),
+});
+const expiredData = z.strictObject({
+  transaction_id: txnId,
+  source: z.enum(['provider', 'deadline', 'simulation']),
+});
+const refundedData = z.strictObject({
+  transaction_id: txnId,
+  /** SPEC 4.8 `refund.status`; values beyond `succeeded` are not shown (docs/decisions.md "Charges"). */
+  refund_status: z.enum(['succeeded']),
+  source: z.enum(['refund', 'provider']),
+});
+const dueDateChangedData = z.strictObject({
+  transaction_id: txnId,
+  boleto_due_date: isoDate,
+  previous_due_date: isoDate,
+});
+
+export const transactionEvents = [
+  defineEvent({ type: 'Transaction.Reserved', version: 1, schema: reservedData }),
+  defineEvent({ type: 'Transaction.Issued', version: 1, schema: issuedData }),
+  defineEvent({ type: 'Transaction.Refused', version: 1, schema: refusedData }),
+  defineEvent({ type: 'Transaction.Unconfirmed', version: 1, schema: unconfirmedData }),
+  defineEvent({ type: 'Transaction.PaymentProcessing', version: 1, schema: idOnly }),
+  defineEvent({ type: 'Transaction.AwaitingPayment', version: 1, schema: idOnly }),
+  defineEvent({ type: 'Transaction.Paid', version: 1, schema: paidData }),
+  defineEvent({ type: 'Transaction.Expired', version: 1, schema: expiredData }),
+  defineEvent({ type: 'Transaction.Refunded', version: 1, schema: refundedData }),
+  defineEvent({ type: 'Transaction.DueDateChanged', version: 1, schema: dueDateChangedData }),
+];
+
+export type TransactionEvent =
+  | DomainEvent<'Transaction.Reserved', TransactionReservedData>
+  | DomainEvent<'Transaction.Issued', z.infer<typeof issuedData>>
+  | DomainEvent<'Transaction.Refused', z.infer<typeof refusedData>>
+  | DomainEvent<'Transaction.Unconfirmed', z.infer<typeof unconfirmedData>>
+  | DomainEvent<'Transaction.PaymentProcessing', z.infer<typeof idOnly>>
+  | DomainEvent<'Transaction.AwaitingPayment', z.infer<typeof idOnly>>
+  | DomainEvent<'Transaction.Paid', z.infer<typeof paidData>>
+  | DomainEvent<'Transaction.Expired', z.infer<typeof expiredData>>
+  | DomainEvent<'Transaction.Refunded', z.infer<typeof refundedData>>
+  | DomainEvent<'Transaction.DueDateChanged', z.infer<typeof dueDateChangedData>>;
+
+export type TransactionEventType = TransactionEvent['type'];
+
+export interface TransactionFacts {
+  readonly status: TransactionStatus;
+  readonly reserved: TransactionReservedData;
+  readonly artifacts: TransactionArtifacts;
+  readonly failureCode: string | null;
+  readonly diagnostics: Diagnostics;
+  readonly paidWith: ChargeMethod | null;
+  readonly paidAt: string | null;
+  readonly duplicatePaymentAt: string | null;
+  readonly refundStatus: 'succeeded' | null;
+  readonly boletoDueDate: string | null;
+}
+export type TransactionState = { readonly status: 'none' } | TransactionFacts;
+
+// ---------------------------------------------------------------------------------------------- commands
+
+export interface ReserveTransaction {
+  readonly kind: 'reserve';
+  readonly transactionId: string;
+  readonly tenantId: string;
+  readonly livemode: boolean;
+  readonly method: ChargeMethod;
+  readonly amount: number;
+  readonly reference: string;
+  readonly description: string;
+  readonly costCenterId: string | null;
+  readonly callbackUrl: string | null;
+  readonly providerId: string | null;
+  readonly subaccountId: string | null;
+  readonly environment: 'sandbox' | 'production';
+  readonly simulated: boolean;
+  readonly idempotencyKeySha256: string;
+  /** Pix: effective seconds; boleto: null. */
+  readonly expiresIn: number | null;
+  readonly boleto: BoletoOptions | null;
+  readonly request: TransactionRequestSnapshot;
+  readonly providerRequest: Readonly<Record<string, unknown>> | null;
+}
+
+/** The provider answered at creation with an open charge. */
+export interface RecordIssued {
+  readonly kind: 'record_issued';
+  readonly artifacts: TransactionArtifacts;
+}
+/** The provider confirmed a refusal (also when its error flag is false but the charge status is a failure). */
+export interface RecordRefused {
+  readonly kind: 'record_refused';
+  readonly failureCode: string;
+  readonly providerReference: string | null;
+  readonly diagnostics: Diagnostics;
+}
+/** Timeout, incomplete answer or unreliable outcome at creation. */
+export interface RecordUncertain {
+  readonly kind: 'record_uncertain';
+  readonly providerReference: string | null;
+  readonly diagnostics: Diagnostics;
+}
+/** The reconciler: a charge left `processing` (crash between reserve and record) becomes `unknown`. */
+export interface MarkUnknown {
+  readonly kind: 'mark_unknown';
+  /** Only a reservation older than this is marked; a younger one is left alone (no-op). */
+  readonly timeoutSeconds: number;
+}
+export interface SimulatePaid {
+  readonly kind: 'simulate_paid';
+}
+export interface SimulateExpired {
+  readonly kind: 'simulate_expired';
+}
+
+/**
+ * A refresh result. `observedStatus` is the local status the refresh read before it queried the provider:
+ * a result based on an older status is dropped (no-op), so concurrent refreshes cannot overwrite a newer
+ * confirmation (SPEC 3.1 "the update is conditioned on the previous status").
+ */
+interface RefreshBase {
+  readonly observedStatus: TransactionStatus;
+}
+/** The provider reports the charge open, with its current artifacts (they confirm an `unknown` charge). */
+export interface RefreshPending extends RefreshBase {
+  readonly kind: 'refresh_pending';
+  readonly artifacts: TransactionArtifacts;
+}
+/** Boleto provider status 2: a payment intent, not a settlement. */
+export interface RefreshProcessing extends RefreshBase {
+  readonly kind: 'refresh_processing';
+  readonly providerReference: string | null;
+}
+export interface RefreshPaid extends RefreshBase {
+  readonly kind: 'refresh_paid';
+  readonly providerReference: string | null;
+  readonly paidWith: ChargeMethod;
+  /** Both the boleto and its Pix were paid (the Pix is refunded automatically). */
+  readonly duplicatePayment: boolean;
+}
+/**
+ * `provider`: the provider reports the charge expired (for a real boleto, the bank's write-off).
+ * `deadline`: no provider status; expired only when `expires_at` has passed, for Pix or simulated charges.
+ */
+export interface RefreshExpired extends RefreshBase {
+  readonly kind: 'refresh_expired';
+  readonly source: 'provider' | 'deadline';
+  readonly providerReference: string | null;
+}
+export interface RefreshRefunded extends RefreshBase {
+  readonly kind: 'refresh_refunded';
+  readonly providerReference: string | null;
+}
+/** The provider confirmed an integral refund requested through SPEC 4.8. */
+export interface RefundTransaction {
+  readonly kind: 'refund';
+  readonly refundStatus: 'succeeded';
+}
+export interface ChangeDueDate {
+  readonly kind: 'change_due_date';
+  readonly dueDate: string;
+}
+
+export type RefreshCommand =
+  | RefreshPending
+  | RefreshProcessing
+  | RefreshPaid
+  | RefreshExpired
+  | RefreshRefunded;
+export type TransactionCommand =
+  | ReserveTransaction
+  | RecordIssued
+  | RecordRefused
+  | RecordUncertain
+  | MarkUnknown
+  | SimulatePaid
+  | SimulateExpired
+  | RefreshCommand
+  | RefundTransaction
+  | ChangeDueDate;
+export type TransactionCommandKind = TransactionCommand['kind'];
+
+// ----------------------------------------------------------------------------------------- state table
+
+/**
+ * State table (SPEC 3.1, 4.6-4.8). Rows: status; columns: command kinds. `=` no-op (nothing appended).
+ * Events are abbreviated: Reserved, Issued, Refused, Unconfirmed, PaymentProcessing (PayProc),
+ * AwaitingPayment (Awaiting), Paid, Expired, Refunded, DueDateChanged (DueDate).
+ *
+ *  state     |reserve   |record_issued|record_refused|record_uncertain|mark_unknown  |simulate_paid|simulate_expired
+ *  ----------+----------+-------------+--------------+----------------+--------------+-------------+----------------
+ *  none      |Reserved  |404 not_found|404 not_found |404 not_found   |404 not_found |404 not_found|404 not_found
+ *            | ->proc(c)|             |              |                |              |             |
+ *  processing|repeat (i)|Issued->pend |Refused->fail |Unconfirmed->unk|Unconfirmed   |409 sim_n_a  |409 sim_n_a
+ *            |          |             |              |                | ->unk (t)    |             |
+ *  pending   |repeat (i)|409 conflict |409 conflict  |409 conflict    |=             |Paid (s)     |Expired (s)
+ *  paid      |repeat (i)|409 conflict |409 conflict  |409 conflict    |=             |409 sim_n_a  |409 sim_n_a
+ *  expired   |repeat (i)|409 conflict |409 conflict  |409 conflict    |=             |409 sim_n_a  |409 sim_n_a
+ *  failed    |repeat (i)|409 conflict |409 conflict  |409 conflict    |=             |409 sim_n_a  |409 sim_n_a
+ *  unknown   |repeat (i)|Issued->pend |Refused->fail |=               |=             |409 sim_n_a  |409 sim_n_a
+ *  refunded  |repeat (i)|409 conflict |409 conflict  |409 conflict    |=             |409 sim_n_a  |409 sim_n_a
+ *
+ *  state     |refresh_pending|refresh_processing|refresh_paid |refresh_expired|refresh_refunded|refund       |change_due_date
+ *  ----------+---------------+------------------+-------------+---------------+----------------+-------------+---------------
+ *  none      |404 not_found  |404 not_found     |404 not_found|404 not_found  |404 not_found   |404 not_found|404 not_found
+ *  processing|Awaiting (r)   |=                 |Paid (r)     |Expired (r)(e) |409 psc         |409 conflict |409 conflict
+ *  pending   |=              |PayProc (b)       |Paid         |Expired (e)    |409 psc         |409 conflict |DueDate (d)
+ *  paid      |409 psc        |409 psc           |=            |409 psc        |Refunded        |Refunded     |409 conflict
+ *  expired   |409 psc        |409 psc           |409 psc      |=              |409 psc         |409 conflict |409 conflict
+ *  failed    |409 psc        |409 psc           |409 psc      |409 psc        |409 psc         |409 conflict |409 conflict
+ *  unknown   |Issued (r)     |PayProc (r)(b)    |Paid (r)     |Expired (r)(e) |409 psc         |409 conflict |409 conflict
+ *  refunded  |409 psc        |409 psc           |409 psc      |409 psc        |=               |=            |409 conflict
+ *
+ *  psc = provider_status_conflict (a regression of a final state, or a refund of an unpaid charge: "only move
+ *  allowed from paid" is refunded and expired/failed/refunded are never reopened); sim_n_a =
+ *  simulation_not_allowed. Every refresh_* cell first applies the staleness rule: when `observedStatus` is
+ *  not the current status the result is dropped (no-op), whatever the cell says.
+ *  (c) creation checks: 422 validation_error for inconsistent facts, 422 provider_pix_sandbox_unsupported.
+ *  (i) a repeated reserve with the same facts is a no-op (a replay); other facts are 409 idempotency_conflict.
+ *  (t) only when the reservation is older than `timeoutSeconds`; otherwise a no-op. Never a provider call.
+ *  (s) only for a simulated charge, else 409 simulation_not_allowed.
+ *  (r) needs a stored external id (`provider_reference`): else 409 reconciliation_required (SPEC 3.1: no
+ *      query without it). A result naming another external id is 502 provider_refresh_failed.
+ *  (b) boleto only: for Pix provider status 2 is not a known status, 502 provider_refresh_failed.
+ *  (e) source `deadline`: only when `expires_at` has passed, for Pix or a simulated charge; otherwise a no-op
+ *      (a real boleto expires only by the bank's write-off).
+ *  (d) boleto only (Pix is 409 conflict); the date must be today..today+365 in America/Sao_Paulo (422
+ *      validation_error); the same date is a no-op.
+ *  Refresh results also check that Paid carries a valid `paid_with` (a Pix paid with boleto is 502
+ *  provider_refresh_failed).
+ */
+type Table = TransitionTable<TransactionStatus, TransactionCommandKind, TransactionEventType>;
+
+const notFound = { refuse: 'not_found' } as const;
+const conflict = { refuse: 'conflict' } as const;
+const psc = { refuse: 'provider_status_conflict' } as const;
+const simNA = { refuse: 'simulation_not_allowed' } as const;
+const noop = { noop: true } as const;
+const repeat = { repeat: 'same_facts_or_conflict' } as const;
+
+/** A row where every refresh result regresses or reopens a final state, except the one naming it. */
+function finalRow(same: 'refresh_expired' | 'refresh_refunded' | null) {
+  return {
+    reserve: repeat,
+    record_issued: conflict,
+    record_refused: conflict,
+    record_uncertain: conflict,
+    mark_unknown: noop,
+    simulate_paid: simNA,
+    simulate_expired: simNA,
+    refresh_pending: psc,
+    refresh_processing: psc,
+    refresh_paid: psc,
+    refresh_expired: same === 'refresh_expired' ? noop : psc,
+    refresh_refunded: same === 'refresh_refunded' ? noop : psc,
+    refund: same === 'refresh_refunded' ? noop : conflict,
+    change_due_date: conflict,
+  } as const;
+}
+
+export const transactionTransitions: Table = {
+  none: {
+    reserve: { emits: 'Transaction.Reserved', to: 'processing' },
+    record_issued: notFound,
+    record_refused: notFound,
+    record_uncertain: notFound,
+    mark_unknown: notFound,
+    simulate_paid: notFound,
+    simulate_expired: notFound,
+    refresh_pending: notFound,
+    refresh_processing: notFound,
+    refresh_paid: notFound,
+    refresh_expired: notFound,
+    refresh_refunded: notFound,
+    refund: notFound,
+    change_due_date: notFound,
+  },
+  processing: {
+    reserve: repeat,
+    record_issued: { emits: 'Transaction.Issued', to: 'pending' },
+    record_refused: { emits: 'Transaction.Refused', to: 'failed' },
+    record_uncertain: { emits: 'Transaction.Unconfirmed', to: 'unknown' },
+    mark_unknown: { emits: 'Transaction.Unconfirmed', to: 'unknown' },
+    simulate_paid: simNA,
+    simulate_expired: simNA,
+    refresh_pending: { emits: 'Transaction.AwaitingPayment', to: 'pending' },
+    refresh_processing: noop,
+    refresh_paid: { emits: 'Transaction.Paid', to: 'paid' },
+    refresh_expired: { emits: 'Transaction.Expired', to: 'expired' },
+    refresh_refunded: psc,
+    refund: conflict,
+    change_due_date: conflict,
+  },
+  pending: {
+    reserve: repeat,
+    record_issued: conflict,
+    record_refused: conflict,
+    record_uncertain: conflict,
+    mark_unknown: noop,
+    simulate_paid: { emits: 'Transaction.Paid', to: 'paid' },
+    simulate_expired: { emits: 'Transaction.Expired', to: 'expired' },
+    refresh_pending: noop,
+    refresh_processing: { emits: 'Transaction.PaymentProcessing', to: 'processing' },
+    refresh_paid: { emits: 'Transaction.Paid', to: 'paid' },
+    refresh_expired: { emits: 'Transaction.Expired', to: 'expired' },
+    refresh_refunded: psc,
+    refund: conflict,
+    change_due_date: { emits: 'Transaction.DueDateChanged', to: 'pending' },
+  },
+  paid: {
+    reserve: repeat,
+    record_issued: conflict,
+    record_refused: conflict,
+    record_uncertain: conflict,
+    mark_unknown: noop,
+    simulate_paid: simNA,
+    simulate_expired: simNA,
+    refresh_pending: psc,
+    refresh_processing: psc,
+    refresh_paid: noop,
+    refresh_expired: psc,
+    refresh_refunded: { emits: 'Transaction.Refunded', to: 'refunded' },
+    refund: { emits: 'Transaction.Refunded', to: 'refunded' },
+    change_due_date: conflict,
+  },
+  expired: finalRow('refresh_expired'),
+  failed: finalRow(null),
+  unknown: {
+    reserve: repeat,
+    record_issued: { emits: 'Transaction.Issued', to: 'pending' },
+    record_refused: { emits: 'Transaction.Refused', to: 'failed' },
+    record_uncertain: noop,
+    mark_unknown: noop,
+    simulate_paid: simNA,
+    simulate_expired: simNA,
+    refresh_pending: { emits: 'Transaction.Issued', to: 'pending' },
+    refresh_processing: { emits: 'Transaction.PaymentProcessing', to: 'processing' },
+    refresh_paid: { emits: 'Transaction.Paid', to: 'paid' },
+    refresh_expired: { emits: 'Transaction.Expired', to: 'expired' },
+    refresh_refunded: psc,
+    refund: conflict,
+    change_due_date: conflict,
+  },
+  refunded: finalRow('refresh_refunded'),
+};
+
+/** Which command kinds are refresh results (subject to the staleness rule). */
+export function isRefresh(command: TransactionCommand): command is RefreshCommand {
+  return command.kind.startsWith('refresh_');
+}
+
+// ------------------------------------------------------------------------------------------ helpers
+
+const SAO_PAULO_OFFSET_MS = -3 * 3600 * 1000; // America/Sao_Paulo has had no DST since 2019.
+
+/** The business date (YYYY-MM-DD) of an instant in America/Sao_Paulo. */
+export function saoPauloDate(at: Date): string {
+  return new Date(at.getTime() + SAO_PAULO_OFFSET_MS).toISOString().slice(0, 10);
+}
+
+function addDays(date: string, days: number): string {
+  const d = new Date(`${date}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + days);
+  return d.toISOString().slice(0, 10);
+}
+
+function isRealDate(date: string): boolean {
+  return isoDate.safeParse(date).success && new Date(`${date}T00:00:00Z`).toISOString().startsWith(date);
+}
+
+function invalid(param: string, message: string): DomainError {
+  return new DomainError('validation_error', message, { param });
+}
+
+function refuse(code: ErrorCode, message: string, details: Record<string, unknown> = {}): DomainError {
+  return new DomainError(code, message, details);
+}
+
+const NO_ARTIFACTS: TransactionArtifacts = {
+  provider_reference: null,
+  pix_copy_paste: null,
+  pix_qr_code: null,
+  expires_at: null,
+  boleto_url: null,
+  boleto_digitable_line: null,
+  boleto_barcode: null,
+  boleto_pix_copy_paste: null,
+  boleto_pix_expires_at: null,
+};
+const NO_DIAGNOSTICS: Diagnostics = {
+  provider_error_code: null,
+  provider_error_message: null,
+  provider_http_status: null,
+};
+
+function reservedFacts(c: ReserveTransaction, now: Date): TransactionReservedData {
+  return {
+    transaction_id: c.transactionId,
+    tenant_id: c.tenantId,
+    livemode: c.livemode,
+    method: c.method,
+    amount: c.amount,
+    currency: 'BRL',
+    reference: c.reference,
+    description: c.description,
+    cost_center_id: c.costCenterId,
+    callback_url: c.callbackUrl,
+    provider_id: c.providerId,
+    subaccount_id: c.subaccountId,
+    environment: c.environment,
+    simulated: c.simulated,
+    idempotency_key_sha256: c.idempotencyKeySha256,
+    expires_in: c.expiresIn,
+    boleto: c.boleto,
+    reserved_at: now.toISOString(),
+    request: c.request,
+    provider_request: c.providerRequest === null ? null : { ...c.providerRequest },
+  };
+}
+
+/** Whether a repeated reserve carries the stored facts (the reservation time aside). */
+export function sameReservation(state: TransactionState, command: TransactionCommand): boolean {
+  if (state.status === 'none' || command.kind !== 'reserve') return false;
+  const { reserved_at: _a, ...stored } = state.reserved;
+  const { reserved_at: _b, ...asked } = reservedFacts(command, new Date(0));
+  return JSON.stringify(sorted(stored)) === JSON.stringify(sorted(asked));
+}
+
+/** A JSON value with object keys sorted and undefined members dropped, as a stored payload reads back. */
+function sorted(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sorted);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([k, v]) => [k, sorted(v)]),
+  );
+}
+
+/** The creation checks (c), in the order a caller would fix them. */
+function reserve(c: ReserveTransaction, now: Date): readonly TransactionEvent[] | DomainError {
+  if (!Number.isSafeInteger(c.amount) || c.amount < 1 || c.amount > MAX_AMOUNT) {
+    return invalid('amount', 'The amount must be an integer of 1 to 100000000 centavos.');
+  }
+  if (!/^[0-9a-f]{64}$/.test(c.idempotencyKeySha256)) {
+    return invalid('idempotency_key', 'The idempotency key digest must be a sha256 hex digest.');
+  }
+  if (c.method === 'pix') {
+    if (c.expiresIn === null || !Number.isInteger(c.expiresIn) || c.expiresIn < 60 || c.expiresIn > 86_400) {
+      return invalid('expires_in', 'A Pix charge needs an effective expires_in of 60 to 86400 seconds.');
+    }
+    if (c.boleto !== null) return invalid('boleto', 'A Pix charge has no boleto options.');
+  } else {
+    if (c.expiresIn !== null) return invalid('expires_in', 'A boleto has no expires_in.');
+    if (c.boleto === null || !isRealDate(c.boleto.due_date)) {
+      return invalid('boleto.due_date', 'A boleto needs a due date (YYYY-MM-DD).');
+    }
+  }
+  // Test-mode charges never reach a provider (SPEC 1, 5.2).
+  if (!c.livemode && !c.simulated) return invalid('simulated', 'A test-mode charge is always simulated.');
+  if (c.providerId === null && c.livemode) return invalid('provider_id', 'A live charge needs a provider.');
+  if (c.simulated && c.providerRequest !== null) {
+    return invalid('provider_request', 'A simulated charge has no provider body (SPEC 2.3).');
+  }
+  if (c.method === 'pix' && !c.simulated && c.environment === 'sandbox') {
+    return refuse('provider_pix_sandbox_unsupported', 'The external provider has no Pix sandbox.');
+  }
+  const r = c.request;
+  if (r.tenant_id !== c.tenantId || r.method !== c.method || r.amount !== c.amount) {
+    return invalid('request', 'The snapshot must carry the tenant, method and amount of the charge.');
+  }
+  const facts = reservedFacts(c, now);
+  const parsed = reservedData.safeParse(facts);
+  if (!parsed.success) {
+    const param = parsed.error.issues[0]?.path.join('.') ?? 'request';
+    return invalid(param, 'The reservation is not a valid charge.');
+  }
+  return [{ type: 'Transaction.Reserved', data: facts }];
+}
+
+/** (r): the external id a refresh result is about. */
+function externalId(state: TransactionFacts, carried: string | null): string | DomainError {
+  const known = state.artifacts.provider_reference;
+  if (known !== null && carried !== null && carried !== known) {
+    return refuse('provider_refresh_failed', 'The provider answered about another charge.', {
+      transaction_id: state.reserved.transaction_id,
+    });
+  }
+  if (known === null) {
+    return refuse('reconciliation_required', 'There is no external id to query; reconcile first.', {
+      transaction_id: state.reserved.transaction_id,
+    });
+  }
+  return known;
+}
+
+function carriedReference(command: TransactionCommand): string | null {
+  switch (command.kind) {
+    case 'refresh_pending':
+      return command.artifacts.provider_reference;
+    case 'refresh_processing':
+    case 'refresh_paid':
+    case 'refresh_expired':
+    case 'refresh_refunded':
+      return command.providerReference;
+    default:
+      return null;
+  }
+}
+
+/** Cells needing an external id (r): processing and unknown rows, refresh columns. */
+function needsExternalId(status: TransactionStatus, command: TransactionCommand): boolean {
+  return (status === 'processing' || status === 'unknown') && isRefresh(command);
+}
+
+type Emit = readonly TransactionEvent[] | DomainError;
+
+/** The event of an `emits` cell, with the cell's own checks. */
+function emit(
+  type: TransactionEventType,
+  s: TransactionFacts,
+  c: TransactionCommand,
+  ctx: DecideContext,
+): Emit {
+  const id = s.reserved.transaction_id;
+  const now = ctx.now;
+  if (needsExternalId(s.status, c)) {
+    const ref = externalId(s, carriedReference(c));
+    if (ref instanceof DomainError) return ref;
+  } else if (isRefresh(c)) {
+    // A pending charge has its external id, unless it is simulated (the simulator answers locally).
+    const carried = carriedReference(c);
+    const known = s.artifacts.provider_reference;
+    if (known !== null && carried !== null && carried !== known) {
+      return refuse('provider_refresh_failed', 'The provider answered about another charge.', {
+        transaction_id: id,
+      });
+    }
+  }
+  switch (type) {
+    case 'Transaction.Issued': {
+      if (c.kind !== 'record_issued' && c.kind !== 'refresh_pending') break;
+      return [
+        {
+          type,
+          data: {
+            transaction_id: id,
+            source: c.kind === 'record_issued' ? 'creation' : 'refresh',
+            ...c.artifacts,
+            provider_reference: c.artifacts.provider_reference ?? s.artifacts.provider_reference,
+          },
+        },
+      ];
+    }
+    case 'Transaction.Refused': {
+      if (c.kind !== 'record_refused') break;
+      return [
+        {
+          type,
+          data: {
+            transaction_id: id,
+            failure_code: c.failureCode,
+            provider_reference: c.providerReference,
+            ...c.diagnostics,
+          },
+        },
+      ];
+    }
+    case 'Transaction.Unconfirmed': {
+      if (c.kind === 'record_uncertain') {
+        return [
+          {
+            type,
+            data: {
+              transaction_id: id,
+              reason: 'uncertain_answer',
+              provider_reference: c.providerReference,
+              ...c.diagnostics,
+            },
+          },
+        ];
+      }
+      if (c.kind !== 'mark_unknown') break;
+      const age = now.getTime() - Date.parse(s.reserved.reserved_at);
+      if (age < c.timeoutSeconds * 1000) return [];
+      return [
+        {
+          type,
+          data: {
+            transaction_id: id,
+            reason: 'processing_timeout',
+            provider_reference: s.artifacts.provider_reference,
+            ...NO_DIAGNOSTICS,
+          },
+        },
+      ];
+    }
+    case 'Transaction.PaymentProcessing':
+      if (s.reserved.method !== 'boleto') {
+        return refuse('provider_refresh_failed', 'Status 2 is not a known Pix status.', {
+          transaction_id: id,
+        });
+      }
+      return [{ type, data: { transaction_id: id } }];
+    case 'Transaction.AwaitingPayment':
+      return [{ type, data: { transaction_id: id } }];
+    case 'Transaction.Paid': {
+      if (c.kind === 'simulate_paid') {
+        if (!s.reserved.simulated) return simulationNotAllowed(id);
+        return [
+          {
+            type,
+            data: {
+              transaction_id: id,
+              paid_with: s.reserved.method,
+              paid_at: now.toISOString(),
+              duplicate_payment_at: null,
+              source: 'simulation',
+            },
+          },
+        ];
+      }
+      if (c.kind !== 'refresh_paid') break;
+      if (s.reserved.method === 'pix' && (c.paidWith !== 'pix' || c.duplicatePayment)) {
+        return refuse('provider_refresh_failed', 'A Pix charge can only be paid by Pix.', {
+          transaction_id: id,
+        });
+      }
+      return [
+        {
+          type,
+          data: {
+            transaction_id: id,
+            paid_with: c.paidWith,
+            paid_at: now.toISOString(),
+            duplicate_payment_at: c.duplicatePayment ? now.toISOString() : null,
+            source: 'provider',
+          },
+        },
+      ];
+    }
+    case 'Transaction.Expired': {
+      if (c.kind === 'simulate_expired') {
+        if (!s.reserved.simulated) return simulationNotAllowed(id);
+        return [{ type, data: { transaction_id: id, source: 'simulation' } }];
+      }
+      if (c.kind !== 'refresh_expired') break;
+      if (c.source === 'deadline') {
+        const deadline = s.artifacts.expires_at;
+        const applies = s.reserved.method === 'pix' || s.reserved.simulated;
+        if (!applies || deadline === null || now.getTime() < Date.parse(deadline)) return [];
+      }
+      return [{ type, data: { transaction_id: id, source: c.source } }];
+    }
+    case 'Transaction.Refunded': {
+      if (c.kind !== 'refund' && c.kind !== 'refresh_refunded') break;
+      return [
+        {
+          type,
+          data: {
+            transaction_id: id,
+            refund_status: 'succeeded',
+            source: c.kind === 'refund' ? 'refund' : 'provider',
+          },
+        },
+      ];
+    }
+    case 'Transaction.DueDateChanged': {
+      if (c.kind !== 'change_due_date') break;
+      const current = s.boletoDueDate;
+      if (s.reserved.method !== 'boleto' || current === null) {
+        return refuse('conflict', 'Only an open boleto has a due date to change.', { transaction_id: id });
+      }
+      const today = saoPauloDate(now);
+      if (!isRealDate(c.dueDate) || c.dueDate < today || c.dueDate > addDays(today, 365)) {
+        return invalid('due_date', 'The due date must be between today and today + 365 days (Sao Paulo).');
+      }
+      if (c.dueDate === current) return [];
+      return [{ type, data: { transaction_id: id, boleto_due_date: c.dueDate, previous_due_date: current } }];
+    }
+    case 'Transaction.Reserved':
+      break;
+  }
+  throw new Error(`transaction state table: ${c.kind} cannot emit ${type} from ${s.status}`);
+}
+
+function simulationNotAllowed(id: string): DomainError {
+  return refuse('simulation_not_allowed', 'Only a pending simulated transaction can be simulated.', {
+    transaction_id: id,
+  });
+}
+
+const REFUSAL_MESSAGES: Partial<Record<ErrorCode, string>> = {
+  not_found: 'The transaction does not exist.',
+  provider_status_conflict: 'The provider update would regress a final state; local state kept.',
+  simulation_not_allowed: 'Only a pending simulated transaction can be simulated.',
+  conflict: 'The transaction is not in a state that allows this operation.',
+};
+
+// ------------------------------------------------------------------------------------------ decider
+
+export const transaction: Decider<TransactionCommand, TransactionEvent, TransactionState> = {
+  initialState: { status: 'none' },
+
+  evolve(state, event) {
+    if (event.type === 'Transaction.Reserved') {
+      return {
+        status: 'processing',
+        reserved: event.data,
+        artifacts: NO_ARTIFACTS,
+        failureCode: null,
+        diagnostics: NO_DIAGNOSTICS,
+        paidWith: null,
+        paidAt: null,
+        duplicatePaymentAt: null,
+        refundStatus: null,
+        boletoDueDate: event.data.boleto?.due_date ?? null,
+      };
+    }
+    if (state.status === 'none') return state;
+    switch (event.type) {
+      case 'Transaction.Issued': {
+        const { transaction_id: _, source: _s, ...artifacts } = event.data;
+        return { ...state, status: 'pending', artifacts };
+      }
+      case 'Transaction.Refused': {
+        const { transaction_id: _, failure_code, provider_reference, ...diagnostics } = event.data;
+        return {
+          ...state,
+          status: 'failed',
+          failureCode: failure_code,
+          diagnostics,
+          artifacts: {
+            ...state.artifacts,
+            provider_reference: provider_reference ?? state.artifacts.provider_reference,
+          },
+        };
+      }
+      case 'Transaction.Unconfirmed': {
+        const { transaction_id: _, reason: _r, provider_reference, ...diagnostics } = event.data;
+        return {
+          ...state,
+          status: 'unknown',
+          diagnostics,
+          artifacts: {
+            ...state.artifacts,
+            provider_reference: provider_reference ?? state.artifacts.provider_reference,
+          },
+        };
+      }
+      case 'Transaction.PaymentProcessing':
+        return { ...state, status: 'processing' };
+      case 'Transaction.AwaitingPayment':
+        return { ...state, status: 'pending' };
+      case 'Transaction.Paid':
+        return {
+          ...state,
+          status: 'paid',
+          paidWith: event.data.paid_with,
+          paidAt: event.data.paid_at,
+          duplicatePaymentAt: event.data.duplicate_payment_at,
+        };
+      case 'Transaction.Expired':
+        return { ...state, status: 'expired' };
+      case 'Transaction.Refunded':
+        return { ...state, status: 'refunded', refundStatus: event.data.refund_status };
+      case 'Transaction.DueDateChanged':
+        return { ...state, boletoDueDate: event.data.boleto_due_date };
+    }
+  },
+
+  decide(command, state, ctx) {
+    const move = transactionTransitions[state.status][command.kind];
+    // Staleness rule: a refresh result read against an older status never overwrites a newer one.
+    if (state.status !== 'none' && isRefresh(command) && command.observedStatus !== state.status) return [];
+    if ('refuse' in move) {
+      const details = state.status === 'none' ? {} : { transaction_id: state.reserved.transaction_id };
+      return new DomainError(move.refuse, REFUSAL_MESSAGES[move.refuse] ?? 'Refused.', details);
+    }
+    if ('noop' in move) return [];
+    if ('repeat' in move) {
+      return sameReservation(state, command)
+        ? []
+        : new DomainError('idempotency_conflict', 'This transaction was reserved with other values.');
+    }
+    if (command.kind === 'reserve') return reserve(command, ctx.now);
+    if (state.status === 'none') throw new Error(`transaction state table: ${command.kind} from none`);
+    return emit(move.emits, state, command, ctx);
+  },
+};

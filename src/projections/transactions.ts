@@ -1,0 +1,147 @@
+import { sql, type Transaction, type Updateable } from 'kysely';
+import { type TransactionEvent, transactionEvents } from '../aggregates/transaction.ts';
+import type { Database, TransactionsTable } from '../db/schema.ts';
+import { EventRegistry } from '../events/event-registry.ts';
+import type { RecordedEvent } from '../events/event-store.ts';
+import type { Projection } from './projection.ts';
+
+// Payloads are decoded (upcast and validated) before use, as deciders see them.
+const registry = new EventRegistry(transactionEvents);
+
+export const TRANSACTION_EVENT_TYPES = transactionEvents.map((d) => d.type);
+
+/**
+ * The `transactions` and `transaction_requests` read models (SPEC 2.2, 2.3, 4.3). Inline: a charge is visible
+ * to API reads as soon as its append commits. `sequence` is the stream version of the last applied event;
+ * every update is conditioned on it (`sequence < version`), so replaying an event changes nothing.
+ * Timestamps are the events' recorded times (created_at, updated_at) or the decided instants the events
+ * carry (paid_at, expires_at), so a rebuild reproduces them exactly.
+ */
+export const transactionsProjection: Projection = {
+  name: 'transactions',
+  eventTypes: TRANSACTION_EVENT_TYPES,
+
+  async handle(recorded, trx) {
+    const event = registry.decode(recorded) as TransactionEvent;
+    if (event.type === 'Transaction.Reserved') {
+      const d = event.data;
+      await trx
+        .insertInto('transactions')
+        .values({
+          id: d.transaction_id,
+          tenant_id: d.tenant_id,
+          livemode: d.livemode,
+          method: d.method,
+          status: 'processing',
+          amount: d.amount,
+          currency: d.currency,
+          reference: d.reference,
+          description: d.description,
+          simulated: d.simulated,
+          environment: d.environment,
+          provider_id: d.provider_id,
+          subaccount_id: d.subaccount_id,
+          provider_reference: null,
+          cost_center_id: d.cost_center_id,
+          callback_url: d.callback_url,
+          pix_copy_paste: null,
+          pix_qr_code: null,
+          expires_at: null,
+          boleto_due_date: d.boleto?.due_date ?? null,
+          boleto_url: null,
+          boleto_digitable_line: null,
+          boleto_barcode: null,
+          boleto_pix_copy_paste: null,
+          boleto_pix_expires_at: null,
+          failure_code: null,
+          provider_error_code: null,
+          provider_error_message: null,
+          provider_http_status: null,
+          paid_with: null,
+          paid_at: null,
+          duplicate_payment_at: null,
+          refund_status: null,
+          sequence: recorded.version,
+          created_at: recorded.recordedAt,
+          updated_at: recorded.recordedAt,
+        })
+        .onConflict((oc) => oc.column('id').doNothing())
+        .execute();
+      await trx
+        .insertInto('transaction_requests')
+        .values({
+          transaction_id: d.transaction_id,
+          tenant_id: d.tenant_id,
+          livemode: d.livemode,
+          source: 'captured',
+          request: JSON.stringify(d.request),
+          provider_request: d.provider_request === null ? null : JSON.stringify(d.provider_request),
+          missing_fields: [],
+          created_at: recorded.recordedAt,
+        })
+        .onConflict((oc) => oc.column('transaction_id').doNothing())
+        .execute();
+      return;
+    }
+    await update(trx, recorded, event.data.transaction_id, changesOf(event));
+  },
+
+  async reset(trx) {
+    await sql`truncate transactions, transaction_requests`.execute(trx);
+  },
+};
+
+type Changes = Omit<Updateable<TransactionsTable>, 'sequence' | 'updated_at'>;
+
+/** The columns an event (other than the reservation) sets. */
+export function changesOf(event: Exclude<TransactionEvent, { type: 'Transaction.Reserved' }>): Changes {
+  switch (event.type) {
+    case 'Transaction.Issued': {
+      const { transaction_id: _, source: _s, provider_reference, ...artifacts } = event.data;
+      // A refresh may confirm without naming the external id again: never erase a known one.
+      return {
+        status: 'pending',
+        ...artifacts,
+        ...(provider_reference === null ? {} : { provider_reference }),
+      };
+    }
+    case 'Transaction.Refused': {
+      const { transaction_id: _, provider_reference, ...rest } = event.data;
+      return { status: 'failed', ...rest, ...(provider_reference === null ? {} : { provider_reference }) };
+    }
+    case 'Transaction.Unconfirmed': {
+      const { transaction_id: _, reason: _r, provider_reference, ...diagnostics } = event.data;
+      return {
+        status: 'unknown',
+        ...diagnostics,
+        ...(provider_reference === null ? {} : { provider_reference }),
+      };
+    }
+    case 'Transaction.PaymentProcessing':
+      return { status: 'processing' };
+    case 'Transaction.AwaitingPayment':
+      return { status: 'pending' };
+    case 'Transaction.Paid':
+      return {
+        status: 'paid',
+        paid_with: event.data.paid_with,
+        paid_at: event.data.paid_at,
+        duplicate_payment_at: event.data.duplicate_payment_at,
+      };
+    case 'Transaction.Expired':
+      return { status: 'expired' };
+    case 'Transaction.Refunded':
+      return { status: 'refunded', refund_status: event.data.refund_status };
+    case 'Transaction.DueDateChanged':
+      return { boleto_due_date: event.data.boleto_due_date };
+  }
+}
+
+async function update(trx: Transaction<Database>, recorded: RecordedEvent, id: string, changes: Changes) {
+  await trx
+    .updateTable('transactions')
+    .set({ ...changes, sequence: recorded.version, updated_at: recorded.recordedAt })
+    .where('id', '=', id)
+    .where('sequence', '<', String(recorded.version))
+    .execute();
+}

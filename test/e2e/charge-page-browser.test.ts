@@ -1,0 +1,204 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import jsqr from 'jsqr';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import {
+  CHARGE_PAGE_CSP,
+  type ChargePageView,
+  renderChargePage,
+  SIMULATED_BANNER,
+} from '../../src/charge-page/render.ts';
+
+/**
+ * The charge page (SPEC 1 simulator table, 2.2, 3.1) as a payer's browser shows it: headless Chromium opens
+ * the rendered HTML served from 127.0.0.1 with the page's Content-Security-Policy, and screenshots go to
+ * test-artifacts/charge-page-*.png. Chromium is required: a missing browser fails here, it does not skip.
+ */
+
+// jsqr is CommonJS with an `exports.default`; its types describe the ES module view.
+const jsQR = jsqr.default;
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARTIFACTS = 'test-artifacts';
+const NOW = new Date('2026-11-21T12:00:00Z');
+const PIX =
+  '00020101021226880014br.gov.bcb.pix2566qrcodes.example.com.br/v2/cobv/9d36b84fc70b478fb95c12729b90ca255204000053039865406012.505802BR5913LOJA EXEMPLO6009SAO PAULO62070503***6304ABCD';
+const SIM_MARKER = 'SIMULATED-PIX-txn_01JF-NOT-PAYABLE';
+
+const base: ChargePageView = {
+  id: 'txn_01JF0000000000000000000000',
+  method: 'pix',
+  status: 'pending',
+  amount: 1250,
+  currency: 'BRL',
+  reference: 'pedido-42',
+  description: 'Camiseta azul <tamanho M>',
+  simulated: false,
+  environment: 'production',
+  livemode: true,
+  pix_copy_paste: PIX,
+  expires_at: '2026-11-21T13:00:00Z',
+  boleto_due_date: null,
+  boleto_url: null,
+  boleto_digitable_line: null,
+  boleto_pix_copy_paste: null,
+  boleto_pix_expires_at: null,
+  paid_with: null,
+};
+
+const pages: Record<string, ChargePageView> = {
+  simulated: {
+    ...base,
+    simulated: true,
+    environment: 'sandbox',
+    livemode: false,
+    pix_copy_paste: SIM_MARKER,
+  },
+  real: base,
+};
+
+const LAUNCH_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+let server: Server;
+let origin: string;
+let browser: Browser;
+
+before(async () => {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(
+      `Chromium not found at ${CHROMIUM}. Install it with: apt-get update && apt-get install -y chromium ` +
+        '(.ci/run does this), or set CHROMIUM_PATH.',
+    );
+  }
+  await mkdir(ARTIFACTS, { recursive: true });
+  const html = Object.fromEntries(
+    await Promise.all(
+      Object.entries(pages).map(
+        async ([name, v]) => [name, await renderChargePage(v, { now: NOW })] as const,
+      ),
+    ),
+  );
+  server = createServer((req, res) => {
+    const body = html[(req.url ?? '').slice(1)];
+    if (body === undefined) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, {
+      'content-type': 'text/html; charset=utf-8',
+      'content-security-policy': CHARGE_PAGE_CSP,
+    });
+    res.end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS });
+});
+
+after(async () => {
+  await browser?.close();
+  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+});
+
+/** Opens one page; collects every request (to prove nothing outside is loaded) and console errors (CSP). */
+async function open(
+  name: string,
+): Promise<{ page: Page; requests: string[]; errors: string[]; text: string }> {
+  const context = await browser.newContext({ viewport: { width: 430, height: 900 }, locale: 'pt-BR' });
+  const page = await context.newPage();
+  const requests: string[] = [];
+  const errors: string[] = [];
+  page.on('request', (r) => requests.push(r.url()));
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  page.on('pageerror', (e) => errors.push(e.message));
+  const response = await page.goto(`${origin}/${name}`, { waitUntil: 'load' });
+  assert.equal(response?.status(), 200);
+  const text = (await page.locator('body').innerText()).replace(/\u00a0/g, ' ');
+  return { page, requests, errors, text };
+}
+
+/** Draws the page's QR SVG on a canvas and decodes the pixels with jsQR: what a phone camera would read. */
+async function decodeQr(page: Page): Promise<string | undefined> {
+  const size = 400;
+  const pixels = await page.locator('.qr svg').evaluate(async (svg, px) => {
+    const img = new Image();
+    img.src = `data:image/svg+xml;base64,${btoa(new XMLSerializer().serializeToString(svg))}`;
+    await img.decode();
+    const canvas = document.createElement('canvas');
+    canvas.width = px;
+    canvas.height = px;
+    const ctx = canvas.getContext('2d');
+    if (!ctx) throw new Error('no 2d canvas');
+    ctx.fillStyle = '#fff';
+    ctx.fillRect(0, 0, px, px);
+    ctx.drawImage(img, 0, 0, px, px);
+    return Array.from(ctx.getImageData(0, 0, px, px).data);
+  }, size);
+  return jsQR(Uint8ClampedArray.from(pixels), size, size)?.data;
+}
+
+describe('charge page in headless Chromium (SPEC 1, 2.2, 3.1)', () => {
+  test('(a) simulated pending Pix: banner, amount, status, no QR code, marker not shown', async () => {
+    const { page, requests, errors, text } = await open('simulated');
+    try {
+      assert.ok(text.includes(SIMULATED_BANNER), text);
+      assert.ok(text.includes('R$ 12,50'), text);
+      assert.ok(text.includes('Aguardando pagamento'), text);
+      assert.ok(text.includes('Camiseta azul <tamanho M>'), 'escaped text reads as typed');
+      assert.ok(!text.includes(SIM_MARKER));
+      assert.ok(await page.locator('.banner').isVisible());
+      assert.equal(await page.locator('svg').count(), 0, 'no QR code');
+      assert.equal(await page.locator('canvas, img').count(), 0);
+      assert.deepEqual(requests, [`${origin}/simulated`], 'nothing else is loaded');
+      assert.deepEqual(errors, []);
+      await page.screenshot({ path: `${ARTIFACTS}/charge-page-simulated.png`, fullPage: true });
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  test('(b) real pending Pix: amount, status, a visible QR that decodes to the copy-paste text', async () => {
+    const { page, requests, errors, text } = await open('real');
+    try {
+      assert.ok(text.includes('R$ 12,50'), text);
+      assert.ok(text.includes('Aguardando pagamento'), text);
+      assert.ok(text.includes('Pague com Pix'), text);
+      assert.ok(!text.includes('SIMULADO'));
+      const qr = page.locator('.qr svg');
+      assert.equal(await qr.count(), 1);
+      const box = await qr.boundingBox();
+      assert.ok(
+        box && box.width >= 200 && box.height >= 200,
+        `QR large enough to scan: ${JSON.stringify(box)}`,
+      );
+      assert.equal(await page.locator('textarea#pix').inputValue(), PIX);
+      assert.equal(await decodeQr(page), PIX, 'the QR decodes to exactly pix_copy_paste');
+      await page.screenshot({ path: `${ARTIFACTS}/charge-page-real-pix.png`, fullPage: true });
+      // The copy button's inline script runs under the page's CSP (allowed by its hash).
+      await page.getByRole('button', { name: 'Copiar código Pix' }).click();
+      assert.equal(await page.locator('button[data-copy="pix"]').innerText(), 'Copiado!');
+      assert.deepEqual(requests, [`${origin}/real`], 'nothing else is loaded');
+      assert.deepEqual(
+        errors.filter((e) => /Content Security Policy|Refused/i.test(e)),
+        [],
+      );
+    } finally {
+      await page.context().close();
+    }
+  });
+});

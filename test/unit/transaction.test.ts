@@ -1,0 +1,710 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import fc from 'fast-check';
+import { type DecideContext, DomainError, fold } from '../../src/aggregates/decider.ts';
+import {
+  isRefresh,
+  sameReservation,
+  type TransactionCommand,
+  type TransactionEvent,
+  type TransactionStatus,
+  transaction,
+  transactionEvents,
+  transactionTransitions,
+} from '../../src/aggregates/transaction.ts';
+import { EventRegistry } from '../../src/events/event-registry.ts';
+import type { ErrorCode } from '../../src/http/errors.ts';
+import { scenario } from '../support/given-when-then.ts';
+import { stepByTable } from '../support/state-table.ts';
+import {
+  boletoArtifacts,
+  type ChargeKind,
+  COMMAND_KINDS,
+  chargeKind,
+  commandOf,
+  commandOfStep,
+  noDiagnostics,
+  pixArtifacts,
+  randomStep,
+  reserveCommand,
+} from '../support/transactions.ts';
+
+const T0 = new Date('2026-03-01T12:00:00.000Z');
+const ctx: DecideContext = { now: T0 };
+const later = (seconds: number): DecideContext => ({ now: new Date(T0.getTime() + seconds * 1000) });
+const ID = 'txn_1';
+const registry = new EventRegistry(transactionEvents);
+
+/** scenario() with this file's clock as the default ctx. */
+function sc() {
+  return {
+    given: (history: readonly TransactionEvent[]) => ({
+      when: (command: TransactionCommand, at: DecideContext = ctx) =>
+        scenario(transaction).given(history).when(command, at),
+    }),
+  };
+}
+
+function reserved(kind: ChargeKind = 'pix_live'): TransactionEvent {
+  const decision = transaction.decide(reserveCommand(ID, kind), transaction.initialState, ctx);
+  assert.ok(Array.isArray(decision));
+  const [event] = decision;
+  assert.ok(event);
+  return event;
+}
+const issued = (kind: ChargeKind = 'pix_live', ref: string | null = 'ext_1'): TransactionEvent => ({
+  type: 'Transaction.Issued',
+  data: {
+    transaction_id: ID,
+    source: 'creation',
+    ...(kind.startsWith('boleto') ? boletoArtifacts(ref) : pixArtifacts(ref)),
+  },
+});
+const paid = (
+  paidWith: 'pix' | 'boleto' = 'pix',
+  source: 'provider' | 'simulation' = 'provider',
+): TransactionEvent => ({
+  type: 'Transaction.Paid',
+  data: {
+    transaction_id: ID,
+    paid_with: paidWith,
+    paid_at: T0.toISOString(),
+    duplicate_payment_at: null,
+    source,
+  },
+});
+const expired: TransactionEvent = {
+  type: 'Transaction.Expired',
+  data: { transaction_id: ID, source: 'provider' },
+};
+const refused: TransactionEvent = {
+  type: 'Transaction.Refused',
+  data: {
+    transaction_id: ID,
+    failure_code: 'provider_rejected',
+    provider_reference: null,
+    provider_error_code: '301',
+    provider_error_message: 'Refused by the provider.',
+    provider_http_status: 200,
+  },
+};
+const unconfirmed = (ref: string | null = 'ext_1'): TransactionEvent => ({
+  type: 'Transaction.Unconfirmed',
+  data: { transaction_id: ID, reason: 'uncertain_answer', provider_reference: ref, ...noDiagnostics },
+});
+const refunded: TransactionEvent = {
+  type: 'Transaction.Refunded',
+  data: { transaction_id: ID, refund_status: 'succeeded', source: 'refund' },
+};
+
+/** A history reaching each status, for a charge of the given kind. */
+function historyOf(status: TransactionStatus | 'none', kind: ChargeKind): TransactionEvent[] {
+  const r = reserved(kind);
+  const paidWith = kind.startsWith('boleto') ? 'boleto' : 'pix';
+  switch (status) {
+    case 'none':
+      return [];
+    case 'processing':
+      return [r];
+    case 'pending':
+      return [r, issued(kind)];
+    case 'paid':
+      return [r, issued(kind), paid(paidWith)];
+    case 'expired':
+      return [r, issued(kind), expired];
+    case 'failed':
+      return [r, refused];
+    case 'unknown':
+      return [r, unconfirmed()];
+    case 'refunded':
+      return [r, issued(kind), paid(paidWith), refunded];
+  }
+}
+
+/** The charge whose guards let a cell's event through (footnotes s, b, d of the table). */
+function fittingKind(kind: TransactionCommand['kind']): ChargeKind {
+  if (kind === 'simulate_paid' || kind === 'simulate_expired') return 'pix_simulated';
+  if (kind === 'refresh_processing' || kind === 'change_due_date') return 'boleto_live';
+  return 'pix_live';
+}
+
+const STATES = ['none', 'processing', 'pending', 'paid', 'expired', 'failed', 'unknown', 'refunded'] as const;
+
+describe('transaction state table, cell by cell (SPEC 3.1)', () => {
+  for (const status of STATES) {
+    for (const kind of COMMAND_KINDS) {
+      const move = transactionTransitions[status][kind];
+      const label =
+        'refuse' in move ? move.refuse : 'noop' in move ? 'no-op' : 'repeat' in move ? 'repeat' : move.emits;
+      test(`${status} x ${kind}: ${label}`, () => {
+        const charge = fittingKind(kind);
+        // A processing charge a refresh can query is a boleto whose intent is being processed (note r).
+        const queryable = status === 'processing' && kind.startsWith('refresh_');
+        const given = queryable
+          ? [
+              ...historyOf('pending', 'boleto_live'),
+              { type: 'Transaction.PaymentProcessing', data: { transaction_id: ID } } as const,
+            ]
+          : historyOf(status, charge);
+        const observed = status === 'none' ? 'pending' : status;
+        const command = commandOf(kind, { transactionId: ID, chargeKind: charge, observed });
+        const when = sc().given(given).when(command, later(3600));
+        if ('refuse' in move) {
+          when.thenFails(move.refuse);
+        } else if ('noop' in move || 'repeat' in move) {
+          when.thenEmits([]);
+        } else {
+          const decision = transaction.decide(command, fold(transaction, given), later(3600));
+          assert.ok(Array.isArray(decision), `${status} x ${kind} emits`);
+          assert.deepEqual(
+            decision.map((e) => e.type),
+            [move.emits],
+          );
+          const after = when.thenEmits(decision);
+          assert.equal(after.status, move.to);
+          for (const e of decision) registry.encode(e); // every emitted payload satisfies its zod schema
+        }
+      });
+    }
+  }
+});
+
+describe('transaction decider: reservation (SPEC 2.3, 3.1 create)', () => {
+  test('reserve records the snapshot and the facts, the key only as a digest, time from ctx.now', () => {
+    const event = reserved();
+    assert.equal(event.type, 'Transaction.Reserved');
+    if (event.type !== 'Transaction.Reserved') return;
+    assert.equal(event.data.reserved_at, T0.toISOString());
+    assert.equal(event.data.expires_in, 3600);
+    assert.equal(event.data.request.customer.phone, '11987654321');
+    assert.deepEqual(event.data.provider_request, { valor: '12.50', referencia: ID });
+    assert.ok(!JSON.stringify(event).includes('Idempotency'));
+    const state = fold(transaction, [event]);
+    assert.equal(state.status, 'processing');
+  });
+
+  test('a replay with the same facts is a no-op; other facts are 409 idempotency_conflict', () => {
+    sc().given([reserved()]).when(reserveCommand(ID), later(60)).thenEmits([]);
+    sc()
+      .given([reserved(), issued()])
+      .when(
+        reserveCommand(ID, 'pix_live', {
+          amount: 1300,
+          request: { ...reserveCommand(ID).request, amount: 1300 },
+        }),
+      )
+      .thenFails('idempotency_conflict');
+    assert.ok(sameReservation(fold(transaction, [reserved()]), reserveCommand(ID)));
+  });
+
+  test('SPEC 7 validation_error: inconsistent facts are refused before anything is written', () => {
+    const bad: Partial<Parameters<typeof reserveCommand>[2]>[] = [
+      { amount: 0 },
+      { amount: 100_000_001 },
+      { amount: 12.5 },
+      { expiresIn: 59 },
+      { expiresIn: null },
+      { idempotencyKeySha256: 'the-raw-key' },
+      { providerRequest: { a: 1 }, simulated: true, environment: 'sandbox' },
+      { livemode: false, providerId: null },
+      { tenantId: 'ten_other' },
+    ];
+    for (const over of bad) {
+      sc()
+        .given([])
+        .when(reserveCommand(ID, 'pix_live', over))
+        .thenFails('validation_error');
+    }
+    sc()
+      .given([])
+      .when(reserveCommand(ID, 'boleto_live', { expiresIn: 3600 }))
+      .thenFails('validation_error');
+    sc()
+      .given([])
+      .when(reserveCommand(ID, 'boleto_live', { boleto: null }))
+      .thenFails('validation_error');
+  });
+
+  test('SPEC 1: Pix at the external provider in sandbox is provider_pix_sandbox_unsupported', () => {
+    sc()
+      .given([])
+      .when(reserveCommand(ID, 'pix_live', { environment: 'sandbox' }))
+      .thenFails('provider_pix_sandbox_unsupported');
+  });
+
+  test('a test-mode charge is simulated and has no provider body', () => {
+    const state = sc()
+      .given([])
+      .when(reserveCommand(ID, 'pix_test'))
+      .thenEmits([reserved('pix_test')]);
+    assert.equal(state.status, 'processing');
+  });
+});
+
+describe('transaction decider: outcome at creation (SPEC 3.1, 4.1, 4.2)', () => {
+  test('issued -> pending with the artifacts', () => {
+    const state = sc()
+      .given([reserved()])
+      .when({ kind: 'record_issued', artifacts: pixArtifacts() })
+      .thenEmits([issued()]);
+    assert.equal(state.status !== 'none' && state.artifacts.provider_reference, 'ext_1');
+    assert.equal(state.status, 'pending');
+  });
+
+  test('confirmed refusal -> failed with failure_code and sanitized diagnostics', () => {
+    const state = sc()
+      .given([reserved()])
+      .when(
+        commandOf('record_refused', { transactionId: ID, chargeKind: 'pix_live', observed: 'processing' }),
+      )
+      .thenEmits([refused]);
+    assert.equal(state.status, 'failed');
+  });
+
+  test('diagnostics outside SPEC 8 limits cannot be written (schema)', () => {
+    for (const d of [
+      { provider_error_code: '12345678901' },
+      { provider_error_code: 'E12' },
+      { provider_error_message: 'x'.repeat(401) },
+      { provider_http_status: 99 },
+      { provider_http_status: 600 },
+    ]) {
+      assert.throws(() => registry.encode({ type: 'Transaction.Refused', data: { ...refused.data, ...d } }));
+    }
+  });
+
+  test('uncertain -> unknown; the reconciler marks a stale processing unknown, never before the timeout', () => {
+    sc()
+      .given([reserved()])
+      .when({ kind: 'record_uncertain', providerReference: 'ext_1', diagnostics: noDiagnostics })
+      .thenEmits([unconfirmed()]);
+    sc().given([reserved()]).when({ kind: 'mark_unknown', timeoutSeconds: 300 }, later(299)).thenEmits([]);
+    sc()
+      .given([reserved()])
+      .when({ kind: 'mark_unknown', timeoutSeconds: 300 }, later(300))
+      .thenEmits([
+        {
+          type: 'Transaction.Unconfirmed',
+          data: {
+            transaction_id: ID,
+            reason: 'processing_timeout',
+            provider_reference: null,
+            ...noDiagnostics,
+          },
+        },
+      ]);
+  });
+
+  test('a late answer resolves unknown: issued -> pending, refused -> failed', () => {
+    sc()
+      .given([reserved(), unconfirmed(null)])
+      .when({ kind: 'record_issued', artifacts: pixArtifacts() })
+      .thenEmits([issued()]);
+    sc()
+      .given([reserved(), unconfirmed(null)])
+      .when(commandOf('record_refused', { transactionId: ID, chargeKind: 'pix_live', observed: 'unknown' }))
+      .thenEmits([refused]);
+  });
+});
+
+describe('transaction decider: simulate (SPEC 4.7)', () => {
+  test('pending simulated -> paid / expired, no provider', () => {
+    sc()
+      .given(historyOf('pending', 'pix_simulated'))
+      .when({ kind: 'simulate_paid' })
+      .thenEmits([paid('pix', 'simulation')]);
+    sc()
+      .given(historyOf('pending', 'boleto_simulated'))
+      .when({ kind: 'simulate_paid' })
+      .thenEmits([paid('boleto', 'simulation')]);
+    sc()
+      .given(historyOf('pending', 'pix_test'))
+      .when({ kind: 'simulate_expired' })
+      .thenEmits([{ type: 'Transaction.Expired', data: { transaction_id: ID, source: 'simulation' } }]);
+  });
+
+  test('409 simulation_not_allowed: a real charge, or a simulated one that is not pending', () => {
+    sc()
+      .given(historyOf('pending', 'pix_live'))
+      .when({ kind: 'simulate_paid' })
+      .thenFails('simulation_not_allowed');
+    sc()
+      .given(historyOf('pending', 'boleto_live'))
+      .when({ kind: 'simulate_expired' })
+      .thenFails('simulation_not_allowed');
+    sc()
+      .given(historyOf('paid', 'pix_simulated'))
+      .when({ kind: 'simulate_paid' })
+      .thenFails('simulation_not_allowed');
+  });
+});
+
+describe('transaction decider: refresh (SPEC 3.1, 4.6)', () => {
+  const refresh = (
+    kind: TransactionCommand['kind'],
+    observed: TransactionStatus,
+    charge: ChargeKind = 'pix_live',
+    ref: string | null = 'ext_1',
+  ) => commandOf(kind, { transactionId: ID, chargeKind: charge, observed, ref });
+
+  test('pending -> paid; boleto paid_with and duplicate payment', () => {
+    sc()
+      .given(historyOf('pending', 'pix_live'))
+      .when(refresh('refresh_paid', 'pending'))
+      .thenEmits([paid('pix')]);
+    const state = sc()
+      .given(historyOf('pending', 'boleto_live'))
+      .when({
+        kind: 'refresh_paid',
+        observedStatus: 'pending',
+        providerReference: 'ext_1',
+        paidWith: 'pix',
+        duplicatePayment: true,
+      })
+      .thenEmits([
+        {
+          type: 'Transaction.Paid',
+          data: {
+            transaction_id: ID,
+            paid_with: 'pix',
+            paid_at: T0.toISOString(),
+            duplicate_payment_at: T0.toISOString(),
+            source: 'provider',
+          },
+        },
+      ]);
+    assert.equal(state.status === 'paid' && state.paidWith, 'pix');
+  });
+
+  test('a Pix reported paid by boleto diverges: 502 provider_refresh_failed', () => {
+    sc()
+      .given(historyOf('pending', 'pix_live'))
+      .when({
+        kind: 'refresh_paid',
+        observedStatus: 'pending',
+        providerReference: 'ext_1',
+        paidWith: 'boleto',
+        duplicatePayment: false,
+      })
+      .thenFails('provider_refresh_failed');
+  });
+
+  test('boleto provider status 2 -> processing (not a settlement); back to pending; Pix status 2 is unknown', () => {
+    const state = sc()
+      .given(historyOf('pending', 'boleto_live'))
+      .when(refresh('refresh_processing', 'pending', 'boleto_live'))
+      .thenEmits([{ type: 'Transaction.PaymentProcessing', data: { transaction_id: ID } }]);
+    assert.equal(state.status, 'processing');
+    sc()
+      .given([
+        ...historyOf('pending', 'boleto_live'),
+        { type: 'Transaction.PaymentProcessing', data: { transaction_id: ID } },
+      ])
+      .when(refresh('refresh_pending', 'processing', 'boleto_live'))
+      .thenEmits([{ type: 'Transaction.AwaitingPayment', data: { transaction_id: ID } }]);
+    sc()
+      .given(historyOf('pending', 'pix_live'))
+      .when(refresh('refresh_processing', 'pending'))
+      .thenFails('provider_refresh_failed');
+  });
+
+  test('deadline: a simulated or Pix charge expires once expires_at has passed; a real boleto never by deadline', () => {
+    const deadline = {
+      kind: 'refresh_expired',
+      observedStatus: 'pending',
+      source: 'deadline',
+      providerReference: null,
+    } as const;
+    // pixArtifacts expires at 13:00Z, one hour after T0.
+    sc().given(historyOf('pending', 'pix_simulated')).when(deadline, later(3599)).thenEmits([]);
+    sc()
+      .given(historyOf('pending', 'pix_simulated'))
+      .when(deadline, later(3600))
+      .thenEmits([{ type: 'Transaction.Expired', data: { transaction_id: ID, source: 'deadline' } }]);
+    sc()
+      .given(historyOf('pending', 'boleto_live'))
+      .when(deadline, later(86_400 * 400))
+      .thenEmits([]);
+  });
+
+  test('paid -> refunded only; paid never regresses (409 provider_status_conflict)', () => {
+    sc()
+      .given(historyOf('paid', 'pix_live'))
+      .when(refresh('refresh_refunded', 'paid'))
+      .thenEmits([
+        {
+          type: 'Transaction.Refunded',
+          data: { transaction_id: ID, refund_status: 'succeeded', source: 'provider' },
+        },
+      ]);
+    for (const k of ['refresh_pending', 'refresh_processing', 'refresh_expired'] as const) {
+      sc()
+        .given(historyOf('paid', 'boleto_live'))
+        .when(refresh(k, 'paid', 'boleto_live'))
+        .thenFails('provider_status_conflict');
+    }
+  });
+
+  test('expired, failed, refunded are never reopened: a regressing update is 409, the same one a no-op', () => {
+    for (const status of ['expired', 'failed', 'refunded'] as const) {
+      for (const k of ['refresh_pending', 'refresh_processing', 'refresh_paid'] as const) {
+        sc()
+          .given(historyOf(status, 'boleto_live'))
+          .when(refresh(k, status, 'boleto_live'))
+          .thenFails('provider_status_conflict');
+      }
+    }
+    sc().given(historyOf('expired', 'pix_live')).when(refresh('refresh_expired', 'expired')).thenEmits([]);
+    sc().given(historyOf('refunded', 'pix_live')).when(refresh('refresh_refunded', 'refunded')).thenEmits([]);
+  });
+
+  test('unknown without provider_reference: 409 reconciliation_required; with it, the refresh resolves it', () => {
+    for (const k of ['refresh_pending', 'refresh_processing', 'refresh_paid', 'refresh_expired'] as const) {
+      sc()
+        .given([reserved('boleto_live'), unconfirmed(null)])
+        .when(refresh(k, 'unknown', 'boleto_live'))
+        .thenFails('reconciliation_required');
+    }
+    sc()
+      .given([reserved(), unconfirmed('ext_1')])
+      .when(refresh('refresh_pending', 'unknown'))
+      .thenEmits([{ ...issued(), data: { ...issued().data, source: 'refresh' } } as TransactionEvent]);
+    sc().given([reserved()]).when(refresh('refresh_paid', 'processing')).thenFails('reconciliation_required');
+  });
+
+  test('a result about another external id: 502 provider_refresh_failed, state kept', () => {
+    sc()
+      .given(historyOf('pending', 'pix_live'))
+      .when(refresh('refresh_paid', 'pending', 'pix_live', 'ext_2'))
+      .thenFails('provider_refresh_failed');
+    sc()
+      .given([reserved(), unconfirmed('ext_1')])
+      .when(refresh('refresh_paid', 'unknown', 'pix_live', 'ext_2'))
+      .thenFails('provider_refresh_failed');
+  });
+
+  test('concurrent refreshes: a result read against an older status never overwrites a newer confirmation', () => {
+    // Two refreshes read `pending`; the first records paid; the second, carrying a stale expiry, is dropped.
+    const history = [...historyOf('pending', 'pix_live'), paid('pix')];
+    sc().given(history).when(refresh('refresh_expired', 'pending')).thenEmits([]);
+    sc().given(history).when(refresh('refresh_processing', 'pending')).thenEmits([]);
+    // A final state is protected the same way: no 409 for a stale reader, just nothing.
+    sc().given(historyOf('expired', 'pix_live')).when(refresh('refresh_paid', 'pending')).thenEmits([]);
+  });
+});
+
+describe('transaction decider: refund and due date (SPEC 4.8)', () => {
+  test('refund: paid -> refunded with refund.status; repeating it is a no-op; unpaid is 409 conflict', () => {
+    const state = sc()
+      .given(historyOf('paid', 'boleto_live'))
+      .when({ kind: 'refund', refundStatus: 'succeeded' })
+      .thenEmits([refunded]);
+    assert.equal(state.status === 'refunded' && state.refundStatus, 'succeeded');
+    sc()
+      .given(historyOf('refunded', 'pix_live'))
+      .when({ kind: 'refund', refundStatus: 'succeeded' })
+      .thenEmits([]);
+    sc()
+      .given(historyOf('pending', 'pix_live'))
+      .when({ kind: 'refund', refundStatus: 'succeeded' })
+      .thenFails('conflict');
+  });
+
+  test('due date of an open boleto: within today..+365 (Sao Paulo); the same date is a no-op; Pix is 409', () => {
+    const given = historyOf('pending', 'boleto_live');
+    const state = sc()
+      .given(given)
+      .when({ kind: 'change_due_date', dueDate: '2026-03-20' })
+      .thenEmits([
+        {
+          type: 'Transaction.DueDateChanged',
+          data: { transaction_id: ID, boleto_due_date: '2026-03-20', previous_due_date: '2026-03-10' },
+        },
+      ]);
+    assert.equal(state.status, 'pending');
+    sc().given(given).when({ kind: 'change_due_date', dueDate: '2026-03-10' }).thenEmits([]);
+    for (const dueDate of ['2026-02-28', '2027-03-02', '2026-02-30', '20260320']) {
+      sc().given(given).when({ kind: 'change_due_date', dueDate }).thenFails('validation_error');
+    }
+    // 2026-03-01 00:30 in Sao Paulo is still 2026-02-28 there... and 02:59Z is still 2026-02-28 in Sao Paulo.
+    sc()
+      .given(given)
+      .when({ kind: 'change_due_date', dueDate: '2026-02-28' }, { now: new Date('2026-03-01T02:59:00Z') })
+      .thenEmits([
+        {
+          type: 'Transaction.DueDateChanged',
+          data: { transaction_id: ID, boleto_due_date: '2026-02-28', previous_due_date: '2026-03-10' },
+        },
+      ]);
+    sc()
+      .given(historyOf('pending', 'pix_live'))
+      .when({ kind: 'change_due_date', dueDate: '2026-03-20' })
+      .thenFails('conflict');
+  });
+});
+
+/** Refusals an `emits` cell may still answer with, by command kind (the footnotes of the table). */
+const GUARD_REFUSALS: Partial<Record<TransactionCommand['kind'], readonly ErrorCode[]>> = {
+  reserve: ['validation_error', 'provider_pix_sandbox_unsupported'],
+  simulate_paid: ['simulation_not_allowed'],
+  simulate_expired: ['simulation_not_allowed'],
+  refresh_pending: ['reconciliation_required', 'provider_refresh_failed'],
+  refresh_processing: ['reconciliation_required', 'provider_refresh_failed'],
+  refresh_paid: ['reconciliation_required', 'provider_refresh_failed'],
+  refresh_expired: ['reconciliation_required', 'provider_refresh_failed'],
+  refresh_refunded: ['reconciliation_required', 'provider_refresh_failed'],
+  change_due_date: ['conflict', 'validation_error'],
+};
+/** Kinds whose `emits` cell may decide nothing: (t) before the timeout, (e) before the deadline, (d) same date. */
+const CONDITIONAL_NOOPS: readonly TransactionCommand['kind'][] = [
+  'mark_unknown',
+  'refresh_expired',
+  'change_due_date',
+];
+
+/** One step checked against the table and its footnotes. Returns the events to append. */
+function stepTransaction(
+  history: readonly TransactionEvent[],
+  command: TransactionCommand,
+  at: DecideContext,
+) {
+  const before = fold(transaction, history);
+  const move = transactionTransitions[before.status][command.kind];
+  const decision = transaction.decide(command, before, at);
+  if (before.status !== 'none' && isRefresh(command) && command.observedStatus !== before.status) {
+    assert.deepEqual(decision, [], 'a stale refresh result changes nothing');
+    return [];
+  }
+  if ('refuse' in move) {
+    assert.ok(
+      decision instanceof DomainError && decision.code === move.refuse,
+      `${before.status} x ${command.kind}`,
+    );
+    return [];
+  }
+  if ('noop' in move) {
+    assert.deepEqual(decision, []);
+    return [];
+  }
+  if ('repeat' in move) {
+    if (sameReservation(before, command)) assert.deepEqual(decision, []);
+    else assert.ok(decision instanceof DomainError && decision.code === 'idempotency_conflict');
+    return [];
+  }
+  if (decision instanceof DomainError) {
+    assert.ok(
+      GUARD_REFUSALS[command.kind]?.includes(decision.code as ErrorCode),
+      `${command.kind}: ${decision.code}`,
+    );
+    return [];
+  }
+  if (decision.length === 0) {
+    assert.ok(CONDITIONAL_NOOPS.includes(command.kind), `${before.status} x ${command.kind} decided nothing`);
+    return [];
+  }
+  assert.deepEqual(
+    decision.map((e) => e.type),
+    [move.emits],
+  );
+  assert.equal(fold(transaction, [...history, ...decision]).status, move.to);
+  for (const e of decision) registry.encode(e);
+  return decision;
+}
+
+describe('transaction state table (property, SPEC 3.1)', () => {
+  test('random command sequences never leave the table; paid only to refunded; finals never reopen', () => {
+    fc.assert(
+      fc.property(chargeKind, fc.array(randomStep, { maxLength: 40 }), (charge, steps) => {
+        const history: TransactionEvent[] = [];
+        let clock = T0.getTime();
+        for (const step of steps) {
+          clock += step.advanceSeconds * 1000;
+          const before = fold(transaction, history).status;
+          const command = commandOfStep(step, ID, charge, before);
+          const events = stepTransaction(history, command, { now: new Date(clock) });
+          history.push(...events);
+          const after = fold(transaction, history).status;
+          if (before === 'paid') assert.ok(after === 'paid' || after === 'refunded', `paid -> ${after}`);
+          if (before === 'expired' || before === 'failed' || before === 'refunded') {
+            assert.equal(events.length, 0, `${before} never reopens`);
+          }
+          if (isRefresh(command) && before !== 'none' && command.observedStatus !== before) {
+            assert.equal(events.length, 0);
+          }
+        }
+        // Reserved once, first; nothing but Refunded after Paid.
+        assert.ok(history.slice(1).every((e) => e.type !== 'Transaction.Reserved'));
+        const paidAt = history.findIndex((e) => e.type === 'Transaction.Paid');
+        if (paidAt >= 0) assert.ok(history.slice(paidAt + 1).every((e) => e.type === 'Transaction.Refunded'));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  test('two refreshes racing from the same read: the later append never overwrites the newer confirmation', () => {
+    const refreshKinds = [
+      'refresh_pending',
+      'refresh_processing',
+      'refresh_paid',
+      'refresh_expired',
+      'refresh_refunded',
+    ] as const;
+    fc.assert(
+      fc.property(
+        fc.constantFrom<ChargeKind>('pix_live', 'boleto_live'),
+        fc.constantFrom<TransactionStatus>('pending', 'unknown', 'paid'),
+        fc.constantFrom(...refreshKinds),
+        fc.constantFrom(...refreshKinds),
+        (charge, start, first, second) => {
+          const history = historyOf(start, charge);
+          const read = fold(transaction, history).status;
+          assert.notEqual(read, 'none');
+          if (read === 'none') return;
+          const a = commandOf(first, { transactionId: ID, chargeKind: charge, observed: read });
+          const b = commandOf(second, { transactionId: ID, chargeKind: charge, observed: read });
+          const da = transaction.decide(a, fold(transaction, history), later(60));
+          const applied = Array.isArray(da) ? [...history, ...da] : history;
+          const confirmed = fold(transaction, applied).status;
+          // b re-decides after a's append (version conflict), still carrying what it read.
+          const db = transaction.decide(b, fold(transaction, applied), later(61));
+          if (confirmed !== read) assert.deepEqual(db, [], 'the stale result is dropped');
+        },
+      ),
+    );
+  });
+
+  test('stepByTable: simulated charges under creation, outcome, simulate and refund commands', () => {
+    const command: fc.Arbitrary<TransactionCommand> = fc.oneof(
+      fc.constant<TransactionCommand>(reserveCommand(ID, 'pix_simulated')),
+      fc.constant<TransactionCommand>({ kind: 'record_issued', artifacts: pixArtifacts(null) }),
+      fc.constant<TransactionCommand>(
+        commandOf('record_refused', {
+          transactionId: ID,
+          chargeKind: 'pix_simulated',
+          observed: 'processing',
+        }),
+      ),
+      fc.constant<TransactionCommand>({
+        kind: 'record_uncertain',
+        providerReference: null,
+        diagnostics: noDiagnostics,
+      }),
+      fc.constant<TransactionCommand>({ kind: 'simulate_paid' }),
+      fc.constant<TransactionCommand>({ kind: 'simulate_expired' }),
+      fc.constant<TransactionCommand>({ kind: 'refund', refundStatus: 'succeeded' }),
+    );
+    fc.assert(
+      fc.property(fc.array(command, { maxLength: 30 }), (commands) => {
+        const history: TransactionEvent[] = [];
+        for (const c of commands) {
+          history.push(
+            ...stepByTable(transaction, transactionTransitions, history, c, ctx, {
+              creation: 'reserve',
+              sameFacts: (state, cmd) => sameReservation(state, cmd),
+            }),
+          );
+        }
+      }),
+    );
+  });
+});
