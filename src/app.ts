@@ -17,6 +17,7 @@ import { asyncProjections, inlineProjections } from './projections/index.ts';
 import type { Projection } from './projections/projection.ts';
 import { ProjectionRunner } from './projections/projection-runner.ts';
 import { bootstrapSimulator, simulatorEnabled } from './routing/simulator.ts';
+import { Reconciler } from './workers/reconciler.ts';
 
 export type Role = 'api' | 'worker' | 'all';
 
@@ -32,6 +33,8 @@ export interface Gateway {
   store: EventStore;
   ctx: AppContext;
   runner: ProjectionRunner;
+  /** Marks charges stuck in `processing` as `unknown`; started with the worker role. */
+  reconciler: Reconciler;
   http: HttpServer;
   /** Credentials of an administrator generated on this start (embedded database only), to show once. */
   firstAdmin?: FirstAdmin | undefined;
@@ -82,7 +85,13 @@ export async function createGateway(
     now: () => new Date(),
     rateLimiter: createRateLimiter(config, logger),
   };
+  const reconciler = new Reconciler(database.db, store, ctx.events, {
+    timeoutSeconds: config.RECONCILE_AFTER_SECONDS,
+    intervalMs: config.RECONCILE_INTERVAL_MS,
+    logger,
+  });
   const close = async () => {
+    await reconciler.stop();
     await runner.stop();
     await ctx.rateLimiter.close();
     await store.close();
@@ -105,6 +114,7 @@ export async function createGateway(
       store,
       ctx,
       runner,
+      reconciler,
       http,
       firstAdmin,
       async close() {
@@ -140,7 +150,10 @@ async function bootstrap(ctx: AppContext, logger: Logger): Promise<FirstAdmin | 
 }
 
 export async function startGateway(gateway: Gateway, role: Role): Promise<void> {
-  if (role !== 'api') gateway.runner.start();
+  if (role !== 'api') {
+    gateway.runner.start();
+    gateway.reconciler.start();
+  }
   if (role !== 'worker') {
     await gateway.http.listen({ port: gateway.config.PORT, host: gateway.config.HOST });
   }

@@ -2,18 +2,23 @@ import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import { sql } from 'kysely';
 import { createGateway, type Role, startGateway } from './app.ts';
+import { formatDifference, replayTransactions } from './commands/audit-replay.ts';
 import { bootstrapDemo } from './commands/bootstrap-demo.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { createLogger } from './logger.ts';
+import { streamCatalog } from './projections/stream-catalog.ts';
 
 const USAGE = `usage: calebe <command>
   serve [--role api|worker|all]     run the gateway (default role: all)
   migrate                           apply pending database migrations
   bootstrap                         create a demo tenant with a test and a live key (once; safe to re-run)
   rebuild <projection> | --all      empty read models and replay the whole log into them
-                                    (stop the gateway first when rebuilding an inline projection)`;
+                                    (stop the gateway first when rebuilding an inline projection)
+  audit replay [--transaction <id> | --all]
+                                    fold transaction streams through the decider and compare them with
+                                    the transactions read model; exit 1 on any difference`;
 
 async function serve(args: string[]) {
   const { values } = parseArgs({ args, options: { role: { type: 'string', default: 'all' } } });
@@ -109,6 +114,46 @@ async function rebuild(args: string[]) {
 }
 
 /**
+ * `calebe audit replay`: prints each difference between the fold of the transaction streams and the
+ * `transactions` read model, then a summary. Without options it checks every stream (like `--all`).
+ * Returns 1 on any difference, 0 otherwise; usage errors leave as ConfigError (exit 2).
+ */
+async function auditReplay(args: string[]): Promise<number> {
+  let parsed: { values: { all?: boolean; transaction?: string }; positionals: string[] };
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: { all: { type: 'boolean' }, transaction: { type: 'string' } },
+    });
+  } catch (error) {
+    throw new ConfigError(error instanceof Error ? error.message : String(error));
+  }
+  const { values, positionals } = parsed;
+  const [sub, ...rest] = positionals;
+  if (sub !== 'replay' || rest.length > 0)
+    throw new ConfigError('usage: calebe audit replay [--transaction <id> | --all]');
+  if (values.all && values.transaction !== undefined) {
+    throw new ConfigError('give either --transaction <id> or --all, not both');
+  }
+  if (values.transaction !== undefined && !/^txn_[A-Za-z0-9]{1,60}$/.test(values.transaction)) {
+    throw new ConfigError(`--transaction must be a transaction id (txn_…)`);
+  }
+  const config = loadConfig();
+  const gateway = await createGateway(config, createLogger('warn'), { bootstrap: false });
+  try {
+    // The catalog is async: bring it up to the log's head so every stream is enumerated.
+    if (values.transaction === undefined) await gateway.runner.catchUp(streamCatalog);
+    const report = await replayTransactions(gateway.ctx, { transactionId: values.transaction });
+    for (const d of report.differences) console.log(formatDifference(d));
+    console.log(`${report.checked} transaction streams checked, ${report.differences.length} differences`);
+    return report.differences.length === 0 ? 0 : 1;
+  } finally {
+    await gateway.close();
+  }
+}
+
+/**
  * `calebe bootstrap`: the demo tenant and its keys (src/commands/bootstrap-demo.ts), then how to log in. Like
  * `serve`, it creates the first administrator while no user exists. Secrets are printed only when created.
  */
@@ -194,6 +239,8 @@ export async function main(argv: string[]): Promise<number> {
       case 'rebuild':
         await rebuild(args);
         return 0;
+      case 'audit':
+        return await auditReplay(args);
       default:
         console.error(USAGE);
         return command === undefined || command === 'help' || command === '--help' ? 0 : 2;

@@ -76,6 +76,13 @@ const schema = z
     CALEBE_DATA_DIR: z.string().min(1).default('./.calebe'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     PROJECTION_POLL_MS: z.coerce.number().int().min(5).max(60_000).default(200),
+    /**
+     * DESIGN.md reserve -> call -> record: a charge still `processing` this long after its reservation is
+     * marked `unknown` by the reconciler (never charged again). Keep it above the provider call timeout.
+     */
+    RECONCILE_AFTER_SECONDS: z.coerce.number().int().min(30).max(86_400).default(120),
+    /** How often the reconciler looks for such charges. */
+    RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
     /** SPEC 5: the first super_admin, created on start while no user exists. Both or neither. */
     BOOTSTRAP_ADMIN_EMAIL: z.email().max(254).optional(),
     BOOTSTRAP_ADMIN_PASSWORD: z

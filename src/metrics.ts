@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 
 /** One registry per process, served at GET /metrics. */
 export const metrics = new Registry();
@@ -19,5 +19,12 @@ export const projectionPosition = new Gauge({
   name: 'calebe_projection_position',
   help: 'Global position of the last event applied by the projection',
   labelNames: ['projection'] as const,
+  registers: [metrics],
+});
+
+/** Charges the reconciler turned from `processing` into `unknown` (src/workers/reconciler.ts). */
+export const reconcilerMarkedUnknown = new Counter({
+  name: 'calebe_reconciler_marked_unknown_total',
+  help: 'Charges left processing past RECONCILE_AFTER_SECONDS that the reconciler marked unknown',
   registers: [metrics],
 });

@@ -230,6 +230,8 @@ export interface TransactionFacts {
   readonly duplicatePaymentAt: string | null;
   readonly refundStatus: 'succeeded' | null;
   readonly boletoDueDate: string | null;
+  /** Something after the reservation was recorded (an answer or a refresh): the reconciler leaves it alone. */
+  readonly answered: boolean;
 }
 export type TransactionState = { readonly status: 'none' } | TransactionFacts;
 
@@ -393,7 +395,8 @@ export type TransactionCommandKind = TransactionCommand['kind'];
  *  not the current status the result is dropped (no-op), whatever the cell says.
  *  (c) creation checks: 422 validation_error for inconsistent facts, 422 provider_pix_sandbox_unsupported.
  *  (i) a repeated reserve with the same facts is a no-op (a replay); other facts are 409 idempotency_conflict.
- *  (t) only when the reservation is older than `timeoutSeconds`; otherwise a no-op. Never a provider call.
+ *  (t) only a reservation nothing answered yet, older than `timeoutSeconds`; otherwise a no-op. Never a
+ *      provider call.
  *  (s) only for a simulated charge, else 409 simulation_not_allowed.
  *  (r) needs a stored external id (`provider_reference`): else 409 reconciliation_required (SPEC 3.1: no
  *      query without it). A result naming another external id is 502 provider_refresh_failed.
@@ -758,6 +761,8 @@ function emit(
         ];
       }
       if (c.kind !== 'mark_unknown') break;
+      // A charge the provider already answered (a boleto payment intent back in processing) is not stuck.
+      if (s.answered) return [];
       const age = now.getTime() - Date.parse(s.reserved.reserved_at);
       if (age < c.timeoutSeconds * 1000) return [];
       return [
@@ -876,6 +881,60 @@ const REFUSAL_MESSAGES: Partial<Record<ErrorCode, string>> = {
 
 // ------------------------------------------------------------------------------------------ decider
 
+/** The state after an event that follows the reservation. */
+function afterReservation(state: TransactionFacts, event: TransactionEvent): TransactionFacts {
+  switch (event.type) {
+    case 'Transaction.Issued': {
+      const { transaction_id: _, source: _s, ...artifacts } = event.data;
+      return { ...state, status: 'pending', artifacts };
+    }
+    case 'Transaction.Refused': {
+      const { transaction_id: _, failure_code, provider_reference, ...diagnostics } = event.data;
+      return {
+        ...state,
+        status: 'failed',
+        failureCode: failure_code,
+        diagnostics,
+        artifacts: {
+          ...state.artifacts,
+          provider_reference: provider_reference ?? state.artifacts.provider_reference,
+        },
+      };
+    }
+    case 'Transaction.Unconfirmed': {
+      const { transaction_id: _, reason: _r, provider_reference, ...diagnostics } = event.data;
+      return {
+        ...state,
+        status: 'unknown',
+        diagnostics,
+        artifacts: {
+          ...state.artifacts,
+          provider_reference: provider_reference ?? state.artifacts.provider_reference,
+        },
+      };
+    }
+    case 'Transaction.PaymentProcessing':
+      return { ...state, status: 'processing' };
+    case 'Transaction.AwaitingPayment':
+      return { ...state, status: 'pending' };
+    case 'Transaction.Paid':
+      return {
+        ...state,
+        status: 'paid',
+        paidWith: event.data.paid_with,
+        paidAt: event.data.paid_at,
+        duplicatePaymentAt: event.data.duplicate_payment_at,
+      };
+    case 'Transaction.Expired':
+      return { ...state, status: 'expired' };
+    case 'Transaction.Refunded':
+      return { ...state, status: 'refunded', refundStatus: event.data.refund_status };
+    case 'Transaction.DueDateChanged':
+      return { ...state, boletoDueDate: event.data.boleto_due_date };
+  }
+  return state;
+}
+
 export const transaction: Decider<TransactionCommand, TransactionEvent, TransactionState> = {
   initialState: { status: 'none' },
 
@@ -892,58 +951,11 @@ export const transaction: Decider<TransactionCommand, TransactionEvent, Transact
         duplicatePaymentAt: null,
         refundStatus: null,
         boletoDueDate: event.data.boleto?.due_date ?? null,
+        answered: false,
       };
     }
     if (state.status === 'none') return state;
-    switch (event.type) {
-      case 'Transaction.Issued': {
-        const { transaction_id: _, source: _s, ...artifacts } = event.data;
-        return { ...state, status: 'pending', artifacts };
-      }
-      case 'Transaction.Refused': {
-        const { transaction_id: _, failure_code, provider_reference, ...diagnostics } = event.data;
-        return {
-          ...state,
-          status: 'failed',
-          failureCode: failure_code,
-          diagnostics,
-          artifacts: {
-            ...state.artifacts,
-            provider_reference: provider_reference ?? state.artifacts.provider_reference,
-          },
-        };
-      }
-      case 'Transaction.Unconfirmed': {
-        const { transaction_id: _, reason: _r, provider_reference, ...diagnostics } = event.data;
-        return {
-          ...state,
-          status: 'unknown',
-          diagnostics,
-          artifacts: {
-            ...state.artifacts,
-            provider_reference: provider_reference ?? state.artifacts.provider_reference,
-          },
-        };
-      }
-      case 'Transaction.PaymentProcessing':
-        return { ...state, status: 'processing' };
-      case 'Transaction.AwaitingPayment':
-        return { ...state, status: 'pending' };
-      case 'Transaction.Paid':
-        return {
-          ...state,
-          status: 'paid',
-          paidWith: event.data.paid_with,
-          paidAt: event.data.paid_at,
-          duplicatePaymentAt: event.data.duplicate_payment_at,
-        };
-      case 'Transaction.Expired':
-        return { ...state, status: 'expired' };
-      case 'Transaction.Refunded':
-        return { ...state, status: 'refunded', refundStatus: event.data.refund_status };
-      case 'Transaction.DueDateChanged':
-        return { ...state, boletoDueDate: event.data.boleto_due_date };
-    }
+    return { ...afterReservation(state, event), answered: true };
   },
 
   decide(command, state, ctx) {

@@ -200,6 +200,26 @@ export interface TransactionRequestsTable {
   created_at: Timestamp;
 }
 
+/** One row per charge for summaries and analysts (docs/summary-tables.md); async projection `summary`. */
+export interface SummaryTransactionsTable {
+  transaction_id: string;
+  tenant_id: string;
+  livemode: boolean;
+  simulated: boolean;
+  method: 'pix' | 'boleto';
+  /** Centavos. bigint: read back as a string. */
+  amount: ColumnType<string, number | string, number | string>;
+  status: 'processing' | 'pending' | 'paid' | 'expired' | 'failed' | 'unknown' | 'refunded';
+  /** The reservation instant (`reserved_at`), UTC. */
+  created_at: Timestamp;
+  /** `created_at` as a `date` in America/Sao_Paulo; drivers may parse it, so reads cast it (`::text`). */
+  created_day: ColumnType<Date | string, string, string>;
+  paid_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  paid_day: ColumnType<Date | string | null, string | null, string | null>;
+  updated_at: Timestamp;
+  sequence: ColumnType<string, number | string, number | string>;
+}
+
 export interface Database {
   streams: StreamsTable;
   events: EventsTable;
@@ -216,4 +236,5 @@ export interface Database {
   transactions: TransactionsTable;
   transaction_requests: TransactionRequestsTable;
   cost_centers: CostCentersTable;
+  summary_transactions: SummaryTransactionsTable;
 }

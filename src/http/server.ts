@@ -17,13 +17,16 @@ import { BODY_LIMIT, useStrictJsonBodies } from './json-body.ts';
 import { describeRoutes, registerOpenApi } from './openapi.ts';
 import { registerApiKeyRoutes } from './routes/api-keys.ts';
 import { registerAuditRoutes } from './routes/audit.ts';
+import { registerChargeRoutes } from './routes/charges.ts';
 import { registerCostCenterRoutes } from './routes/cost-centers.ts';
 import { registerHealthRoutes } from './routes/health.ts';
 import { registerProviderRoutes } from './routes/providers.ts';
 import { registerRuleRoutes } from './routes/rules.ts';
 import { registerSessionRoutes } from './routes/sessions.ts';
 import { registerSettingsRoutes } from './routes/settings.ts';
+import { registerSummaryRoutes } from './routes/summary.ts';
 import { registerTenantRoutes } from './routes/tenants.ts';
+import { registerTransactionEventRoutes } from './routes/transaction-events.ts';
 import { registerUserRoutes } from './routes/users.ts';
 
 export interface HttpDeps {
@@ -84,9 +87,12 @@ export async function buildHttpServer({ ctx, authenticators }: HttpDeps): Promis
   registerRuleRoutes(app, ctx);
   registerSettingsRoutes(app, ctx);
   registerAuditRoutes(app, ctx);
+  registerSummaryRoutes(app, ctx);
   registerApiKeyRoutes(app, ctx);
   registerTenantRoutes(app, ctx);
   registerUserRoutes(app, ctx);
   registerCostCenterRoutes(app, ctx);
+  registerChargeRoutes(app, ctx);
+  registerTransactionEventRoutes(app, ctx);
   return app;
 }

@@ -6,6 +6,7 @@ import { providersProjection } from './providers.ts';
 import { routingRulesProjection } from './routing-rules.ts';
 import { sessionsProjection } from './sessions.ts';
 import { streamCatalog } from './stream-catalog.ts';
+import { summaryProjection } from './summary.ts';
 import { tenantsProjection } from './tenants.ts';
 import { transactionsProjection } from './transactions.ts';
 import { usersProjection } from './users.ts';
@@ -26,6 +27,6 @@ export const inlineProjections: readonly Projection[] = [
 ];
 
 /** Read models that may trail the log: summaries, catalogs, fan-out. */
-export const asyncProjections: readonly Projection[] = [streamCatalog, auditProjection];
+export const asyncProjections: readonly Projection[] = [streamCatalog, auditProjection, summaryProjection];
 
 export const allProjections: readonly Projection[] = [...inlineProjections, ...asyncProjections];

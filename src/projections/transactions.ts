@@ -1,5 +1,9 @@
-import { sql, type Transaction, type Updateable } from 'kysely';
-import { type TransactionEvent, transactionEvents } from '../aggregates/transaction.ts';
+import { type Selectable, sql, type Transaction, type Updateable } from 'kysely';
+import {
+  type TransactionEvent,
+  type TransactionFacts,
+  transactionEvents,
+} from '../aggregates/transaction.ts';
 import type { Database, TransactionsTable } from '../db/schema.ts';
 import { EventRegistry } from '../events/event-registry.ts';
 import type { RecordedEvent } from '../events/event-store.ts';
@@ -144,4 +148,59 @@ async function update(trx: Transaction<Database>, recorded: RecordedEvent, id: s
     .where('id', '=', id)
     .where('sequence', '<', String(recorded.version))
     .execute();
+}
+
+const instant = (iso: string | null) => (iso === null ? null : new Date(iso));
+
+/**
+ * The row this projection holds for a charge, computed from the decider's folded state and the stream's
+ * first and last recorded events (the state-based form of `handle` + `changesOf`). `calebe audit replay`
+ * compares it with the stored row; test/integration/transactions-projection.test.ts checks the two forms
+ * agree over random command sequences.
+ */
+export function transactionRowFromState(
+  s: TransactionFacts,
+  first: Pick<RecordedEvent, 'recordedAt'>,
+  last: Pick<RecordedEvent, 'recordedAt' | 'version'>,
+): Selectable<TransactionsTable> {
+  const r = s.reserved;
+  const a = s.artifacts;
+  return {
+    id: r.transaction_id,
+    tenant_id: r.tenant_id,
+    livemode: r.livemode,
+    method: r.method,
+    status: s.status,
+    amount: String(r.amount),
+    currency: r.currency,
+    reference: r.reference,
+    description: r.description,
+    simulated: r.simulated,
+    environment: r.environment,
+    provider_id: r.provider_id,
+    subaccount_id: r.subaccount_id,
+    provider_reference: a.provider_reference,
+    cost_center_id: r.cost_center_id,
+    callback_url: r.callback_url,
+    pix_copy_paste: a.pix_copy_paste,
+    pix_qr_code: a.pix_qr_code,
+    expires_at: instant(a.expires_at),
+    boleto_due_date: s.boletoDueDate,
+    boleto_url: a.boleto_url,
+    boleto_digitable_line: a.boleto_digitable_line,
+    boleto_barcode: a.boleto_barcode,
+    boleto_pix_copy_paste: a.boleto_pix_copy_paste,
+    boleto_pix_expires_at: instant(a.boleto_pix_expires_at),
+    failure_code: s.failureCode,
+    provider_error_code: s.diagnostics.provider_error_code,
+    provider_error_message: s.diagnostics.provider_error_message,
+    provider_http_status: s.diagnostics.provider_http_status,
+    paid_with: s.paidWith,
+    paid_at: instant(s.paidAt),
+    duplicate_payment_at: instant(s.duplicatePaymentAt),
+    refund_status: s.refundStatus,
+    sequence: String(last.version),
+    created_at: first.recordedAt,
+    updated_at: last.recordedAt,
+  };
 }

@@ -295,6 +295,17 @@ describe('transaction decider: outcome at creation (SPEC 3.1, 4.1, 4.2)', () => 
       ]);
   });
 
+  test('SPEC 3.1 / DESIGN reconciler: a boleto payment intent back in processing is answered, never marked unknown', () => {
+    sc()
+      .given([
+        reserved('boleto_live'),
+        issued('boleto_live'),
+        { type: 'Transaction.PaymentProcessing', data: { transaction_id: ID } },
+      ])
+      .when({ kind: 'mark_unknown', timeoutSeconds: 300 }, later(86_400))
+      .thenEmits([]);
+  });
+
   test('a late answer resolves unknown: issued -> pending, refused -> failed', () => {
     sc()
       .given([reserved(), unconfirmed(null)])

@@ -1,0 +1,428 @@
+import { DomainError, isDomainError } from '../aggregates/decider.ts';
+import {
+  type BoletoOptions,
+  type ChargeMethod,
+  type ReserveTransaction,
+  saoPauloDate,
+  type TransactionRequestSnapshot,
+  type TransactionState,
+  transaction,
+} from '../aggregates/transaction.ts';
+import type { Config } from '../config.ts';
+import { sha256Hex } from '../crypto/secrets.ts';
+import type { EventMetadata } from '../events/event-store.ts';
+import type { AppContext } from '../http/context.ts';
+import { newId } from '../ids.ts';
+import { NO_DIAGNOSTICS, type ProviderCustomer, providerAdapter } from '../providers/provider.ts';
+import { simulatorProvider } from '../providers/simulator.ts';
+import { resolveProviderFor } from '../routing/resolve-provider.ts';
+import { simulatorEnabled } from '../routing/simulator.ts';
+import { type CommandDeps, handleCommand } from './command-handler.ts';
+import { resolveCostCenter } from './cost-centers.ts';
+import { claimIdempotencyKey, type JsonValue, readClaim, requestHash } from './idempotency.ts';
+import { authorizeLiveIssuance } from './live-payments.ts';
+
+/**
+ * Charge creation (SPEC 3.1, 4 common rules, 4.1, 4.2, 5.8; DESIGN.md "Command handlers").
+ *
+ * 1. A body carrying `tenant_id` is `422 tenant_from_api_key` (the tenant comes from the key).
+ * 2. The snapshot (SPEC 2.3 `request`: original values, tenant resolved, defaults applied) is the
+ *    idempotency body; the hash also covers the method and route, so a Pix key reused on boleto conflicts.
+ * 3. An existing claim with the same hash is a replay (never re-validated: a replay keeps the original due
+ *    date); another hash is `409 idempotency_conflict`.
+ * 4. A new request is validated fully (due date window, cost center, routing, production controls, the
+ *    decider's creation checks) before the claim: a claim must always be completable.
+ * 5. The claim (`idempotency-<tenant>-<sha256(key)>`) carries the whole reservation; the Reserved append is
+ *    `no_stream` on `transaction-<id>`. Whoever appends Reserved, and only they, calls the provider: with 100
+ *    concurrent identical requests one claim wins, one Reserved is appended, one provider call is made.
+ *    A crash between claim and Reserved is completed by the next replay (which then makes the only call).
+ */
+
+export const transactionStream = (transactionId: string) => `transaction-${transactionId}`;
+
+export interface ChargeAddressInput {
+  zip_code: string;
+  street: string;
+  number: string;
+  complement?: string | undefined;
+  district: string;
+  city: string;
+  state: string;
+}
+export interface ChargeCustomerInput {
+  name?: string | undefined;
+  document?: string | undefined;
+  email?: string | undefined;
+  phone: string;
+  address: ChargeAddressInput;
+}
+export interface BoletoInput {
+  due_date: string;
+  instruction?: string | undefined;
+  penalty_rate?: number | undefined;
+  interest_rate?: number | undefined;
+  cancel_after_due?: boolean | undefined;
+  days_before_cancel?: number | undefined;
+}
+/** A body already checked by the route's schema (SPEC 4.1, 4.2), original spelling kept. */
+export interface ChargeBody {
+  tenant_id?: unknown;
+  amount: number;
+  reference: string;
+  description: string;
+  customer: ChargeCustomerInput;
+  expires_in?: number | undefined;
+  boleto?: BoletoInput | undefined;
+  cost_center_id?: string | undefined;
+  callback_url?: string | undefined;
+}
+
+export interface CreateChargeInput {
+  tenantId: string;
+  livemode: boolean;
+  method: ChargeMethod;
+  idempotencyKey: string;
+  /** Route template, part of the request hash. */
+  route: string;
+  body: ChargeBody;
+}
+
+export type ChargeOutcome =
+  /** This request reserved the charge and called the provider. */
+  | { kind: 'created'; transactionId: string; state: TransactionState }
+  /** A replay: the stored record (status may still be processing). */
+  | { kind: 'replayed'; transactionId: string; state: TransactionState };
+
+export type ChargeContext = Pick<AppContext, 'store' | 'events' | 'db' | 'now'> & {
+  config: Pick<
+    Config,
+    | 'ENABLE_SIMULATOR'
+    | 'DATABASE_URL'
+    | 'ALLOW_LIVE_PAYMENTS'
+    | 'ALLOW_UNSCOPED_LIVE_PAYMENTS'
+    | 'LIVE_PAYMENT_SCOPE_JSON'
+  >;
+};
+
+const DEFAULT_EXPIRES_IN = 3600;
+
+function deps(ctx: ChargeContext): CommandDeps {
+  return { store: ctx.store, registry: ctx.events, now: () => ctx.now() };
+}
+
+function invalid(param: string, message: string): DomainError {
+  return new DomainError('validation_error', message, { param });
+}
+
+function addDays(date: string, days: number): string {
+  const d = new Date(`${date}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + days);
+  return d.toISOString().slice(0, 10);
+}
+
+/** SPEC 2.3 `request`: original values, tenant and method, effective expiry; zero/false defaults omitted. */
+export function requestSnapshot(input: CreateChargeInput): TransactionRequestSnapshot {
+  const b = input.body;
+  const c = b.customer;
+  const customer: TransactionRequestSnapshot['customer'] = {
+    ...(c.name !== undefined ? { name: c.name } : {}),
+    ...(c.document !== undefined ? { document: c.document } : {}),
+    ...(c.email !== undefined ? { email: c.email } : {}),
+    phone: c.phone,
+    address: {
+      zip_code: c.address.zip_code,
+      street: c.address.street,
+      number: c.address.number,
+      ...(c.address.complement !== undefined ? { complement: c.address.complement } : {}),
+      district: c.address.district,
+      city: c.address.city,
+      state: c.address.state,
+    },
+  };
+  const snapshot: TransactionRequestSnapshot = {
+    tenant_id: input.tenantId,
+    method: input.method,
+    amount: b.amount,
+    reference: b.reference,
+    description: b.description,
+    customer,
+    ...(b.cost_center_id !== undefined ? { cost_center_id: b.cost_center_id } : {}),
+    ...(b.callback_url !== undefined ? { callback_url: b.callback_url } : {}),
+  };
+  if (input.method === 'pix') {
+    snapshot.expires_in =
+      b.expires_in === undefined || b.expires_in === 0 ? DEFAULT_EXPIRES_IN : b.expires_in;
+  } else if (b.boleto) {
+    const o = b.boleto;
+    snapshot.boleto = {
+      due_date: o.due_date,
+      ...(o.instruction !== undefined && o.instruction !== '' ? { instruction: o.instruction } : {}),
+      ...(o.penalty_rate ? { penalty_rate: o.penalty_rate } : {}),
+      ...(o.interest_rate ? { interest_rate: o.interest_rate } : {}),
+      ...(o.cancel_after_due ? { cancel_after_due: true } : {}),
+      ...(o.days_before_cancel ? { days_before_cancel: o.days_before_cancel } : {}),
+    };
+  }
+  return snapshot;
+}
+
+/** Effective boleto options (defaults applied), as the reservation stores them. */
+function boletoOptions(snapshot: TransactionRequestSnapshot): BoletoOptions | null {
+  const o = snapshot.boleto;
+  if (!o) return null;
+  return {
+    due_date: o.due_date,
+    instruction: o.instruction ?? null,
+    penalty_rate: o.penalty_rate ?? 0,
+    interest_rate: o.interest_rate ?? 0,
+    cancel_after_due: o.cancel_after_due ?? false,
+    days_before_cancel: o.days_before_cancel ?? 0,
+  };
+}
+
+/** SPEC 4.1: normalized copies for the provider body (trim; state and document upper; e-mail lower). */
+export function normalizedCustomer(snapshot: TransactionRequestSnapshot): ProviderCustomer {
+  const c = snapshot.customer;
+  const a = c.address;
+  return {
+    ...(c.name !== undefined ? { name: c.name.trim() } : {}),
+    ...(c.document !== undefined ? { document: c.document.trim().toUpperCase() } : {}),
+    ...(c.email !== undefined ? { email: c.email.trim().toLowerCase() } : {}),
+    ...(c.phone !== undefined ? { phone: c.phone.trim() } : {}),
+    ...(a
+      ? {
+          address: {
+            zip_code: a.zip_code.trim(),
+            street: a.street.trim(),
+            number: a.number.trim(),
+            ...(a.complement !== undefined && a.complement.trim() !== ''
+              ? { complement: a.complement.trim() }
+              : {}),
+            district: a.district.trim(),
+            city: a.city.trim(),
+            state: a.state.trim().toUpperCase(),
+          },
+        }
+      : {}),
+  };
+}
+
+interface Route {
+  providerId: string | null;
+  kind: 'simulator' | 'external';
+  environment: 'sandbox' | 'production';
+}
+
+/** Test keys: no routing, no provider record (SPEC 1, 5.2). Live keys: SPEC 2.8 and 5.8. */
+async function route(ctx: ChargeContext, input: CreateChargeInput): Promise<Route> {
+  if (!input.livemode) return { providerId: null, kind: 'simulator', environment: 'sandbox' };
+  const resolution = await resolveProviderFor(ctx.db, {
+    tenantId: input.tenantId,
+    method: input.method,
+    amount: input.body.amount,
+  });
+  const p = resolution.provider;
+  if (p.kind === 'simulator') {
+    if (!simulatorEnabled(ctx.config)) {
+      throw new DomainError('simulator_disabled', 'The simulator is disabled (ENABLE_SIMULATOR).');
+    }
+    return { providerId: p.id, kind: 'simulator', environment: 'sandbox' };
+  }
+  if (p.isMarketplace) {
+    throw new DomainError('subaccount_not_configured', 'Marketplace subaccounts are not available yet.');
+  }
+  if (input.method === 'pix' && p.environment === 'sandbox') {
+    throw new DomainError('provider_pix_sandbox_unsupported', 'The external provider has no Pix sandbox.');
+  }
+  if (p.environment === 'production') {
+    await authorizeLiveIssuance(
+      { deps: deps(ctx), config: ctx.config },
+      {
+        tenantId: input.tenantId,
+        providerId: p.id,
+        reference: input.body.reference,
+        idempotencyKey: input.idempotencyKey,
+        amount: input.body.amount,
+        method: input.method,
+      },
+    );
+  }
+  if (!providerAdapter(ctx, 'external', {})) {
+    throw new DomainError(
+      'provider_not_configured',
+      'No adapter for the external provider is available in this build.',
+    );
+  }
+  return { providerId: p.id, kind: 'external', environment: p.environment };
+}
+
+function reserveFromClaim(payload: Record<string, JsonValue>): ReserveTransaction {
+  const reserve = payload.reserve;
+  if (
+    reserve === null ||
+    typeof reserve !== 'object' ||
+    Array.isArray(reserve) ||
+    reserve.kind !== 'reserve'
+  ) {
+    throw new Error('charge claim without its reservation');
+  }
+  // The decider re-validates every fact (reservedData.safeParse) before the Reserved event is appended.
+  return reserve as unknown as ReserveTransaction;
+}
+
+/**
+ * Appends Reserved from the claim when it is not there yet; the request that appends it makes the provider
+ * call and records the outcome. Everyone else gets the stored record.
+ */
+async function completeClaim(
+  ctx: ChargeContext,
+  reserve: ReserveTransaction,
+  metadata: EventMetadata,
+): Promise<ChargeOutcome> {
+  const id = reserve.transactionId;
+  const stream = transactionStream(id);
+  const reserved = await handleCommand(deps(ctx), transaction, stream, reserve, {
+    metadata,
+    retryOnConflict: true,
+  });
+  if (reserved.events.length === 0) return { kind: 'replayed', transactionId: id, state: reserved.state };
+  const adapter = providerAdapter(ctx, reserve.simulated ? 'simulator' : 'external', {
+    simulator: simulatorProvider,
+  });
+  if (!adapter) throw new Error('provider adapter missing after routing');
+  let outcome: Awaited<ReturnType<typeof adapter.createCharge>>;
+  try {
+    const snapshot = reserve.request;
+    outcome = await adapter.createCharge({
+      transactionId: id,
+      method: reserve.method,
+      amount: reserve.amount,
+      reference: reserve.reference.trim(),
+      description: reserve.description.trim(),
+      customer: normalizedCustomer(snapshot),
+      expiresIn: reserve.expiresIn,
+      boleto: reserve.boleto,
+      providerRequest: reserve.providerRequest,
+      now: ctx.now(),
+    });
+  } catch {
+    outcome = { kind: 'uncertain', providerReference: null, diagnostics: NO_DIAGNOSTICS };
+  }
+  const command =
+    outcome.kind === 'issued'
+      ? ({ kind: 'record_issued', artifacts: outcome.artifacts } as const)
+      : outcome.kind === 'refused'
+        ? ({
+            kind: 'record_refused',
+            failureCode: outcome.failureCode,
+            providerReference: outcome.providerReference,
+            diagnostics: outcome.diagnostics,
+          } as const)
+        : ({
+            kind: 'record_uncertain',
+            providerReference: outcome.providerReference,
+            diagnostics: outcome.diagnostics,
+          } as const);
+  try {
+    const recorded = await handleCommand(deps(ctx), transaction, stream, command, {
+      metadata,
+      retryOnConflict: true,
+    });
+    return { kind: 'created', transactionId: id, state: recorded.state };
+  } catch (error) {
+    // SPEC 7: reserved, but the result could not be persisted. Never reprocess.
+    throw new DomainError(
+      'reconciliation_required',
+      'The charge was reserved but its result was not saved.',
+      {
+        transaction_id: id,
+        status: 503,
+        cause: error instanceof Error ? error.message : 'unknown',
+      },
+    );
+  }
+}
+
+/** `POST /v1/pix` and `POST /v1/boleto`. */
+export async function createCharge(
+  ctx: ChargeContext,
+  input: CreateChargeInput,
+  metadata: EventMetadata,
+): Promise<ChargeOutcome> {
+  if (input.body.tenant_id !== undefined) {
+    throw new DomainError(
+      'tenant_from_api_key',
+      'Do not send tenant_id: the tenant comes from the API key.',
+      {
+        param: 'tenant_id',
+      },
+    );
+  }
+  if (input.method === 'boleto' && !input.body.boleto)
+    throw invalid('boleto', 'boleto options are required.');
+  const snapshot = requestSnapshot(input);
+  const scope = input.tenantId;
+
+  // Replays first: a stored record is answered as it is, without re-validating (original due date kept).
+  const held = await readClaim(deps(ctx), scope, input.idempotencyKey);
+  if (held) {
+    if (held.request_hash !== requestHash('POST', input.route, snapshot)) {
+      throw new DomainError(
+        'idempotency_conflict',
+        'This Idempotency-Key was used with another body or method.',
+      );
+    }
+    return completeClaim(ctx, reserveFromClaim(held.payload), metadata);
+  }
+
+  const now = ctx.now();
+  const boleto = boletoOptions(snapshot);
+  if (boleto) {
+    const today = saoPauloDate(now);
+    if (boleto.due_date < today || boleto.due_date > addDays(today, 365)) {
+      throw invalid('boleto.due_date', 'The due date must be today to today + 365 days (America/Sao_Paulo).');
+    }
+  }
+  if (input.body.cost_center_id !== undefined) {
+    await resolveCostCenter(ctx, input.tenantId, input.body.cost_center_id);
+  }
+  const routed = await route(ctx, input);
+  const reserve: ReserveTransaction = {
+    kind: 'reserve',
+    transactionId: newId('txn'),
+    tenantId: input.tenantId,
+    livemode: input.livemode,
+    method: input.method,
+    amount: input.body.amount,
+    reference: input.body.reference,
+    description: input.body.description,
+    costCenterId: input.body.cost_center_id ?? null,
+    callbackUrl: input.body.callback_url ?? null,
+    providerId: routed.providerId,
+    subaccountId: null,
+    environment: routed.environment,
+    simulated: routed.kind === 'simulator',
+    idempotencyKeySha256: sha256Hex(input.idempotencyKey),
+    expiresIn: input.method === 'pix' ? (snapshot.expires_in ?? DEFAULT_EXPIRES_IN) : null,
+    boleto,
+    request: snapshot,
+    providerRequest: null,
+  };
+  const precheck = transaction.decide(reserve, transaction.initialState, { now });
+  if (isDomainError(precheck)) throw precheck;
+
+  const { claim } = await claimIdempotencyKey(
+    deps(ctx),
+    {
+      scope,
+      key: input.idempotencyKey,
+      method: 'POST',
+      route: input.route,
+      body: snapshot,
+      resourceId: reserve.transactionId,
+      payload: { reserve: JSON.parse(JSON.stringify(reserve)) as JsonValue },
+    },
+    metadata,
+  );
+  return completeClaim(ctx, reserveFromClaim(claim.payload), metadata);
+}

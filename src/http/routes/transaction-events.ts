@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import type { TransactionEvent } from '../../aggregates/transaction.ts';
+import { requireTenantInTree } from '../admin-scope.ts';
+import { sessionPrincipal } from '../auth.ts';
+import type { AppContext } from '../context.ts';
+import { ApiError } from '../errors.ts';
+import { dataEnvelope, errorResponses, idParams } from '../schemas.ts';
+import type { HttpServer } from '../server.ts';
+
+const transactionEvent = z
+  .object({
+    id: z.string().meta({ description: 'The event id.' }),
+    position: z.number().int().meta({ description: 'Global position in the log.' }),
+    version: z.number().int().min(1).meta({ description: '1-based position within the stream.' }),
+    type: z.string().meta({ description: 'e.g. Transaction.Reserved' }),
+    schema_version: z.number().int().min(1).meta({ description: 'The schema version it was written in.' }),
+    data: z.record(z.string(), z.unknown()).meta({
+      description:
+        'The payload as recorded. Transaction.Reserved carries the creation snapshot (payer personal data, SPEC 2.3) and the sha256 of the Idempotency-Key, never the key.',
+    }),
+    metadata: z.object({
+      actor: z.string().meta({ description: '`user:<id>`, `api_key:<id>` or `system:<job>`' }),
+      request_id: z.string().nullable(),
+      tenant_id: z.string().nullable(),
+      livemode: z.boolean().nullable(),
+      correlation_id: z.string().nullable(),
+      causation_id: z.string().nullable(),
+    }),
+    recorded_at: z.iso.datetime(),
+  })
+  .meta({ id: 'TransactionEvent' });
+
+/**
+ * `GET /admin/transactions/{id}/events` (issue 5 item 10): the auditor's history of one charge, read from
+ * its stream (the record), not from a read model, in stream order. Every panel role may read it for a
+ * transaction of its tree (SPEC 5.7 "Read transactions"); outside the tree, or unknown: 404.
+ */
+export function registerTransactionEventRoutes(app: HttpServer, ctx: AppContext): void {
+  app.get(
+    '/admin/transactions/:id/events',
+    {
+      config: { access: { auth: 'session', roles: ['super_admin', 'tenant_admin', 'viewer'] } },
+      schema: {
+        summary: "Read a transaction's events",
+        description:
+          'Every event of the charge in stream order, with its type, payload, actor, request id and time.',
+        params: idParams,
+        response: {
+          200: dataEnvelope(z.array(transactionEvent)),
+          ...errorResponses(401, 403, 404, 422, 429),
+        },
+      },
+    },
+    async (request) => {
+      const principal = sessionPrincipal(request);
+      const recorded = await ctx.store.read(`transaction-${request.params.id}`);
+      const first = recorded[0];
+      if (!first) throw new ApiError('not_found');
+      const reserved = ctx.events.decode(first) as TransactionEvent;
+      if (reserved.type !== 'Transaction.Reserved') throw new ApiError('not_found');
+      await requireTenantInTree(ctx.db, principal, reserved.data.tenant_id);
+      return {
+        data: recorded.map((e) => ({
+          id: e.id,
+          position: e.position,
+          version: e.version,
+          type: e.type,
+          schema_version: e.schemaVersion,
+          data: isRecord(e.data) ? e.data : {},
+          metadata: {
+            actor: e.metadata.actor,
+            request_id: e.metadata.request_id ?? null,
+            tenant_id: e.metadata.tenant_id ?? null,
+            livemode: e.metadata.livemode ?? null,
+            correlation_id: e.metadata.correlation_id ?? null,
+            causation_id: e.metadata.causation_id ?? null,
+          },
+          recorded_at: e.recordedAt.toISOString(),
+        })),
+      };
+    },
+  );
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,160 @@
+import type { Kysely, Selectable } from 'kysely';
+import { z } from 'zod';
+import { boletoUrl, documentUrl } from '../charge-page/signature.ts';
+import { documentSigningSecret } from '../charge-page/signing-secret.ts';
+import { costCenterNames, isTenantInTree } from '../commands/cost-centers.ts';
+import type { Database, TransactionsTable } from '../db/schema.ts';
+import type { AppContext } from './context.ts';
+import { ApiError } from './errors.ts';
+
+/** SPEC 2.2 Transaction, as every public read and creation answers it. */
+export const transactionView = z
+  .object({
+    id: z.string(),
+    tenant_id: z.string(),
+    amount: z.number().int(),
+    retained_amount: z.number().int(),
+    currency: z.string(),
+    status: z.enum(['processing', 'pending', 'paid', 'expired', 'failed', 'unknown', 'refunded']),
+    method: z.enum(['pix', 'boleto', 'credit_card']),
+    reference: z.string(),
+    description: z.string(),
+    simulated: z.boolean(),
+    environment: z.enum(['sandbox', 'production']),
+    livemode: z.boolean(),
+    pix_copy_paste: z.string().nullable(),
+    pix_qr_code: z.string().nullable(),
+    expires_at: z.string().nullable(),
+    provider_reference: z.string().nullable(),
+    subaccount_id: z.string().nullable(),
+    failure_code: z.string().nullable(),
+    provider_error_code: z.string().nullable(),
+    provider_error_message: z.string().nullable(),
+    provider_http_status: z.number().int().nullable(),
+    boleto_due_date: z.string().nullable(),
+    boleto_url: z.string().nullable(),
+    document_url: z.string(),
+    boleto_digitable_line: z.string().nullable(),
+    boleto_barcode: z.string().nullable(),
+    boleto_pix_copy_paste: z.string().nullable(),
+    boleto_pix_expires_at: z.string().nullable(),
+    paid_with: z.enum(['pix', 'boleto']).nullable(),
+    paid_at: z.string().nullable(),
+    duplicate_payment_at: z.string().nullable(),
+    split: z
+      .object({ total_fee_amount: z.number().int(), merchant_amount: z.number().int(), on: z.string() })
+      .nullable(),
+    tenant_fee_id: z.string().nullable(),
+    fee_starts_on: z.string().nullable(),
+    cost_center_id: z.string().nullable(),
+    cost_center_name: z.string().nullable(),
+    callback_url: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({
+    id: 'Transaction',
+    description:
+      'SPEC 2.2. Check `simulated` and `environment`: a simulator Pix payload is a test marker, never a payable QR code. `pix_copy_paste`/`pix_qr_code` are null while the outcome is uncertain.',
+  });
+export type TransactionView = z.infer<typeof transactionView>;
+
+/** SPEC 2.3 TransactionRequest. */
+export const transactionRequestView = z
+  .object({
+    transaction_id: z.string(),
+    source: z.enum(['captured', 'legacy_partial']),
+    request: z.record(z.string(), z.unknown()),
+    provider_request: z.record(z.string(), z.unknown()).nullable(),
+    missing_fields: z.array(z.string()),
+  })
+  .meta({
+    id: 'TransactionRequest',
+    description: 'SPEC 2.3: creation snapshot; contains payer personal data.',
+  });
+
+const iso = (v: Date | string | null): string | null => (v === null ? null : new Date(v).toISOString());
+
+type Row = Selectable<TransactionsTable>;
+
+export async function toTransactionView(
+  ctx: Pick<AppContext, 'config' | 'db' | 'now'>,
+  row: Row,
+  names?: Map<string, string>,
+): Promise<TransactionView> {
+  const secret = await documentSigningSecret(ctx.config);
+  const base = ctx.config.baseUrl;
+  const uncertain = row.status === 'unknown' || row.status === 'processing';
+  const pixDeadline = row.boleto_pix_expires_at === null ? null : new Date(row.boleto_pix_expires_at);
+  const boletoPixLive =
+    row.status === 'pending' && pixDeadline !== null && ctx.now().getTime() <= pixDeadline.getTime();
+  const ccNames =
+    names ??
+    (row.cost_center_id ? await costCenterNames(ctx, [row.cost_center_id]) : new Map<string, string>());
+  return {
+    id: row.id,
+    tenant_id: row.tenant_id,
+    amount: Number(row.amount),
+    // Fees are not implemented yet: nothing is retained (docs/decisions.md "Charges").
+    retained_amount: 0,
+    currency: row.currency,
+    status: row.status,
+    method: row.method,
+    reference: row.reference,
+    description: row.description,
+    simulated: row.simulated,
+    environment: row.environment,
+    livemode: row.livemode,
+    pix_copy_paste: uncertain ? null : row.pix_copy_paste,
+    pix_qr_code: uncertain ? null : row.pix_qr_code,
+    expires_at: iso(row.expires_at),
+    provider_reference: row.provider_reference,
+    subaccount_id: row.subaccount_id,
+    failure_code: row.failure_code,
+    provider_error_code: row.provider_error_code,
+    provider_error_message: row.provider_error_message,
+    provider_http_status: row.provider_http_status,
+    boleto_due_date: row.boleto_due_date,
+    boleto_url: row.boleto_url === null ? null : boletoUrl(base, secret, row.id),
+    document_url: documentUrl(base, secret, row.id),
+    boleto_digitable_line: row.boleto_digitable_line,
+    boleto_barcode: row.boleto_barcode,
+    boleto_pix_copy_paste: boletoPixLive ? row.boleto_pix_copy_paste : null,
+    boleto_pix_expires_at: iso(row.boleto_pix_expires_at),
+    paid_with: row.paid_with,
+    paid_at: iso(row.paid_at),
+    duplicate_payment_at: iso(row.duplicate_payment_at),
+    split: null,
+    tenant_fee_id: null,
+    fee_starts_on: null,
+    cost_center_id: row.cost_center_id,
+    cost_center_name: row.cost_center_id ? (ccNames.get(row.cost_center_id) ?? null) : null,
+    callback_url: row.callback_url,
+    created_at: iso(row.created_at) ?? '',
+    updated_at: iso(row.updated_at) ?? '',
+  };
+}
+
+export function findTransactionRow(db: Kysely<Database>, id: string): Promise<Row | undefined> {
+  return db.selectFrom('transactions').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/**
+ * SPEC 4.4: the key's own tenant or a descendant's (a parent reads a child's without opting in), in the
+ * key's mode; anything else, missing included, is `404 not_found`.
+ */
+export async function readableTransaction(
+  ctx: Pick<AppContext, 'db' | 'store' | 'events'>,
+  principal: { tenantId: string; livemode: boolean },
+  id: string,
+): Promise<Row> {
+  const row = await findTransactionRow(ctx.db, id);
+  if (
+    !row ||
+    row.livemode !== principal.livemode ||
+    !(await isTenantInTree({ store: ctx.store, registry: ctx.events }, principal.tenantId, row.tenant_id))
+  ) {
+    throw new ApiError('not_found', 'The transaction does not exist.');
+  }
+  return row;
+}
