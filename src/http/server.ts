@@ -26,7 +26,9 @@ import { registerSessionRoutes } from './routes/sessions.ts';
 import { registerSettingsRoutes } from './routes/settings.ts';
 import { registerSummaryRoutes } from './routes/summary.ts';
 import { registerTenantRoutes } from './routes/tenants.ts';
+import { registerTransactionActionRoutes } from './routes/transaction-actions.ts';
 import { registerTransactionEventRoutes } from './routes/transaction-events.ts';
+import { registerTransactionListRoutes } from './routes/transaction-list.ts';
 import { registerUserRoutes } from './routes/users.ts';
 
 export interface HttpDeps {
@@ -94,5 +96,7 @@ export async function buildHttpServer({ ctx, authenticators }: HttpDeps): Promis
   registerCostCenterRoutes(app, ctx);
   registerChargeRoutes(app, ctx);
   registerTransactionEventRoutes(app, ctx);
+  registerTransactionActionRoutes(app, ctx);
+  registerTransactionListRoutes(app, ctx);
   return app;
 }

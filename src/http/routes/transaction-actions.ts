@@ -1,0 +1,166 @@
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { type TransactionCommand, transaction } from '../../aggregates/transaction.ts';
+import { transactionStream } from '../../commands/charges.ts';
+import { type CommandDeps, handleCommand } from '../../commands/command-handler.ts';
+import { simulatorEnabled } from '../../routing/simulator.ts';
+import { requireTenantInTree } from '../admin-scope.ts';
+import { apiKeyPrincipal, requireScopes, sessionPrincipal } from '../auth.ts';
+import type { AppContext } from '../context.ts';
+import { ApiError } from '../errors.ts';
+import { eventMetadata } from '../request-metadata.ts';
+import { dataEnvelope, errorResponses, idParams } from '../schemas.ts';
+import type { HttpServer } from '../server.ts';
+import {
+  findTransactionRow,
+  readableTransaction,
+  type TransactionView,
+  toTransactionView,
+  transactionView,
+} from '../transaction-dto.ts';
+
+type Row = NonNullable<Awaited<ReturnType<typeof findTransactionRow>>>;
+
+const simulateBody = z.strictObject({
+  status: z.enum(['paid', 'expired']).meta({ description: 'The outcome to simulate.' }),
+});
+
+/**
+ * Transaction actions (SPEC 3.1, 4.6, 4.7, 5.3, 5.4; docs/decisions.md "Charges"):
+ *
+ * - `POST /v1/transactions/{id}/simulate` and the panel's `POST /admin/transactions/{id}/simulate`: the
+ *   decider's `simulate_paid` / `simulate_expired` (409 simulation_not_allowed unless a pending simulated
+ *   charge). A live key is refused with 409 simulation_not_allowed before the transaction is read ("Test key
+ *   only"); ENABLE_SIMULATOR off is 422 simulator_disabled.
+ * - `POST /v1/transactions/{id}/refresh`: on the simulator, a Pix past `expires_at` becomes `expired`
+ *   (`refresh_expired` with source `deadline`, conditioned on the status read); anything else is answered
+ *   unchanged. There is no external query adapter yet: a charge of an external provider answers
+ *   502 provider_refresh_failed with `error.transaction_id`, state kept. Never creates a charge.
+ *
+ * Public routes: `transactions:read` (route config) plus the method's write scope, checked once the
+ * transaction is loaded; developer keys are refused (SPEC 5.4); another tree or mode is 404.
+ */
+export function registerTransactionActionRoutes(app: HttpServer, ctx: AppContext): void {
+  const deps = (): CommandDeps => ({ store: ctx.store, registry: ctx.events, now: () => ctx.now() });
+
+  const decide = async (request: FastifyRequest, row: Row, command: TransactionCommand) => {
+    await handleCommand(deps(), transaction, transactionStream(row.id), command, {
+      metadata: eventMetadata(request),
+      // Nothing outside the stream was consulted; refresh results carry `observedStatus`, so a re-decision
+      // after a concurrent append drops a stale result instead of overwriting a newer state.
+      retryOnConflict: true,
+    });
+  };
+
+  const currentView = async (id: string): Promise<TransactionView> => {
+    const row = await findTransactionRow(ctx.db, id);
+    if (!row) throw new Error(`transaction ${id} missing from the read model`);
+    return toTransactionView(ctx, row);
+  };
+
+  const requireMethodScope = (request: FastifyRequest, row: Row) => {
+    const principal = apiKeyPrincipal(request);
+    if (row.method === 'pix') requireScopes(principal, ['pix:write']);
+    else if (row.method === 'boleto') requireScopes(principal, ['boleto:write']);
+    else requireScopes(principal, ['credit_card:write']);
+  };
+
+  const simulate = async (request: FastifyRequest, row: Row, status: 'paid' | 'expired') => {
+    if (!simulatorEnabled(ctx.config)) throw new ApiError('simulator_disabled');
+    await decide(request, row, { kind: status === 'paid' ? 'simulate_paid' : 'simulate_expired' });
+    return { data: await currentView(row.id) };
+  };
+
+  const simulateSchema = (summary: string, description: string) => ({
+    summary,
+    description,
+    params: idParams,
+    body: simulateBody,
+    response: { 200: dataEnvelope(transactionView), ...errorResponses(400, 401, 403, 404, 409, 422, 429) },
+  });
+
+  app.post(
+    '/v1/transactions/:id/simulate',
+    {
+      config: { access: { auth: 'api_key', scopes: ['transactions:read'], notForDeveloperKeys: true } },
+      schema: simulateSchema(
+        'Simulate the outcome of a test transaction',
+        'SPEC 4.7. Test key only (a live key: 409 simulation_not_allowed). Scopes transactions:read plus the method write scope. Only a pending simulated transaction (else 409 simulation_not_allowed); ENABLE_SIMULATOR off: 422 simulator_disabled.',
+      ),
+    },
+    async (request) => {
+      const principal = apiKeyPrincipal(request);
+      if (principal.livemode) {
+        throw new ApiError('simulation_not_allowed', 'Only a test key can simulate (SPEC 4.7).');
+      }
+      const row = await readableTransaction(ctx, principal, request.params.id);
+      requireMethodScope(request, row);
+      return simulate(request, row, request.body.status);
+    },
+  );
+
+  app.post(
+    '/admin/transactions/:id/simulate',
+    {
+      config: { access: { auth: 'session', roles: ['super_admin', 'tenant_admin'] } },
+      schema: simulateSchema(
+        'Simulate the outcome of a simulated transaction (panel)',
+        'SPEC 3.1, 4.7. super_admin (global) or tenant_admin (own tree); viewer 403 forbidden; outside the tree 404.',
+      ),
+    },
+    async (request) => {
+      const principal = sessionPrincipal(request);
+      const row = await findTransactionRow(ctx.db, request.params.id);
+      if (!row) throw new ApiError('not_found', 'The transaction does not exist.');
+      await requireTenantInTree(ctx.db, principal, row.tenant_id);
+      return simulate(request, row, request.body.status);
+    },
+  );
+
+  app.post(
+    '/v1/transactions/:id/refresh',
+    {
+      config: { access: { auth: 'api_key', scopes: ['transactions:read'], notForDeveloperKeys: true } },
+      schema: {
+        summary: 'Refresh a transaction from its provider',
+        description:
+          'SPEC 3.1, 4.6. No body. Scopes transactions:read plus the method write scope. Simulator: a Pix past its deadline becomes expired, otherwise 200 unchanged; final states never reopen. `unknown` without provider_reference: 409 reconciliation_required. External providers: no query adapter yet, 502 provider_refresh_failed with error.transaction_id, state kept. Never creates a charge.',
+        params: idParams,
+        response: {
+          200: dataEnvelope(transactionView),
+          ...errorResponses(401, 403, 404, 409, 429, 502),
+        },
+      },
+    },
+    async (request) => {
+      const principal = apiKeyPrincipal(request);
+      const row = await readableTransaction(ctx, principal, request.params.id);
+      requireMethodScope(request, row);
+      if (row.status === 'unknown' && row.provider_reference === null) {
+        throw new ApiError(
+          'reconciliation_required',
+          'The charge has no external id to query; reconcile it before refreshing.',
+          { transaction_id: row.id },
+        );
+      }
+      if (!row.simulated) {
+        throw new ApiError(
+          'provider_refresh_failed',
+          'Querying this provider is not available yet; local state kept.',
+          { transaction_id: row.id },
+        );
+      }
+      const open = row.status === 'pending' || row.status === 'unknown';
+      const deadline = row.expires_at === null ? null : new Date(row.expires_at).getTime();
+      if (open && row.method === 'pix' && deadline !== null && ctx.now().getTime() > deadline) {
+        await decide(request, row, {
+          kind: 'refresh_expired',
+          source: 'deadline',
+          providerReference: row.provider_reference,
+          observedStatus: row.status,
+        });
+      }
+      return { data: await currentView(row.id) };
+    },
+  );
+}

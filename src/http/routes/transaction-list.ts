@@ -1,0 +1,134 @@
+import { type RawBuilder, sql } from 'kysely';
+import { z } from 'zod';
+import { costCenterNames, isTenantInTree } from '../../commands/cost-centers.ts';
+import { requireTenantInTree, treeRoot } from '../admin-scope.ts';
+import { apiKeyPrincipal, sessionPrincipal } from '../auth.ts';
+import type { AppContext } from '../context.ts';
+import { ApiError } from '../errors.ts';
+import { errorResponses, listEnvelope, pageQuery } from '../schemas.ts';
+import type { HttpServer } from '../server.ts';
+import { toTransactionView, transactionView } from '../transaction-dto.ts';
+
+/** Query booleans are spelled `true` or `false` (anything else is 422 validation_error). */
+const queryBoolean = z.enum(['true', 'false']).transform((v) => v === 'true');
+
+const filters = {
+  tenant_id: z.string().min(1).max(64).optional().meta({
+    description:
+      'The filter root, within the permitted scope (outside: 404 not_found); with include_descendants=true, its subtree.',
+  }),
+  status: transactionView.shape.status.optional(),
+  method: transactionView.shape.method.optional(),
+  reference: z.string().min(1).max(200).optional().meta({ description: 'Exact match; may return several.' }),
+  cost_center_id: z.string().min(1).max(64).optional().meta({
+    description: 'A cost-center id, or `unassigned` for transactions without one.',
+  }),
+};
+
+// Strict: a mistyped filter name is 422, never a silently wider list (as GET /admin/summary).
+const publicQuery = z.strictObject({
+  ...pageQuery.shape,
+  ...filters,
+  include_descendants: queryBoolean
+    .default(false)
+    .meta({ description: "false (default): the filter root only (the key's tenant); true: its subtree." }),
+});
+
+const adminQuery = z.strictObject({
+  ...pageQuery.shape,
+  ...filters,
+  include_descendants: queryBoolean.default(true).meta({
+    description:
+      "true (default): the whole permitted scope below the filter root; false: the filter root only (tenant_id, or the user's own tenant; for a super_admin without tenant_id, everything).",
+  }),
+  livemode: queryBoolean
+    .default(true)
+    .meta({ description: '`true` (default): production transactions only; `false`: test-mode only.' }),
+});
+
+type Filters = z.infer<typeof publicQuery>;
+
+interface Scope {
+  /** The tenant the list is rooted at; undefined = unrestricted (super_admin). */
+  root: string | undefined;
+  /** Whether the root's descendants are included. */
+  subtree: boolean;
+  livemode: boolean;
+}
+
+function subtreeOf(root: string): RawBuilder<boolean> {
+  return sql<boolean>`tenant_id in (select id from tenants where ancestor_ids @> array[${root}]::text[])`;
+}
+
+/** SPEC 4.3: newest first (created_at desc, id desc), one mode, the optional filters; count = page size. */
+async function listTransactions(ctx: AppContext, scope: Scope, q: Omit<Filters, 'include_descendants'>) {
+  const { root, subtree, livemode } = scope;
+  let query = ctx.db.selectFrom('transactions').selectAll().where('livemode', '=', livemode);
+  if (root !== undefined)
+    query = subtree ? query.where(subtreeOf(root)) : query.where('tenant_id', '=', root);
+  if (q.status !== undefined) query = query.where('status', '=', q.status);
+  if (q.method !== undefined) query = query.where('method', '=', q.method);
+  if (q.reference !== undefined) query = query.where('reference', '=', q.reference);
+  if (q.cost_center_id === 'unassigned') query = query.where('cost_center_id', 'is', null);
+  else if (q.cost_center_id !== undefined) query = query.where('cost_center_id', '=', q.cost_center_id);
+  const rows = await query
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(q.limit)
+    .offset(q.offset)
+    .execute();
+  // One query for every cost-center name of the page.
+  const names = await costCenterNames(
+    ctx,
+    rows.flatMap((r) => (r.cost_center_id ? [r.cost_center_id] : [])),
+  );
+  const data = await Promise.all(rows.map((r) => toTransactionView(ctx, r, names)));
+  return { data, meta: { limit: q.limit, offset: q.offset, count: data.length } };
+}
+
+/** SPEC 4.3 GET /v1/transactions and its panel alias GET /admin/transactions (docs/decisions.md "Charges"). */
+export function registerTransactionListRoutes(app: HttpServer, ctx: AppContext): void {
+  app.get(
+    '/v1/transactions',
+    {
+      config: { access: { auth: 'api_key', scopes: ['transactions:read'] } },
+      schema: {
+        summary:
+          "List transactions of the key's tenant (and, on request, its descendants), in the key's mode",
+        description:
+          'SPEC 4.3. Newest first. Page forward by adding `limit` to `offset` until fewer than `limit` items return; `meta.count` is the page size, not a total.',
+        querystring: publicQuery,
+        response: { 200: listEnvelope(transactionView), ...errorResponses(401, 403, 404, 422) },
+      },
+    },
+    async (request) => {
+      const principal = apiKeyPrincipal(request);
+      const { include_descendants, ...q } = request.query;
+      const root = q.tenant_id ?? principal.tenantId;
+      const deps = { store: ctx.store, registry: ctx.events };
+      if (!(await isTenantInTree(deps, principal.tenantId, root))) throw new ApiError('not_found');
+      return listTransactions(ctx, { root, subtree: include_descendants, livemode: principal.livemode }, q);
+    },
+  );
+
+  app.get(
+    '/admin/transactions',
+    {
+      config: { access: { auth: 'session', roles: ['super_admin', 'tenant_admin', 'viewer'] } },
+      schema: {
+        summary: "List transactions in the user's tree (every tenant for a super_admin)",
+        description:
+          'SPEC 4.3 admin scope and 5.7: every role reads. Production by default (`livemode=false` for test mode). A `tenant_id` outside the tree is 404.',
+        querystring: adminQuery,
+        response: { 200: listEnvelope(transactionView), ...errorResponses(401, 403, 404, 422) },
+      },
+    },
+    async (request) => {
+      const principal = sessionPrincipal(request);
+      const { include_descendants, livemode, ...q } = request.query;
+      if (q.tenant_id !== undefined) await requireTenantInTree(ctx.db, principal, q.tenant_id);
+      const root = q.tenant_id ?? treeRoot(principal);
+      return listTransactions(ctx, { root, subtree: include_descendants, livemode }, q);
+    },
+  );
+}
