@@ -12,6 +12,7 @@ import {
   renderChargePage,
   SIMULATED_BANNER,
 } from '../../src/charge-page/render.ts';
+import { chargeView, PIX, SIM_MARKER, simulatedPixView } from '../support/charge-page-views.ts';
 
 /**
  * The charge page (SPEC 1 simulator table, 2.2, 3.1) as a payer's browser shows it: headless Chromium opens
@@ -25,40 +26,11 @@ const jsQR = jsqr.default;
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = 'test-artifacts';
 const NOW = new Date('2026-11-21T12:00:00Z');
-const PIX =
-  '00020101021226880014br.gov.bcb.pix2566qrcodes.example.com.br/v2/cobv/9d36b84fc70b478fb95c12729b90ca255204000053039865406012.505802BR5913LOJA EXEMPLO6009SAO PAULO62070503***6304ABCD';
-const SIM_MARKER = 'SIMULATED-PIX-txn_01JF-NOT-PAYABLE';
 
-const base: ChargePageView = {
-  id: 'txn_01JF0000000000000000000000',
-  method: 'pix',
-  status: 'pending',
-  amount: 1250,
-  currency: 'BRL',
-  reference: 'pedido-42',
-  description: 'Camiseta azul <tamanho M>',
-  simulated: false,
-  environment: 'production',
-  livemode: true,
-  pix_copy_paste: PIX,
-  expires_at: '2026-11-21T13:00:00Z',
-  boleto_due_date: null,
-  boleto_url: null,
-  boleto_digitable_line: null,
-  boleto_pix_copy_paste: null,
-  boleto_pix_expires_at: null,
-  paid_with: null,
-};
-
+const description = 'Camiseta azul <tamanho M>';
 const pages: Record<string, ChargePageView> = {
-  simulated: {
-    ...base,
-    simulated: true,
-    environment: 'sandbox',
-    livemode: false,
-    pix_copy_paste: SIM_MARKER,
-  },
-  real: base,
+  simulated: simulatedPixView({ description }),
+  real: chargeView({ description }),
 };
 
 const LAUNCH_ARGS = [

@@ -11,6 +11,7 @@ import {
   useProviderAdapter,
 } from '../../src/providers/provider.ts';
 import { simulatorProvider } from '../../src/providers/simulator.ts';
+import { pixBody } from '../support/charges.ts';
 import { commandDeps, type SeededKey, seedTenantAndKey } from '../support/fixtures.ts';
 import { startTestApp, type TestApp } from '../support/http.ts';
 
@@ -63,26 +64,6 @@ const counting: PaymentProvider = {
     }
   },
 };
-
-function pixBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    amount: 1250,
-    reference: 'order-1',
-    description: 'Pedido 1',
-    customer: {
-      phone: '11987654321',
-      address: {
-        zip_code: '01310100',
-        street: 'Avenida Paulista',
-        number: '1000',
-        district: 'Bela Vista',
-        city: 'Sao Paulo',
-        state: 'SP',
-      },
-    },
-    ...overrides,
-  };
-}
 
 function boletoBody() {
   const { expires_in: _e, ...rest } = pixBody();

@@ -5,6 +5,7 @@ import { providerDeps } from '../../src/commands/providers.ts';
 import { createRoutingRule } from '../../src/commands/routing-rules.ts';
 import { SIMULATOR_PIX_MARKER } from '../../src/providers/simulator.ts';
 import { SIMULATOR_PROVIDER_ID } from '../../src/routing/simulator.ts';
+import { pixBody } from '../support/charges.ts';
 import { commandDeps, type SeededKey, seedChildTenant, seedTenantAndKey } from '../support/fixtures.ts';
 import { startTestApp, type TestApp } from '../support/http.ts';
 
@@ -18,29 +19,6 @@ let test_: SeededKey;
 let child: SeededKey;
 let outsider: SeededKey;
 let counter = 0;
-
-export function pixBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    amount: 1250,
-    reference: 'order-1',
-    description: 'Pedido 1',
-    customer: {
-      name: 'Maria Silva',
-      document: '12345678901',
-      email: 'maria@example.com',
-      phone: '11987654321',
-      address: {
-        zip_code: '01310100',
-        street: 'Avenida Paulista',
-        number: '1000',
-        district: 'Bela Vista',
-        city: 'Sao Paulo',
-        state: 'SP',
-      },
-    },
-    ...overrides,
-  };
-}
 
 function withCustomer(patch: Record<string, unknown>, address: Record<string, unknown> = {}) {
   const base = pixBody().customer as Record<string, unknown>;

@@ -6,6 +6,7 @@ import { issueApiKey } from '../../src/commands/api-keys.ts';
 import { transactionStream } from '../../src/commands/charges.ts';
 import { handleCommand } from '../../src/commands/command-handler.ts';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, assertError, roleTokens } from '../support/admin.ts';
+import { pixBody } from '../support/charges.ts';
 import { commandDeps, type SeededKey, seedTenantAndKey } from '../support/fixtures.ts';
 import { startTestApp, type TestApp } from '../support/http.ts';
 import { noDiagnostics, pixArtifacts, reserveCommand } from '../support/transactions.ts';
@@ -19,28 +20,6 @@ let off: TestApp;
 let test_: SeededKey;
 let live: SeededKey;
 let counter = 0;
-
-function pixBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    amount: 1250,
-    reference: 'order-1',
-    description: 'Pedido 1',
-    customer: {
-      name: 'Maria Silva',
-      document: '12345678901',
-      phone: '11987654321',
-      address: {
-        zip_code: '01310100',
-        street: 'Avenida Paulista',
-        number: '1000',
-        district: 'Bela Vista',
-        city: 'Sao Paulo',
-        state: 'SP',
-      },
-    },
-    ...overrides,
-  };
-}
 
 function createPix(a: TestApp, key: string, overrides: Record<string, unknown> = {}) {
   return a.request('POST', '/v1/pix', {

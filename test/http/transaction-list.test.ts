@@ -5,6 +5,7 @@ import { issueApiKey } from '../../src/commands/api-keys.ts';
 import { createCostCenter } from '../../src/commands/cost-centers.ts';
 import { createUser, identityDeps } from '../../src/commands/users.ts';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, assertError, bearer, logIn, PASSWORD } from '../support/admin.ts';
+import { pixBody } from '../support/charges.ts';
 import { commandDeps, type SeededKey, seedChildTenant, seedTenantAndKey } from '../support/fixtures.ts';
 import { startTestApp, type TestApp } from '../support/http.ts';
 
@@ -21,30 +22,6 @@ let noRead: string;
 let costCenterId: string;
 let counter = 0;
 const ids = { pixA1: '', pixA2: '', boleto: '', childPix: '', outsiderPix: '', live: '' };
-
-/** A valid SPEC 4.1 body (kept here: importing pix.test.ts would run its suite too). */
-function pixBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    amount: 1250,
-    reference: 'order-1',
-    description: 'Pedido 1',
-    customer: {
-      name: 'Maria Silva',
-      document: '12345678901',
-      email: 'maria@example.com',
-      phone: '11987654321',
-      address: {
-        zip_code: '01310100',
-        street: 'Avenida Paulista',
-        number: '1000',
-        district: 'Bela Vista',
-        city: 'Sao Paulo',
-        state: 'SP',
-      },
-    },
-    ...overrides,
-  };
-}
 
 const key = (k: string) => ({ 'x-api-key': k });
 

@@ -26,47 +26,17 @@ import {
 } from '../../src/charge-page/signature.ts';
 import { DOCUMENT_KEY_FILE, documentSigningSecret } from '../../src/charge-page/signing-secret.ts';
 import { ConfigError, loadConfig } from '../../src/config.ts';
+import { CHARGE_ID, chargeView, PIX, SIM_MARKER, simulatedPixView } from '../support/charge-page-views.ts';
 
 const SECRET = 'a-test-secret-of-at-least-32-characters!';
-const ID = 'txn_01JF0000000000000000000000';
+const ID = CHARGE_ID;
 const NOW = new Date('2026-11-21T12:00:00Z');
-/** A realistic BR Code (EMV) Pix copy-and-paste text. */
-const PIX =
-  '00020101021226880014br.gov.bcb.pix2566qrcodes.example.com.br/v2/cobv/9d36b84fc70b478fb95c12729b90ca255204000053039865406012.505802BR5913LOJA EXEMPLO6009SAO PAULO62070503***6304ABCD';
-const SIM_MARKER = 'SIMULATED-PIX-txn_01JF-NOT-PAYABLE';
 
 /** Intl writes `R$` + no-break space; the text a person reads is `R$ 12,50`. */
 const plain = (s: string) => s.replace(/\u00a0/g, ' ');
 
-function view(over: Partial<ChargePageView> = {}): ChargePageView {
-  return {
-    id: ID,
-    method: 'pix',
-    status: 'pending',
-    amount: 1250,
-    currency: 'BRL',
-    reference: 'pedido-42',
-    description: 'Camiseta azul',
-    simulated: false,
-    environment: 'production',
-    livemode: true,
-    pix_copy_paste: PIX,
-    expires_at: '2026-11-21T13:00:00Z',
-    boleto_due_date: null,
-    boleto_url: null,
-    boleto_digitable_line: null,
-    boleto_pix_copy_paste: null,
-    boleto_pix_expires_at: null,
-    paid_with: null,
-    ...over,
-  };
-}
-
-const simulatedPix = (over: Partial<ChargePageView> = {}) =>
-  view({ simulated: true, environment: 'sandbox', livemode: false, pix_copy_paste: SIM_MARKER, ...over });
-
 const realBoleto = (over: Partial<ChargePageView> = {}) =>
-  view({
+  chargeView({
     method: 'boleto',
     pix_copy_paste: null,
     expires_at: null,
@@ -247,7 +217,7 @@ describe('charge page formatting (SPEC 1: centavos; DESIGN.md: America/Sao_Paulo
 
 describe('charge page (SPEC 1 simulator table, 2.2, 3.1)', () => {
   test('pending real Pix: amount, status, SVG QR of exactly the copy-paste text, the text itself', async () => {
-    const html = await renderChargePage(view(), { now: NOW });
+    const html = await renderChargePage(chargeView(), { now: NOW });
     assert.match(html, /<html lang="pt-BR">/);
     assert.ok(plain(html).includes('R$ 12,50'));
     assert.ok(html.includes('Aguardando pagamento'));
@@ -267,7 +237,9 @@ describe('charge page (SPEC 1 simulator table, 2.2, 3.1)', () => {
 
   test('references and descriptions are escaped (no script injection)', async () => {
     const evil = '<script>alert(1)</script>"><img src=x onerror=alert(2)>';
-    const html = await renderChargePage(view({ reference: evil, description: evil, id: evil }), { now: NOW });
+    const html = await renderChargePage(chargeView({ reference: evil, description: evil, id: evil }), {
+      now: NOW,
+    });
     assert.ok(!html.includes('<script>alert'), 'no injected script element');
     assert.ok(!html.includes('<img'), 'no injected element');
     assert.ok(html.includes('&#60;script&#62;alert(1)&#60;/script&#62;'));
@@ -275,7 +247,7 @@ describe('charge page (SPEC 1 simulator table, 2.2, 3.1)', () => {
   });
 
   test('simulated pending Pix: banner, no QR, no copy-paste, the marker never shown', async () => {
-    const html = await renderChargePage(simulatedPix(), { now: NOW });
+    const html = await renderChargePage(simulatedPixView(), { now: NOW });
     assert.ok(html.includes(SIMULATED_BANNER));
     assert.ok(html.includes('Aguardando pagamento'));
     assert.ok(plain(html).includes('R$ 12,50'));
@@ -320,7 +292,7 @@ describe('charge page (SPEC 1 simulator table, 2.2, 3.1)', () => {
 
   test('a Pix past its deadline or a boleto Pix past its own shows no QR', async () => {
     const later = new Date('2026-12-02T00:00:00Z');
-    assert.ok(!(await renderChargePage(view(), { now: later })).includes('<svg'));
+    assert.ok(!(await renderChargePage(chargeView(), { now: later })).includes('<svg'));
     const boleto = await renderChargePage(realBoleto(), { now: later });
     assert.ok(
       !boleto.includes('<svg') && boleto.includes('Linha digitável'),
@@ -330,7 +302,11 @@ describe('charge page (SPEC 1 simulator table, 2.2, 3.1)', () => {
 
   test('a scheduled Pix Automatic debit never shows a QR code (SPEC 3.1 pending)', async () => {
     const html = await renderChargePage(
-      view({ pix_automatic_authorization_id: 'pxa_1', scheduled_due_date: '2026-12-05', expires_at: null }),
+      chargeView({
+        pix_automatic_authorization_id: 'pxa_1',
+        scheduled_due_date: '2026-12-05',
+        expires_at: null,
+      }),
       { now: NOW },
     );
     assert.ok(html.includes('Débito agendado') && html.includes('05/12/2026'));
@@ -341,7 +317,7 @@ describe('charge page (SPEC 1 simulator table, 2.2, 3.1)', () => {
   for (const status of finals) {
     test(`${status}: "${STATUS_LABEL[status]}" and no payment instructions`, async () => {
       for (const v of [
-        view({ status }),
+        chargeView({ status }),
         realBoleto({ status, paid_with: status === 'paid' ? 'pix' : null }),
       ]) {
         const html = await renderChargePage(v, { now: NOW });
@@ -355,7 +331,7 @@ describe('charge page (SPEC 1 simulator table, 2.2, 3.1)', () => {
   }
 
   test('a simulated paid charge says no money moved, under the banner', async () => {
-    const html = await renderChargePage(simulatedPix({ status: 'paid', paid_with: 'pix' }), { now: NOW });
+    const html = await renderChargePage(simulatedPixView({ status: 'paid', paid_with: 'pix' }), { now: NOW });
     assert.ok(html.includes(SIMULATED_BANNER) && html.includes('Pago'));
     assert.ok(html.includes('Pagamento simulado: nenhum dinheiro foi movimentado.'));
     assert.ok(!html.includes('Pagamento confirmado'));
