@@ -7,6 +7,7 @@ import * as m0005 from './0005_settings_audit.ts';
 import * as m0006 from './0006_transactions.ts';
 import * as m0007 from './0007_cost_centers.ts';
 import * as m0008 from './0008_summary.ts';
+import * as m0009 from './0009_webhook_endpoints.ts';
 
 /** Every migration, in order. Kept as static imports so the same list works under tsx and a bundle. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0006_transactions': m0006,
   '0007_cost_centers': m0007,
   '0008_summary': m0008,
+  '0009_webhook_endpoints': m0009,
 };

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { documentSigningSecret } from './charge-page/signing-secret.ts';
 import { providerDeps } from './commands/providers.ts';
 import { bootstrapAdmin, identityDeps } from './commands/users.ts';
 import type { Config } from './config.ts';
@@ -98,6 +99,9 @@ export async function createGateway(
     await database.close();
   };
   try {
+    // A gateway serving charges must sign their links; with DATABASE_URL this refuses to start without
+    // DOCUMENT_SIGNING_SECRET (src/charge-page/signing-secret.ts). Maintenance commands sign nothing.
+    if (opts.bootstrap !== false) await documentSigningSecret(config);
     // Maintenance commands (rebuild) skip it: an administrator created there would never be shown.
     const firstAdmin = opts.bootstrap === false ? undefined : await bootstrap(ctx, logger);
     if (opts.bootstrap !== false && simulatorEnabled(config)) {

@@ -8,6 +8,19 @@ const origin = z
     'each CORS origin must be exact, like https://panel.example.com (no path, no trailing slash, lower case)',
   );
 
+/**
+ * A webhook allowlist entry: `host` or `host:port` (IPv6 in brackets), compared with the parsed URL, so it
+ * must already be in the WHATWG normal form (`127.0.0.1`, not `0x7f.1`).
+ */
+const allowedHost = z.string().refine((entry) => {
+  const m = /^(\[[0-9a-f:.]+\]|[a-z0-9._-]+)(?::(\d{1,5}))?$/.exec(entry);
+  if (!m || !URL.canParse(`http://${entry}/`)) return false;
+  const port = m[2] === undefined ? undefined : Number(m[2]);
+  return (
+    new URL(`http://${entry}/`).hostname === m[1] && (port === undefined || (port >= 1 && port <= 65535))
+  );
+}, 'each entry must be a lower-case host or host:port, like localhost:8080 or 127.0.0.1');
+
 /** A boolean variable: exactly `true` or `false` (a typo must not silently mean either). */
 const envBoolean = z
   .enum(['true', 'false'], { error: 'must be true or false' })
@@ -116,6 +129,28 @@ const schema = z
       .enum(['true', 'false'], { error: 'must be true or false' })
       .optional()
       .transform((v) => (v === undefined ? undefined : v === 'true')),
+    /**
+     * SPEC 6 / docs/decisions.md "Webhooks": comma-separated `host` or `host:port` entries (development only)
+     * whose deliveries may use http and reach private or loopback addresses; empty allows none.
+     */
+    WEBHOOK_ALLOWED_PRIVATE_HOSTS: z
+      .string()
+      .default('')
+      .transform((list) =>
+        list
+          .split(',')
+          .map((h) => h.trim().toLowerCase())
+          .filter(Boolean),
+      )
+      .pipe(z.array(allowedHost)),
+    /** Webhook delivery: TCP and TLS connect timeout of one attempt. */
+    WEBHOOK_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
+    /** Webhook delivery: total time of one attempt (DNS, connect, request, response headers and body). */
+    WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(500).max(120_000).default(15_000),
+    /** How often the delivery worker polls when idle; an in-process append wakes it at once. */
+    WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(250),
+    /** Deliveries one worker sends at the same time. */
+    WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   })
   .refine((c) => !c.BOOTSTRAP_ADMIN_EMAIL === !c.BOOTSTRAP_ADMIN_PASSWORD, {
     message: 'set both BOOTSTRAP_ADMIN_EMAIL and BOOTSTRAP_ADMIN_PASSWORD, or neither',

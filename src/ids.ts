@@ -18,7 +18,9 @@ export type IdPrefix =
   | 'sac'
   | 'req'
   | 'ses'
-  | 'tty';
+  | 'tty'
+  | 'whe'
+  | 'whd';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${ulid().toLowerCase()}`;

@@ -28,3 +28,11 @@ export const reconcilerMarkedUnknown = new Counter({
   help: 'Charges left processing past RECONCILE_AFTER_SECONDS that the reconciler marked unknown',
   registers: [metrics],
 });
+
+/** Webhook delivery attempts by outcome (src/workers/webhook-delivery.ts). */
+export const webhookAttempts = new Counter({
+  name: 'calebe_webhook_attempts_total',
+  help: 'Webhook delivery attempts by outcome: delivered, failed, gone (410) or refused (SSRF guard)',
+  labelNames: ['outcome'] as const,
+  registers: [metrics],
+});

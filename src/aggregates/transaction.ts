@@ -28,7 +28,8 @@ import type { TransitionTable } from './transition-table.ts';
  *       source `provider` | `simulation`.
  *   Transaction.Expired v1             -> expired. source `provider` | `deadline` | `simulation`.
  *   Transaction.Refunded v1            -> refunded. refund_status, source `refund` | `provider`.
- *   Transaction.DueDateChanged v1      -> pending (stays). boleto_due_date, previous_due_date.
+ *   Transaction.DueDateChanged v1      -> pending (stays). boleto_due_date, previous_due_date, and the
+ *       provider's new `expires_at` (absent in events written before it was recorded: deadline unchanged).
  */
 
 export const TRANSACTION_STATUSES = [
@@ -190,6 +191,7 @@ const dueDateChangedData = z.strictObject({
   transaction_id: txnId,
   boleto_due_date: isoDate,
   previous_due_date: isoDate,
+  expires_at: instant.nullable().optional(),
 });
 
 export const transactionEvents = [
@@ -337,6 +339,8 @@ export interface RefundTransaction {
 export interface ChangeDueDate {
   readonly kind: 'change_due_date';
   readonly dueDate: string;
+  /** The deadline the provider computed for the new date (a simulated `cancel_after_due` boleto). */
+  readonly expiresAt: string | null;
 }
 
 export type RefreshCommand =
@@ -858,7 +862,13 @@ function emit(
         return invalid('due_date', 'The due date must be between today and today + 365 days (Sao Paulo).');
       }
       if (c.dueDate === current) return [];
-      return [{ type, data: { transaction_id: id, boleto_due_date: c.dueDate, previous_due_date: current } }];
+      const data = {
+        transaction_id: id,
+        boleto_due_date: c.dueDate,
+        previous_due_date: current,
+        expires_at: c.expiresAt,
+      };
+      return [{ type, data }];
     }
     case 'Transaction.Reserved':
       break;
@@ -929,8 +939,11 @@ function afterReservation(state: TransactionFacts, event: TransactionEvent): Tra
       return { ...state, status: 'expired' };
     case 'Transaction.Refunded':
       return { ...state, status: 'refunded', refundStatus: event.data.refund_status };
-    case 'Transaction.DueDateChanged':
-      return { ...state, boletoDueDate: event.data.boleto_due_date };
+    case 'Transaction.DueDateChanged': {
+      const { boleto_due_date, expires_at } = event.data;
+      if (expires_at === undefined) return { ...state, boletoDueDate: boleto_due_date };
+      return { ...state, boletoDueDate: boleto_due_date, artifacts: { ...state.artifacts, expires_at } };
+    }
   }
   return state;
 }

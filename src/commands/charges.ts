@@ -29,7 +29,8 @@ import { authorizeLiveIssuance } from './live-payments.ts';
  * 2. The snapshot (SPEC 2.3 `request`: original values, tenant resolved, defaults applied) is the
  *    idempotency body; the hash also covers the method and route, so a Pix key reused on boleto conflicts.
  * 3. An existing claim with the same hash is a replay (never re-validated: a replay keeps the original due
- *    date); another hash is `409 idempotency_conflict`.
+ *    date, and a record stored without phone or address replays with its original body: SPEC 4.1 "Legacy
+ *    replay"); another hash is `409 idempotency_conflict`.
  * 4. A new request is validated fully (due date window, cost center, routing, production controls, the
  *    decider's creation checks) before the claim: a claim must always be completable.
  * 5. The claim (`idempotency-<tenant>-<sha256(key)>`) carries the whole reservation; the Reserved append is
@@ -53,8 +54,9 @@ export interface ChargeCustomerInput {
   name?: string | undefined;
   document?: string | undefined;
   email?: string | undefined;
-  phone: string;
-  address: ChargeAddressInput;
+  /** Required for a new charge; optional in the type because a legacy replay may lack it (SPEC 4.1). */
+  phone?: string | undefined;
+  address?: ChargeAddressInput | undefined;
 }
 export interface BoletoInput {
   due_date: string;
@@ -128,16 +130,20 @@ export function requestSnapshot(input: CreateChargeInput): TransactionRequestSna
     ...(c.name !== undefined ? { name: c.name } : {}),
     ...(c.document !== undefined ? { document: c.document } : {}),
     ...(c.email !== undefined ? { email: c.email } : {}),
-    phone: c.phone,
-    address: {
-      zip_code: c.address.zip_code,
-      street: c.address.street,
-      number: c.address.number,
-      ...(c.address.complement !== undefined ? { complement: c.address.complement } : {}),
-      district: c.address.district,
-      city: c.address.city,
-      state: c.address.state,
-    },
+    ...(c.phone !== undefined ? { phone: c.phone } : {}),
+    ...(c.address
+      ? {
+          address: {
+            zip_code: c.address.zip_code,
+            street: c.address.street,
+            number: c.address.number,
+            ...(c.address.complement !== undefined ? { complement: c.address.complement } : {}),
+            district: c.address.district,
+            city: c.address.city,
+            state: c.address.state,
+          },
+        }
+      : {}),
   };
   const snapshot: TransactionRequestSnapshot = {
     tenant_id: input.tenantId,
@@ -375,6 +381,13 @@ export async function createCharge(
     return completeClaim(ctx, reserveFromClaim(held.payload), metadata);
   }
 
+  // SPEC 4.1 legacy replay: only a stored record may lack phone or address; a new attempt needs both.
+  if (input.body.customer.phone === undefined) {
+    throw invalid('customer.phone', 'customer.phone is required for a new charge.');
+  }
+  if (input.body.customer.address === undefined) {
+    throw invalid('customer.address', 'customer.address is required for a new charge.');
+  }
   const now = ctx.now();
   const boleto = boletoOptions(snapshot);
   if (boleto) {

@@ -220,6 +220,85 @@ export interface SummaryTransactionsTable {
   sequence: ColumnType<string, number | string, number | string>;
 }
 
+/** A webhook endpoint (SPEC 6; src/projections/webhook-endpoints.ts); secrets only sealed, never returned. */
+export interface WebhookEndpointsTable {
+  id: string;
+  tenant_id: string;
+  url: string;
+  mode: 'live' | 'test';
+  enabled: boolean;
+  disabled_reason: 'gone' | 'panel' | null;
+  /** AES-256-GCM, the endpoint id as associated data; null once deleted. */
+  secret_sealed: string | null;
+  /** The rotated-out secret, valid until previous_expires_at. */
+  previous_secret_sealed: string | null;
+  previous_expires_at: Timestamp | null;
+  /** The stream version of the last applied event. */
+  sequence: ColumnType<string, number, number>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  deleted_at: Timestamp | null;
+}
+
+/** The webhook outbox's fold of a charge (migrations/0010_webhook_outbox.ts). */
+export interface WebhookChargeStatesTable {
+  transaction_id: string;
+  tenant_id: string;
+  livemode: boolean;
+  callback_url: string | null;
+  status: string;
+  sequence: ColumnType<string, number, number>;
+}
+
+/** One `transaction.created` / `transaction.updated` message (SPEC 6); `body` frozen at the first attempt. */
+export interface WebhookMessagesTable {
+  id: string;
+  event_id: string;
+  type: 'transaction.created' | 'transaction.updated';
+  tenant_id: string;
+  livemode: boolean;
+  transaction_id: string;
+  sequence: ColumnType<string, number, number>;
+  status: string;
+  previous_status: string | null;
+  occurred_at: Timestamp;
+  body: string | null;
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed' | 'cancelled';
+
+/** One message to one destination: a panel endpoint or the charge's callback_url. */
+export interface WebhookDeliveriesTable {
+  id: string;
+  message_id: string;
+  tenant_id: string;
+  transaction_id: string;
+  destination: 'endpoint' | 'callback';
+  endpoint_id: string | null;
+  callback_url: string | null;
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  next_attempt_at: Timestamp;
+  locked_until: Timestamp | null;
+  last_attempt_at: Timestamp | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  delivered_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface WebhookAttemptsTable {
+  id: Generated<string>;
+  delivery_id: string;
+  attempt: number;
+  started_at: Timestamp;
+  duration_ms: number;
+  outcome: 'delivered' | 'failed' | 'gone' | 'refused';
+  status_code: number | null;
+  error: string | null;
+}
+
 export interface Database {
   streams: StreamsTable;
   events: EventsTable;
@@ -237,4 +316,9 @@ export interface Database {
   transaction_requests: TransactionRequestsTable;
   cost_centers: CostCentersTable;
   summary_transactions: SummaryTransactionsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_charge_states: WebhookChargeStatesTable;
+  webhook_messages: WebhookMessagesTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }

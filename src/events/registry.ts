@@ -8,6 +8,7 @@ import { tenantEvents } from '../aggregates/tenant.ts';
 import { tenantTypeEvents } from '../aggregates/tenant-type.ts';
 import { transactionEvents } from '../aggregates/transaction.ts';
 import { userEvents } from '../aggregates/user.ts';
+import { webhookEndpointEvents } from '../aggregates/webhook-endpoint.ts';
 import { EventRegistry } from './event-registry.ts';
 
 /** Every domain event type the gateway writes, with its schema and upcasters. */
@@ -23,5 +24,6 @@ export function createEventRegistry(): EventRegistry {
     ...paymentSettingsEvents,
     ...transactionEvents,
     ...costCenterEvents,
+    ...webhookEndpointEvents,
   ]);
 }

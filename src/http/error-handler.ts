@@ -57,8 +57,12 @@ export function toApiError(error: unknown, request: FastifyRequest): ApiError | 
   if (error instanceof ApiError) return error;
   if (error instanceof DomainError) {
     if (!isErrorCode(error.code)) return undefined;
-    const param = error.details.param;
-    return new ApiError(error.code, error.message, typeof param === 'string' ? { param } : {});
+    // SPEC 7: `param` for a field, `transaction_id` for a refusal about a stored charge; nothing else leaks.
+    const { param, transaction_id } = error.details;
+    return new ApiError(error.code, error.message, {
+      ...(typeof param === 'string' ? { param } : {}),
+      ...(typeof transaction_id === 'string' ? { transaction_id } : {}),
+    });
   }
   const e = error as FastifyError;
   if (hasZodFastifySchemaValidationErrors(e)) return fromValidation(e, request);

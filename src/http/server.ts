@@ -17,6 +17,7 @@ import { BODY_LIMIT, useStrictJsonBodies } from './json-body.ts';
 import { describeRoutes, registerOpenApi } from './openapi.ts';
 import { registerApiKeyRoutes } from './routes/api-keys.ts';
 import { registerAuditRoutes } from './routes/audit.ts';
+import { registerChargePageRoutes } from './routes/charge-page.ts';
 import { registerChargeRoutes } from './routes/charges.ts';
 import { registerCostCenterRoutes } from './routes/cost-centers.ts';
 import { registerHealthRoutes } from './routes/health.ts';
@@ -30,6 +31,7 @@ import { registerTransactionActionRoutes } from './routes/transaction-actions.ts
 import { registerTransactionEventRoutes } from './routes/transaction-events.ts';
 import { registerTransactionListRoutes } from './routes/transaction-list.ts';
 import { registerUserRoutes } from './routes/users.ts';
+import { registerWebhookEndpointRoutes } from './routes/webhook-endpoints.ts';
 
 export interface HttpDeps {
   ctx: AppContext;
@@ -94,7 +96,9 @@ export async function buildHttpServer({ ctx, authenticators }: HttpDeps): Promis
   registerTenantRoutes(app, ctx);
   registerUserRoutes(app, ctx);
   registerCostCenterRoutes(app, ctx);
+  registerWebhookEndpointRoutes(app, ctx);
   registerChargeRoutes(app, ctx);
+  registerChargePageRoutes(app, ctx);
   registerTransactionEventRoutes(app, ctx);
   registerTransactionActionRoutes(app, ctx);
   registerTransactionListRoutes(app, ctx);

@@ -49,6 +49,10 @@ export const transactionView = z
     cost_center_id: z.string().nullable(),
     cost_center_name: z.string().nullable(),
     callback_url: z.string().nullable(),
+    refund: z
+      .object({ status: z.string() })
+      .nullable()
+      .meta({ description: 'SPEC 2.2, 4.8: set once a refund was requested; null otherwise.' }),
     created_at: z.string(),
     updated_at: z.string(),
   })
@@ -130,6 +134,7 @@ export async function toTransactionView(
     cost_center_id: row.cost_center_id,
     cost_center_name: row.cost_center_id ? (ccNames.get(row.cost_center_id) ?? null) : null,
     callback_url: row.callback_url,
+    refund: row.refund_status === null ? null : { status: row.refund_status },
     created_at: iso(row.created_at) ?? '',
     updated_at: iso(row.updated_at) ?? '',
   };

@@ -10,6 +10,7 @@ import { summaryProjection } from './summary.ts';
 import { tenantsProjection } from './tenants.ts';
 import { transactionsProjection } from './transactions.ts';
 import { usersProjection } from './users.ts';
+import { webhookEndpointsProjection } from './webhook-endpoints.ts';
 
 /**
  * Read models that API reads must see at once: applied inside the append's transaction (PostgreSQL store).
@@ -24,6 +25,7 @@ export const inlineProjections: readonly Projection[] = [
   routingRulesProjection,
   transactionsProjection,
   costCentersProjection,
+  webhookEndpointsProjection,
 ];
 
 /** Read models that may trail the log: summaries, catalogs, fan-out. */

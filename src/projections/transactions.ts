@@ -136,8 +136,10 @@ export function changesOf(event: Exclude<TransactionEvent, { type: 'Transaction.
       return { status: 'expired' };
     case 'Transaction.Refunded':
       return { status: 'refunded', refund_status: event.data.refund_status };
-    case 'Transaction.DueDateChanged':
-      return { boleto_due_date: event.data.boleto_due_date };
+    case 'Transaction.DueDateChanged': {
+      const { boleto_due_date, expires_at } = event.data;
+      return expires_at === undefined ? { boleto_due_date } : { boleto_due_date, expires_at };
+    }
   }
 }
 

@@ -55,9 +55,35 @@ export type ProviderChargeOutcome =
     }
   | { kind: 'uncertain'; providerReference: string | null; diagnostics: Diagnostics };
 
+/** SPEC 4.8: an integral refund of a paid charge. */
+export interface ProviderRefundRequest {
+  transactionId: string;
+  providerReference: string | null;
+  method: ChargeMethod;
+  amount: number;
+  /** How the charge was settled: a boleto paid by its Pix is refunded by Pix. */
+  paidWith: ChargeMethod | null;
+  /** The payer's account, for a boleto paid by boleto (SPEC 4.8); never stored by the gateway. */
+  bankAccount: Readonly<Record<string, string>> | null;
+  now: Date;
+}
+
+/** SPEC 4.8: a new due date for an open boleto. */
+export interface ProviderDueDateRequest {
+  transactionId: string;
+  providerReference: string | null;
+  dueDate: string;
+  boleto: BoletoOptions;
+  now: Date;
+}
+
 export interface PaymentProvider {
   readonly kind: 'simulator' | 'external';
   createCharge(request: ProviderChargeRequest): Promise<ProviderChargeOutcome>;
+  /** Resolves once the provider confirmed the refund; throws when it did not. */
+  refundCharge(request: ProviderRefundRequest): Promise<{ refundStatus: 'succeeded' }>;
+  /** Resolves with the charge's new deadline (`expires_at`) once the provider moved the due date. */
+  changeDueDate(request: ProviderDueDateRequest): Promise<{ expiresAt: string | null }>;
 }
 
 /** SPEC 2.2 rules 2-3: value-or-null, never raw provider text. */

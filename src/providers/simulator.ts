@@ -1,5 +1,10 @@
 import type { TransactionArtifacts } from '../aggregates/transaction.ts';
-import type { PaymentProvider, ProviderChargeOutcome, ProviderChargeRequest } from './provider.ts';
+import type {
+  PaymentProvider,
+  ProviderChargeOutcome,
+  ProviderChargeRequest,
+  ProviderDueDateRequest,
+} from './provider.ts';
 
 /**
  * The simulator adapter (SPEC 1 simulator row): a local record only, `simulated: true`, environment
@@ -59,5 +64,13 @@ export const simulatorProvider: PaymentProvider = {
   kind: 'simulator',
   async createCharge(request: ProviderChargeRequest): Promise<ProviderChargeOutcome> {
     return { kind: 'issued', artifacts: simulatedArtifacts(request) };
+  },
+  // No money moved, so there is nothing to return: the refund is confirmed at once.
+  async refundCharge() {
+    return { refundStatus: 'succeeded' };
+  },
+  async changeDueDate(request: ProviderDueDateRequest) {
+    const o = request.boleto;
+    return { expiresAt: o.cancel_after_due ? boletoCancelAt(request.dueDate, o.days_before_cancel) : null };
   },
 };

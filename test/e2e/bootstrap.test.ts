@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { z } from 'zod';
 import { SCOPES } from '../../src/aggregates/access.ts';
 import { createGateway, type Gateway } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig } from '../../src/config.ts';
 import { sha256Hex } from '../../src/crypto/secrets.ts';
 import { apiKeyPrincipal } from '../../src/http/auth.ts';
 import { dataEnvelope } from '../../src/http/schemas.ts';
@@ -19,7 +19,12 @@ const ADMIN = {
 };
 
 function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, BCRYPT_COST: '4', ...extra };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    BCRYPT_COST: '4',
+    DOCUMENT_SIGNING_SECRET: 'test-document-signing-secret-for-this-suite-0123',
+    ...extra,
+  };
   for (const k of ['BOOTSTRAP_ADMIN_EMAIL', 'BOOTSTRAP_ADMIN_PASSWORD', 'REDIS_URL', 'EVENTSTORE_URL']) {
     if (!(k in extra)) delete env[k];
   }
@@ -89,7 +94,12 @@ describe('npx calebe bootstrap (issue 4 item 8; SPEC 2.7, 5.2, 5.3)', () => {
   });
 
   test('SPEC 5.1, 5.7: the printed test key authenticates, and the admin sees both keys in GET /admin/api-keys', async () => {
-    const config = loadConfig({ DATABASE_URL: db.url, PORT: '0', BCRYPT_COST: '4' });
+    const config = loadConfig({
+      DATABASE_URL: db.url,
+      PORT: '0',
+      BCRYPT_COST: '4',
+      DOCUMENT_SIGNING_SECRET: 'test-document-signing-secret-for-this-suite-0123',
+    });
     const gateway: Gateway = await createGateway(config, createLogger('silent'));
     try {
       gateway.http.get(
@@ -146,5 +156,14 @@ describe('npx calebe bootstrap (issue 4 item 8; SPEC 2.7, 5.2, 5.3)', () => {
     } finally {
       await fresh.drop();
     }
+  });
+
+  test('SPEC 2.2: with DATABASE_URL the gateway refuses to start without DOCUMENT_SIGNING_SECRET', async () => {
+    const config = loadConfig({ DATABASE_URL: db.url, PORT: '0', BCRYPT_COST: '4' });
+    await assert.rejects(createGateway(config, createLogger('silent')), (error: Error) => {
+      assert.ok(error instanceof ConfigError);
+      assert.match(error.message, /DOCUMENT_SIGNING_SECRET/);
+      return true;
+    });
   });
 });

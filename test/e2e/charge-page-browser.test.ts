@@ -13,10 +13,14 @@ import {
   SIMULATED_BANNER,
 } from '../../src/charge-page/render.ts';
 import { chargeView, PIX, SIM_MARKER, simulatedPixView } from '../support/charge-page-views.ts';
+import { pixBody } from '../support/charges.ts';
+import { seedTenantAndKey } from '../support/fixtures.ts';
+import { startTestApp } from '../support/http.ts';
 
 /**
  * The charge page (SPEC 1 simulator table, 2.2, 3.1) as a payer's browser shows it: headless Chromium opens
- * the rendered HTML served from 127.0.0.1 with the page's Content-Security-Policy, and screenshots go to
+ * the rendered HTML served from 127.0.0.1 with the page's Content-Security-Policy, and (c) the page served by
+ * the gateway itself (GET /cobranca/{id}/{signature}, on a PostgreSQL test database); screenshots go to
  * test-artifacts/charge-page-*.png. Chromium is required: a missing browser fails here, it does not skip.
  */
 
@@ -171,6 +175,52 @@ describe('charge page in headless Chromium (SPEC 1, 2.2, 3.1)', () => {
       );
     } finally {
       await page.context().close();
+    }
+  });
+
+  test('(c) served by the gateway: a simulated Pix created over HTTP, opened from its document_url', async () => {
+    const app = await startTestApp({
+      DOCUMENT_SIGNING_SECRET: 'charge-page-browser-document-signing-secret-0123',
+      ENABLE_SIMULATOR: 'true',
+    });
+    try {
+      const { key } = await seedTenantAndKey(app.gateway.ctx, { livemode: false });
+      const created = await app.request('POST', '/v1/pix', {
+        headers: { 'x-api-key': key, 'idempotency-key': 'browser-page-1' },
+        json: pixBody({ description }),
+      });
+      assert.equal(created.status, 201, created.text);
+      // BASE_URL is not the test server's address; the signed part is the path.
+      const url = app.baseUrl + new URL(created.body.data.document_url).pathname;
+      const context = await browser.newContext({ viewport: { width: 430, height: 900 }, locale: 'pt-BR' });
+      const page = await context.newPage();
+      try {
+        const requests: string[] = [];
+        const errors: string[] = [];
+        page.on('request', (r) => requests.push(r.url()));
+        page.on('console', (m) => {
+          if (m.type() === 'error') errors.push(m.text());
+        });
+        page.on('pageerror', (e) => errors.push(e.message));
+        const response = await page.goto(url, { waitUntil: 'load' });
+        assert.equal(response?.status(), 200);
+        assert.equal(await response?.headerValue('content-security-policy'), CHARGE_PAGE_CSP);
+        const banner = page.locator('.banner');
+        assert.ok(await banner.isVisible());
+        assert.equal(await banner.innerText(), SIMULATED_BANNER);
+        const text = (await page.locator('body').innerText()).replace(/\u00a0/g, ' ');
+        assert.ok(text.includes('R$ 12,50'), text);
+        assert.ok(text.includes('Aguardando pagamento'), text);
+        assert.ok(text.includes('Camiseta azul <tamanho M>'), 'escaped text reads as typed');
+        assert.equal(await page.locator('svg, canvas, img').count(), 0, 'no QR code');
+        assert.deepEqual(requests, [url], 'nothing else is loaded');
+        assert.deepEqual(errors, []);
+        await page.screenshot({ path: `${ARTIFACTS}/charge-page-served.png`, fullPage: true });
+      } finally {
+        await context.close();
+      }
+    } finally {
+      await app.close();
     }
   });
 });

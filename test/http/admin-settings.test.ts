@@ -200,7 +200,12 @@ describe('GET/PATCH /admin/settings/payments (SPEC 2.7, 4.14, 5.7, 5.8, 7)', () 
 
   test('SPEC 4.14: a restart with another environment default never overwrites the saved value', async () => {
     for (const value of ['true', 'false']) {
-      const config = loadConfig({ DATABASE_URL: app.db.url, ALLOW_LIVE_PAYMENTS: value, BCRYPT_COST: '4' });
+      const config = loadConfig({
+        DATABASE_URL: app.db.url,
+        ALLOW_LIVE_PAYMENTS: value,
+        BCRYPT_COST: '4',
+        DOCUMENT_SIGNING_SECRET: 'test-document-signing-secret-for-this-suite-0123',
+      });
       const restarted = await createGateway(config, createLogger('silent'));
       try {
         const view = await getPaymentSettings(

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { saoPauloDate } from '../../src/aggregates/transaction.ts';
 import { boletoCancelAt } from '../../src/providers/simulator.ts';
+import { addDays, boletoBody, today } from '../support/charges.ts';
 import { type SeededKey, seedTenantAndKey } from '../support/fixtures.ts';
 import { startTestApp, type TestApp } from '../support/http.ts';
 
@@ -12,37 +12,6 @@ let app: TestApp;
 let live: SeededKey;
 let test_: SeededKey;
 let counter = 0;
-
-function addDays(date: string, days: number): string {
-  const d = new Date(`${date}T00:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + days);
-  return d.toISOString().slice(0, 10);
-}
-const today = () => saoPauloDate(new Date());
-
-function boletoBody(options: Record<string, unknown> = {}, overrides: Record<string, unknown> = {}) {
-  return {
-    amount: 9990,
-    reference: 'invoice-7',
-    description: 'Fatura 7',
-    customer: {
-      name: 'Joao Souza',
-      document: '12345678000190',
-      email: 'joao@example.com',
-      phone: '21987654321',
-      address: {
-        zip_code: '20040002',
-        street: 'Rua da Assembleia',
-        number: '10',
-        district: 'Centro',
-        city: 'Rio de Janeiro',
-        state: 'RJ',
-      },
-    },
-    boleto: { due_date: addDays(today(), 5), ...options },
-    ...overrides,
-  };
-}
 
 function post(key: string, json: unknown, idem = `boleto-${++counter}`) {
   return app.request('POST', '/v1/boleto', { headers: { 'x-api-key': key, 'idempotency-key': idem }, json });

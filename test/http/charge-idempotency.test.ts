@@ -35,7 +35,7 @@ const sim = {
   gate: null as Promise<void> | null,
 };
 const counting: PaymentProvider = {
-  kind: 'simulator',
+  ...simulatorProvider,
   async createCharge(request): Promise<ProviderChargeOutcome> {
     sim.calls++;
     if (sim.gate) await sim.gate;

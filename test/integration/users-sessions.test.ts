@@ -485,6 +485,7 @@ describe('bootstrap administrator (SPEC 5, issue 3)', () => {
     DATABASE_URL: db.url,
     DATABASE_POOL_SIZE: '5',
     BCRYPT_COST: '4',
+    DOCUMENT_SIGNING_SECRET: 'test-document-signing-secret-for-this-suite-0123',
     BOOTSTRAP_ADMIN_EMAIL: 'Admin@Example.com',
     BOOTSTRAP_ADMIN_PASSWORD: 'bootstrap password 1',
   });

@@ -18,9 +18,14 @@ export const PASSWORD = 'a long enough password';
  * (the suites log in often; the limit has its own test), and GET /test/key, an API-key route for checking
  * that a tenant's keys are blocked or restored (SPEC 5.5).
  */
-export async function startAdminApp(): Promise<TestApp> {
+export async function startAdminApp(env: Record<string, string> = {}): Promise<TestApp> {
   return startTestApp(
-    { BOOTSTRAP_ADMIN_EMAIL: ADMIN_EMAIL, BOOTSTRAP_ADMIN_PASSWORD: ADMIN_PASSWORD, BCRYPT_COST: '4' },
+    {
+      BOOTSTRAP_ADMIN_EMAIL: ADMIN_EMAIL,
+      BOOTSTRAP_ADMIN_PASSWORD: ADMIN_PASSWORD,
+      BCRYPT_COST: '4',
+      ...env,
+    },
     (gw: Gateway) => {
       const real = gw.ctx.rateLimiter;
       const lenient: RateLimiter = {

@@ -57,6 +57,7 @@ export async function startTestApp(
     PORT: '0',
     LOG_LEVEL: 'info',
     DATABASE_POOL_SIZE: '10',
+    DOCUMENT_SIGNING_SECRET: 'test-harness-document-signing-secret-0123456789',
     ...env,
   });
   const gateway = await createGateway(config, createLogger('info', sink));

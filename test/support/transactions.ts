@@ -164,7 +164,7 @@ export function commandOf(
     case 'refund':
       return { kind, refundStatus: 'succeeded' };
     case 'change_due_date':
-      return { kind, dueDate: '2026-03-20' };
+      return { kind, dueDate: '2026-03-20', expiresAt: null };
   }
 }
 

@@ -525,31 +525,47 @@ describe('transaction decider: refund and due date (SPEC 4.8)', () => {
     const given = historyOf('pending', 'boleto_live');
     const state = sc()
       .given(given)
-      .when({ kind: 'change_due_date', dueDate: '2026-03-20' })
+      .when({ kind: 'change_due_date', dueDate: '2026-03-20', expiresAt: null })
       .thenEmits([
         {
           type: 'Transaction.DueDateChanged',
-          data: { transaction_id: ID, boleto_due_date: '2026-03-20', previous_due_date: '2026-03-10' },
+          data: {
+            transaction_id: ID,
+            boleto_due_date: '2026-03-20',
+            previous_due_date: '2026-03-10',
+            expires_at: null,
+          },
         },
       ]);
     assert.equal(state.status, 'pending');
-    sc().given(given).when({ kind: 'change_due_date', dueDate: '2026-03-10' }).thenEmits([]);
+    sc().given(given).when({ kind: 'change_due_date', dueDate: '2026-03-10', expiresAt: null }).thenEmits([]);
     for (const dueDate of ['2026-02-28', '2027-03-02', '2026-02-30', '20260320']) {
-      sc().given(given).when({ kind: 'change_due_date', dueDate }).thenFails('validation_error');
+      sc()
+        .given(given)
+        .when({ kind: 'change_due_date', dueDate, expiresAt: null })
+        .thenFails('validation_error');
     }
     // 2026-03-01 00:30 in Sao Paulo is still 2026-02-28 there... and 02:59Z is still 2026-02-28 in Sao Paulo.
     sc()
       .given(given)
-      .when({ kind: 'change_due_date', dueDate: '2026-02-28' }, { now: new Date('2026-03-01T02:59:00Z') })
+      .when(
+        { kind: 'change_due_date', dueDate: '2026-02-28', expiresAt: null },
+        { now: new Date('2026-03-01T02:59:00Z') },
+      )
       .thenEmits([
         {
           type: 'Transaction.DueDateChanged',
-          data: { transaction_id: ID, boleto_due_date: '2026-02-28', previous_due_date: '2026-03-10' },
+          data: {
+            transaction_id: ID,
+            boleto_due_date: '2026-02-28',
+            previous_due_date: '2026-03-10',
+            expires_at: null,
+          },
         },
       ]);
     sc()
       .given(historyOf('pending', 'pix_live'))
-      .when({ kind: 'change_due_date', dueDate: '2026-03-20' })
+      .when({ kind: 'change_due_date', dueDate: '2026-03-20', expiresAt: null })
       .thenFails('conflict');
   });
 });

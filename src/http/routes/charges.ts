@@ -1,7 +1,9 @@
+import { sql } from 'kysely';
 import { z } from 'zod';
 import { DomainError } from '../../aggregates/decider.ts';
 import { type ChargeBody, createCharge } from '../../commands/charges.ts';
-import { apiKeyPrincipal, idempotencyKeyOf } from '../auth.ts';
+import { requireTenantInTree } from '../admin-scope.ts';
+import { apiKeyPrincipal, idempotencyKeyOf, sessionPrincipal } from '../auth.ts';
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { eventMetadata } from '../request-metadata.ts';
@@ -73,7 +75,8 @@ const customerCommon = {
     /^(?:[A-Za-z0-9]{11}|[A-Za-z0-9]{14})$/,
     '11 or 14 alphanumeric characters without punctuation; trimmed and upper-cased; format only.',
   ).optional(),
-  address,
+  /** Required for a new charge (422 from the command, after the replay lookup: SPEC 4.1 legacy replay). */
+  address: address.optional(),
 };
 const email = z
   .string()
@@ -94,7 +97,11 @@ const pixCustomer = z.strictObject({
     .refine((s) => utf8Bytes(s) <= 20 && /^[0-9]+$/.test(s.trim()), {
       message: 'digits only after trim, up to 20 bytes in the original value',
     })
-    .meta({ description: 'Required; digits only after trim; up to 20 bytes in the ORIGINAL value.' }),
+    .optional()
+    .meta({
+      description:
+        'Required for a new charge; digits only after trim; up to 20 bytes in the ORIGINAL value. A stored record without it still replays (SPEC 4.1 legacy replay).',
+    }),
 });
 const boletoCustomer = z.strictObject({
   ...customerCommon,
@@ -108,7 +115,11 @@ const boletoCustomer = z.strictObject({
       },
       { message: 'digits only, 1 to 20 bytes after trim' },
     )
-    .meta({ description: 'Required; digits only; 1 to 20 bytes after trim.' }),
+    .optional()
+    .meta({
+      description:
+        'Required for a new charge; digits only; 1 to 20 bytes after trim. A stored record without it still replays (SPEC 4.1 legacy replay).',
+    }),
 });
 
 const httpsUrl = z
@@ -194,15 +205,15 @@ export function registerChargeRoutes(app: HttpServer, ctx: AppContext): void {
     route: string,
     request: Parameters<typeof apiKeyPrincipal>[0],
     body: ChargeBody,
+    owner: { tenantId: string; livemode: boolean } = apiKeyPrincipal(request),
   ) => {
-    const principal = apiKeyPrincipal(request);
     let outcome: Awaited<ReturnType<typeof createCharge>>;
     try {
       outcome = await createCharge(
         ctx,
         {
-          tenantId: principal.tenantId,
-          livemode: principal.livemode,
+          tenantId: owner.tenantId,
+          livemode: owner.livemode,
           method,
           idempotencyKey: idempotencyKeyOf(request),
           route,
@@ -274,6 +285,40 @@ export function registerChargeRoutes(app: HttpServer, ctx: AppContext): void {
     },
     async (request, reply) => {
       const r = await handle('boleto', '/v1/boleto', request, request.body);
+      if (r.replayed) reply.header(IDEMPOTENCY_REPLAYED, 'true');
+      return reply.code(r.status).send({ data: r.view });
+    },
+  );
+
+  app.post(
+    '/admin/boleto',
+    {
+      config: { access: { auth: 'session', roles: ['super_admin', 'tenant_admin'], idempotencyKey: true } },
+      schema: {
+        summary: 'Create a boleto charge from the panel',
+        description:
+          'SPEC 4.2, 5.7: the panel equivalent of POST /v1/boleto, for a tenant the user may charge for: super_admin any tenant (`tenant_id` required), tenant_admin its own tenant (default) or a descendant. Production mode (routing decides simulator or provider). Idempotency scope tenant + key, as the public creation. Outside the tree: 404; a suspended tenant or ancestor: 403 tenant_suspended.',
+        body: boletoBody.extend({
+          tenant_id: z.string().min(1).max(64).optional().meta({ description: 'The tenant to charge for.' }),
+        }),
+        response: chargeResponses,
+      },
+    },
+    async (request, reply) => {
+      const principal = sessionPrincipal(request);
+      const { tenant_id, ...body } = request.body;
+      const tenantId = tenant_id ?? principal.tenantId;
+      if (!tenantId) {
+        throw new ApiError('validation_error', 'tenant_id is required for a super_admin.', {
+          param: 'tenant_id',
+        });
+      }
+      await requireTenantInTree(ctx.db, principal, tenantId);
+      const { rows } = await sql<{ suspended: boolean }>`
+        select exists (select 1 from tenants a join tenants t on a.id = any(t.ancestor_ids)
+          where t.id = ${tenantId} and a.status = 'suspended') as suspended`.execute(ctx.db);
+      if (rows[0]?.suspended) throw new ApiError('tenant_suspended');
+      const r = await handle('boleto', '/admin/boleto', request, body, { tenantId, livemode: true });
       if (r.replayed) reply.header(IDEMPOTENCY_REPLAYED, 'true');
       return reply.code(r.status).send({ data: r.view });
     },

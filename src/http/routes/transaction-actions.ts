@@ -3,14 +3,20 @@ import { z } from 'zod';
 import { type TransactionCommand, transaction } from '../../aggregates/transaction.ts';
 import { transactionStream } from '../../commands/charges.ts';
 import { type CommandDeps, handleCommand } from '../../commands/command-handler.ts';
+import {
+  type ChangeContext,
+  changeBoletoDueDate,
+  refundTransaction,
+} from '../../commands/transaction-changes.ts';
 import { simulatorEnabled } from '../../routing/simulator.ts';
 import { requireTenantInTree } from '../admin-scope.ts';
-import { apiKeyPrincipal, requireScopes, sessionPrincipal } from '../auth.ts';
+import { apiKeyPrincipal, idempotencyKeyOf, requireScopes, sessionPrincipal } from '../auth.ts';
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { eventMetadata } from '../request-metadata.ts';
-import { dataEnvelope, errorResponses, idParams } from '../schemas.ts';
+import { dataEnvelope, errorResponses, IDEMPOTENCY_REPLAYED, idParams } from '../schemas.ts';
 import type { HttpServer } from '../server.ts';
+import { utf8Text } from '../text.ts';
 import {
   findTransactionRow,
   readableTransaction,
@@ -23,6 +29,39 @@ type Row = NonNullable<Awaited<ReturnType<typeof findTransactionRow>>>;
 
 const simulateBody = z.strictObject({
   status: z.enum(['paid', 'expired']).meta({ description: 'The outcome to simulate.' }),
+});
+
+const digitsText = (min: number, max: number, description: string) =>
+  z
+    .string()
+    .regex(new RegExp(`^[0-9]{${min},${max}}$`))
+    .meta({ description });
+
+/** SPEC 4.8: the payer's account for refunding a boleto paid by boleto; passed to the provider, never stored. */
+const bankAccount = z.strictObject({
+  bank_code: digitsText(3, 3, 'COMPE bank code, 3 digits.'),
+  branch: digitsText(1, 5, 'Branch (agência) without check digit, 1 to 5 digits.'),
+  account: z
+    .string()
+    .regex(/^[0-9]{1,19}-?[0-9Xx]$/)
+    .meta({ description: 'Account number with its check digit, e.g. `12345-6`.' }),
+  account_type: z.enum(['checking', 'savings']),
+  holder_name: utf8Text(2, 120),
+  holder_document: z
+    .string()
+    .regex(/^(?:[A-Za-z0-9]{11}|[A-Za-z0-9]{14})$/)
+    .meta({ description: 'CPF or CNPJ of the holder: 11 or 14 alphanumerics.' }),
+});
+const refundBody = z
+  .strictObject({
+    bank_account: bankAccount
+      .optional()
+      .meta({ description: 'Required only for a boleto paid by boleto; refused otherwise (refund by Pix).' }),
+  })
+  // No body at all is fine (a JSON `null` body never gets here: the strict parser refuses it).
+  .nullish();
+const dueDateBody = z.strictObject({
+  due_date: z.iso.date().meta({ description: 'New due date, today to today+365 in America/Sao_Paulo.' }),
 });
 
 /**
@@ -160,6 +199,95 @@ export function registerTransactionActionRoutes(app: HttpServer, ctx: AppContext
           observedStatus: row.status,
         });
       }
+      return { data: await currentView(row.id) };
+    },
+  );
+
+  const changeContext = (): ChangeContext => ({ deps: deps(), adapters: ctx });
+
+  /** SPEC 5.5: a key reads its descendants' charges but writes only for its own tenant. */
+  const ownTransaction = async (request: FastifyRequest) => {
+    const principal = apiKeyPrincipal(request);
+    const row = await readableTransaction(ctx, principal, (request.params as { id: string }).id);
+    if (row.tenant_id !== principal.tenantId) {
+      throw new ApiError(
+        'forbidden',
+        "The transaction belongs to a descendant tenant; use that tenant's key.",
+      );
+    }
+    return { principal, row };
+  };
+
+  app.post(
+    '/v1/transactions/:id/refund',
+    {
+      config: { access: { auth: 'api_key', scopes: ['transactions:read'], idempotencyKey: true } },
+      schema: {
+        summary: 'Refund a paid transaction in full',
+        description:
+          "SPEC 3.1, 4.8. Requires Idempotency-Key (tenant scope, like creations). Scopes transactions:read plus the method write scope. Integral refund of a paid charge: state `refunded`, `refund.status`. A boleto paid by boleto needs `bank_account`; anything else is refunded by Pix (sending `bank_account` is 422). An unpaid charge is 409 conflict; a refunded one answers 200 unchanged. Replays: 200 with `Idempotency-Replayed: true`. A descendant tenant's charge: 403 forbidden.",
+        params: idParams,
+        body: refundBody,
+        response: {
+          200: dataEnvelope(transactionView),
+          ...errorResponses(400, 401, 403, 404, 409, 422, 429, 502),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { principal, row } = await ownTransaction(request);
+      requireMethodScope(request, row);
+      const bank = request.body?.bank_account;
+      const outcome = await refundTransaction(
+        changeContext(),
+        {
+          scope: principal.tenantId,
+          key: idempotencyKeyOf(request),
+          route: '/v1/transactions/{id}/refund',
+          transactionId: row.id,
+          body: bank ? { bank_account: bank } : {},
+          bankAccount: bank ?? null,
+        },
+        eventMetadata(request),
+      );
+      if (outcome.replayed) reply.header(IDEMPOTENCY_REPLAYED, 'true');
+      return { data: await currentView(row.id) };
+    },
+  );
+
+  app.patch(
+    '/v1/transactions/:id/boleto',
+    {
+      config: {
+        access: { auth: 'api_key', scopes: ['transactions:read', 'boleto:write'], idempotencyKey: true },
+      },
+      schema: {
+        summary: 'Change the due date of an open boleto',
+        description:
+          'SPEC 4.8. Requires Idempotency-Key. Scopes transactions:read plus boleto:write. Only a pending boleto (else 409 conflict); the date must be today to today+365 in America/Sao_Paulo (422 validation_error); the same date answers 200 unchanged. No new charge. A simulated boleto with `cancel_after_due` gets its new `expires_at`. Replays: 200 with `Idempotency-Replayed: true`.',
+        params: idParams,
+        body: dueDateBody,
+        response: {
+          200: dataEnvelope(transactionView),
+          ...errorResponses(400, 401, 403, 404, 409, 422, 429, 502),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { principal, row } = await ownTransaction(request);
+      const outcome = await changeBoletoDueDate(
+        changeContext(),
+        {
+          scope: principal.tenantId,
+          key: idempotencyKeyOf(request),
+          route: '/v1/transactions/{id}/boleto',
+          transactionId: row.id,
+          body: { due_date: request.body.due_date },
+          dueDate: request.body.due_date,
+        },
+        eventMetadata(request),
+      );
+      if (outcome.replayed) reply.header(IDEMPOTENCY_REPLAYED, 'true');
       return { data: await currentView(row.id) };
     },
   );

@@ -1,0 +1,129 @@
+import type { FastifyReply } from 'fastify';
+import { z } from 'zod';
+import { CHARGE_PAGE_CSP, type ChargePageView, renderChargePage } from '../../charge-page/render.ts';
+import { verifyDocumentSignature } from '../../charge-page/signature.ts';
+import { documentSigningSecret } from '../../charge-page/signing-secret.ts';
+import type { AppContext } from '../context.ts';
+import { ApiError } from '../errors.ts';
+import { errorResponses } from '../schemas.ts';
+import type { HttpServer } from '../server.ts';
+import { findTransactionRow, type TransactionView, toTransactionView } from '../transaction-dto.ts';
+
+/**
+ * Path parameters as strings of any shape: a malformed id or signature is the same `404 not_found` as a
+ * wrong one (a 422 would tell a prober which part is off).
+ */
+const pageParams = z.object({ id: z.string(), signature: z.string() });
+
+/** The one answer for a wrong, malformed or foreign signature and for an unknown id. */
+const notFound = () => new ApiError('not_found', 'The charge does not exist.');
+
+/**
+ * Sent with every answer of these routes, errors included: the URL is a capability (whoever has it sees
+ * the charge), so nothing is cached, the URL never leaves in a Referer, and the page cannot be framed.
+ */
+function secureHeaders(reply: FastifyReply): void {
+  reply.header('cache-control', 'no-store');
+  reply.header('x-content-type-options', 'nosniff');
+  reply.header('referrer-policy', 'no-referrer');
+  reply.header('x-frame-options', 'DENY');
+}
+
+/** The fields of a Transaction the page shows (same names; see ChargePageView). */
+export function chargePageView(t: TransactionView): ChargePageView {
+  return {
+    id: t.id,
+    method: t.method,
+    status: t.status,
+    amount: t.amount,
+    // SPEC 2.2: every charge is in reais; the page formats BRL only.
+    currency: 'BRL',
+    reference: t.reference,
+    description: t.description,
+    simulated: t.simulated,
+    environment: t.environment,
+    livemode: t.livemode,
+    // Null while the outcome is uncertain (toTransactionView), so the page never offers them then.
+    pix_copy_paste: t.pix_copy_paste,
+    expires_at: t.expires_at,
+    boleto_due_date: t.boleto_due_date,
+    boleto_url: t.boleto_url,
+    boleto_digitable_line: t.boleto_digitable_line,
+    // Null once the boleto's Pix deadline has passed (toTransactionView).
+    boleto_pix_copy_paste: t.boleto_pix_copy_paste,
+    boleto_pix_expires_at: t.boleto_pix_expires_at,
+    paid_with: t.paid_with,
+  };
+}
+
+/**
+ * SPEC 2.2 `document_url` and `boleto_url`: the charge page a payer opens, and the boleto PDF. Public: the
+ * HMAC signature in the path is the capability (src/charge-page/signature.ts), so there is no key, no
+ * session and no per-actor rate limit (that limiter is keyed by the authenticated actor). The signature is
+ * checked, in constant time, before the database is read: a wrong signature and an unknown id take the same
+ * path and give the same `404 not_found`, so the answer never tells whether an id exists.
+ */
+export function registerChargePageRoutes(app: HttpServer, ctx: AppContext): void {
+  /** The transaction the link names, or 404. */
+  async function linkedTransaction(id: string, signature: string): Promise<TransactionView> {
+    const secret = await documentSigningSecret(ctx.config);
+    if (!verifyDocumentSignature(secret, id, signature)) throw notFound();
+    const row = await findTransactionRow(ctx.db, id);
+    if (!row) throw notFound();
+    // The cost center is not shown: no name lookup.
+    return toTransactionView(ctx, row, new Map());
+  }
+
+  app.get(
+    '/cobranca/:id/:signature',
+    {
+      schema: {
+        summary: 'Charge page for the payer (SPEC 2.2 document_url; no key)',
+        description:
+          'The `document_url` of a Transaction (SPEC 2.2): a server-rendered page in Portuguese with the amount, ' +
+          'status and, only while the charge is payable, how to pay. A simulated charge shows "SIMULADO — não ' +
+          'pagável" and nothing scannable (SPEC 1). The signature in the path is the access; a wrong signature ' +
+          'and an unknown id are the same 404.',
+        params: pageParams,
+        response: {
+          200: {
+            description:
+              'The charge page (self-contained HTML, strict Content-Security-Policy, not cacheable)',
+            content: { 'text/html': { schema: z.string() } },
+          },
+          ...errorResponses(404),
+        },
+      },
+    },
+    async (request, reply) => {
+      secureHeaders(reply);
+      const transaction = await linkedTransaction(request.params.id, request.params.signature);
+      const html = await renderChargePage(chargePageView(transaction), { now: ctx.now() });
+      reply.header('content-security-policy', CHARGE_PAGE_CSP);
+      return reply.type('text/html; charset=utf-8').send(html);
+    },
+  );
+
+  app.get(
+    '/cobranca/:id/:signature/boleto.pdf',
+    {
+      schema: {
+        summary: 'Boleto PDF (SPEC 2.2 boleto_url; no key)',
+        description:
+          'The `boleto_url` of a Transaction (SPEC 2.2). Only a boleto issued by an external provider has a PDF; ' +
+          'the simulator issues none (`boleto_url` is null, SPEC 1), so today every request is 404. A wrong ' +
+          'signature and an unknown id are the same 404.',
+        params: pageParams,
+        response: { ...errorResponses(404) },
+      },
+    },
+    async (request, reply) => {
+      secureHeaders(reply);
+      await linkedTransaction(request.params.id, request.params.signature);
+      // Every charge today has `boleto_url` null: the simulator issues no PDF, and a PDF only comes from an
+      // external provider, whose adapter (which will serve the provider's PDF here) does not exist yet. No
+      // PDF is ever made up.
+      throw notFound();
+    },
+  );
+}
