@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { benchAppend } from './append.ts';
 import { benchCatchup } from './catchup.ts';
 import { ADMIN_URL, type BenchOptions, dropLiveDatabases } from './support.ts';
+import { benchWebhookLag } from './webhook-lag.ts';
 
 const USAGE = `usage: npm run bench -- <name> [flags]
 
@@ -14,7 +15,10 @@ names:
   append    single-event appends from concurrent clients through PostgresEventStore vs pgbench running
             the equivalent two-insert transaction (bench/pgbench-append.sql), interleaved; target ratio >= 0.7
   catchup   readAll catch-up over a freshly loaded log vs the same SQL on a bare pg client; target >= 50,000 events/s
-  all       append, then catchup
+  webhooks  webhook end-to-end lag (append to receipt at a loopback receiver) at --rate events/s for
+            --seconds per run (charges through the command layer, the gateway's own delivery worker);
+            target p99 <= 1 s at 500 events/s
+  all       append, then catchup, then webhooks
 
 flags (environment variable in brackets):
   --seconds N        seconds per measured append run, each side            [BENCH_SECONDS]      default 10
@@ -26,6 +30,7 @@ flags (environment variable in brackets):
   --append-batch N   events per append while loading                       [BENCH_APPEND_BATCH] default 500
   --read-batches L   comma-separated readAll batch sizes                   [BENCH_READ_BATCHES] default 1000,5000
   --pgbench PATH     pgbench binary                                        [PGBENCH]            default /usr/bin/pgbench
+  --rate N           events/s offered by the webhook lag benchmark         [BENCH_RATE]         default 500
   --out FILE         also write the raw results as JSON                    [BENCH_OUT]
 
 server: ${ADMIN_URL} (BENCH_DATABASE_URL); each benchmark creates a fresh database there and drops it.`;
@@ -41,6 +46,7 @@ const FLAGS: Record<string, string> = {
   'read-batches': 'BENCH_READ_BATCHES',
   pgbench: 'PGBENCH',
   out: 'BENCH_OUT',
+  rate: 'BENCH_RATE',
 };
 
 class UsageError extends Error {}
@@ -93,6 +99,7 @@ function parse(argv: readonly string[]): { name: string | undefined; opts: Bench
       readBatches,
       pgbench: values.get('pgbench') ?? '/usr/bin/pgbench',
       out: values.get('out'),
+      rate: int('rate', 500, 1, 5_000),
     },
   };
 }
@@ -111,7 +118,7 @@ async function main(): Promise<number> {
     console.log(USAGE);
     return name === undefined ? 2 : 0;
   }
-  if (!['append', 'catchup', 'all'].includes(name)) {
+  if (!['append', 'catchup', 'webhooks', 'all'].includes(name)) {
     console.error(`unknown benchmark ${name}\n\n${USAGE}`);
     return 2;
   }
@@ -129,6 +136,7 @@ async function main(): Promise<number> {
   };
   if (name === 'append' || name === 'all') results.append = await benchAppend(opts);
   if (name === 'catchup' || name === 'all') results.catchup = await benchCatchup(opts);
+  if (name === 'webhooks' || name === 'all') results.webhooks = await benchWebhookLag(opts);
   console.log(`\ndone in ${((Date.now() - started.getTime()) / 1000).toFixed(0)} s`);
   if (opts.out) {
     writeFileSync(opts.out, `${JSON.stringify(results, null, 2)}\n`);

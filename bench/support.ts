@@ -28,6 +28,8 @@ export interface BenchOptions {
   pgbench: string;
   /** Write the raw results as JSON to this file. */
   out: string | undefined;
+  /** Events per second offered by the webhook lag benchmark. */
+  rate: number;
 }
 
 export interface BenchDatabase extends DatabaseHandle {

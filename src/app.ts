@@ -19,6 +19,7 @@ import type { Projection } from './projections/projection.ts';
 import { ProjectionRunner } from './projections/projection-runner.ts';
 import { bootstrapSimulator, simulatorEnabled } from './routing/simulator.ts';
 import { Reconciler } from './workers/reconciler.ts';
+import { WebhookDeliveryWorker } from './workers/webhook-delivery.ts';
 
 export type Role = 'api' | 'worker' | 'all';
 
@@ -36,6 +37,8 @@ export interface Gateway {
   runner: ProjectionRunner;
   /** Marks charges stuck in `processing` as `unknown`; started with the worker role. */
   reconciler: Reconciler;
+  /** Sends the webhook outbox; started with the worker role. */
+  webhooks: WebhookDeliveryWorker;
   http: HttpServer;
   /** Credentials of an administrator generated on this start (embedded database only), to show once. */
   firstAdmin?: FirstAdmin | undefined;
@@ -91,9 +94,34 @@ export async function createGateway(
     intervalMs: config.RECONCILE_INTERVAL_MS,
     logger,
   });
+  // Deliveries get connections of their own: a burst of API writes queued in the main pool must not hold
+  // back webhooks (BENCHMARKS.md "webhook lag"). PGlite has one connection and shares it.
+  const webhookDatabase =
+    database.kind === 'postgres'
+      ? openDatabase({ url: config.DATABASE_URL, poolSize: config.WEBHOOK_POOL_SIZE })
+      : undefined;
+  const webhookCtx: AppContext = webhookDatabase
+    ? {
+        ...ctx,
+        db: webhookDatabase.db,
+        // Reads only (message bodies); appends (an endpoint disabled by a 410) go through it too, inline
+        // projections included.
+        store: config.EVENTSTORE_URL ? store : new PostgresEventStore(webhookDatabase.db, inlineProjections),
+      }
+    : ctx;
+  const webhooks = new WebhookDeliveryWorker(webhookCtx, {
+    intervalMs: config.WEBHOOK_POLL_MS,
+    concurrency: config.WEBHOOK_CONCURRENCY,
+    logger,
+  });
+  // An in-process append may have written deliveries (inline outbox): send them without waiting a poll.
+  const stopWaking = store.onAppended(() => webhooks.wake());
   const close = async () => {
+    stopWaking();
+    await webhooks.stop();
     await reconciler.stop();
     await runner.stop();
+    await webhookDatabase?.close();
     await ctx.rateLimiter.close();
     await store.close();
     await database.close();
@@ -119,6 +147,7 @@ export async function createGateway(
       ctx,
       runner,
       reconciler,
+      webhooks,
       http,
       firstAdmin,
       async close() {
@@ -157,6 +186,7 @@ export async function startGateway(gateway: Gateway, role: Role): Promise<void> 
   if (role !== 'api') {
     gateway.runner.start();
     gateway.reconciler.start();
+    gateway.webhooks.start();
   }
   if (role !== 'worker') {
     await gateway.http.listen({ port: gateway.config.PORT, host: gateway.config.HOST });

@@ -149,8 +149,10 @@ const schema = z
     WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(500).max(120_000).default(15_000),
     /** How often the delivery worker polls when idle; an in-process append wakes it at once. */
     WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(250),
+    /** Connections of the delivery worker's own pool (PostgreSQL), apart from DATABASE_POOL_SIZE. */
+    WEBHOOK_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(4),
     /** Deliveries one worker sends at the same time. */
-    WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+    WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(32),
   })
   .refine((c) => !c.BOOTSTRAP_ADMIN_EMAIL === !c.BOOTSTRAP_ADMIN_PASSWORD, {
     message: 'set both BOOTSTRAP_ADMIN_EMAIL and BOOTSTRAP_ADMIN_PASSWORD, or neither',

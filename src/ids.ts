@@ -19,8 +19,7 @@ export type IdPrefix =
   | 'req'
   | 'ses'
   | 'tty'
-  | 'whe'
-  | 'whd';
+  | 'whe';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${ulid().toLowerCase()}`;

@@ -17,6 +17,7 @@ import { NO_DIAGNOSTICS, type ProviderCustomer, providerAdapter } from '../provi
 import { simulatorProvider } from '../providers/simulator.ts';
 import { resolveProviderFor } from '../routing/resolve-provider.ts';
 import { simulatorEnabled } from '../routing/simulator.ts';
+import { checkDestinationSyntax, destinationPolicy } from '../webhooks/ssrf-guard.ts';
 import { type CommandDeps, handleCommand } from './command-handler.ts';
 import { resolveCostCenter } from './cost-centers.ts';
 import { claimIdempotencyKey, type JsonValue, readClaim, requestHash } from './idempotency.ts';
@@ -103,6 +104,7 @@ export type ChargeContext = Pick<AppContext, 'store' | 'events' | 'db' | 'now'> 
     | 'ALLOW_LIVE_PAYMENTS'
     | 'ALLOW_UNSCOPED_LIVE_PAYMENTS'
     | 'LIVE_PAYMENT_SCOPE_JSON'
+    | 'WEBHOOK_ALLOWED_PRIVATE_HOSTS'
   >;
 };
 
@@ -395,6 +397,11 @@ export async function createCharge(
     if (boleto.due_date < today || boleto.due_date > addDays(today, 365)) {
       throw invalid('boleto.due_date', 'The due date must be today to today + 365 days (America/Sao_Paulo).');
     }
+  }
+  if (input.body.callback_url !== undefined) {
+    // SPEC 6 SSRF guard, without DNS here; the delivery checks the resolved addresses again.
+    const check = checkDestinationSyntax(input.body.callback_url, destinationPolicy(ctx.config));
+    if (!check.ok) throw invalid('callback_url', `callback_url is not allowed: ${check.reason}.`);
   }
   if (input.body.cost_center_id !== undefined) {
     await resolveCostCenter(ctx, input.tenantId, input.body.cost_center_id);

@@ -262,6 +262,8 @@ export interface WebhookMessagesTable {
   status: string;
   previous_status: string | null;
   occurred_at: Timestamp;
+  /** The `transactions` row at `sequence`, JSON (inline projection); null when it was not at hand. */
+  snapshot: ColumnType<unknown, unknown, unknown> | null;
   body: string | null;
 }
 

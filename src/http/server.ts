@@ -31,6 +31,7 @@ import { registerTransactionActionRoutes } from './routes/transaction-actions.ts
 import { registerTransactionEventRoutes } from './routes/transaction-events.ts';
 import { registerTransactionListRoutes } from './routes/transaction-list.ts';
 import { registerUserRoutes } from './routes/users.ts';
+import { registerWebhookDeliveryRoutes } from './routes/webhook-deliveries.ts';
 import { registerWebhookEndpointRoutes } from './routes/webhook-endpoints.ts';
 
 export interface HttpDeps {
@@ -97,6 +98,7 @@ export async function buildHttpServer({ ctx, authenticators }: HttpDeps): Promis
   registerUserRoutes(app, ctx);
   registerCostCenterRoutes(app, ctx);
   registerWebhookEndpointRoutes(app, ctx);
+  registerWebhookDeliveryRoutes(app, ctx);
   registerChargeRoutes(app, ctx);
   registerChargePageRoutes(app, ctx);
   registerTransactionEventRoutes(app, ctx);

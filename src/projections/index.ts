@@ -11,6 +11,7 @@ import { tenantsProjection } from './tenants.ts';
 import { transactionsProjection } from './transactions.ts';
 import { usersProjection } from './users.ts';
 import { webhookEndpointsProjection } from './webhook-endpoints.ts';
+import { webhookOutboxProjection } from './webhook-outbox.ts';
 
 /**
  * Read models that API reads must see at once: applied inside the append's transaction (PostgreSQL store).
@@ -26,6 +27,8 @@ export const inlineProjections: readonly Projection[] = [
   transactionsProjection,
   costCentersProjection,
   webhookEndpointsProjection,
+  // After the endpoints: a charge's deliveries go to the endpoints registered before its event.
+  webhookOutboxProjection,
 ];
 
 /** Read models that may trail the log: summaries, catalogs, fan-out. */

@@ -53,22 +53,7 @@ export async function sendWebhook(input: SendWebhookInput): Promise<AttemptResul
     };
   }
 
-  const { address, family } = destination;
-  const agent = new Agent({
-    connect: {
-      timeout: input.connectTimeoutMs,
-      // Node asks with `all: true` when it may race address families (autoSelectFamily); answer both ways.
-      lookup: (_hostname, options, callback) => {
-        if ((options as { all?: boolean }).all) {
-          (callback as (err: null, addresses: LookupAddress[]) => void)(null, [{ address, family }]);
-        } else callback(null, address, family);
-      },
-    },
-    headersTimeout: input.timeoutMs,
-    bodyTimeout: input.timeoutMs,
-    // One request per agent and attempt: no keep-alive to reuse.
-    pipelining: 0,
-  });
+  const agent = pinnedAgent(destination.url, destination.address, destination.family, input);
   try {
     const response = await request(destination.url, {
       dispatcher: agent,
@@ -87,9 +72,47 @@ export async function sendWebhook(input: SendWebhookInput): Promise<AttemptResul
     return { outcome, statusCode, durationMs: elapsed(), retryAfterSeconds, error: `HTTP ${statusCode}` };
   } catch (error) {
     return failed(elapsed(), null, signal.aborted ? 'timeout' : networkError(error));
-  } finally {
-    await agent.destroy().catch(() => undefined);
   }
+}
+
+/** Keep-alive agents by destination and pinned address: a busy endpoint reuses its connections. */
+const agents = new Map<string, Agent>();
+const MAX_AGENTS = 256;
+
+/**
+ * The agent for one origin pinned to one checked address. The address is part of the key, so a new DNS
+ * answer (checked again before every attempt) gets a new agent and never an old connection.
+ */
+function pinnedAgent(url: URL, address: string, family: 4 | 6, input: SendWebhookInput): Agent {
+  const key = `${url.origin} ${address} ${input.connectTimeoutMs} ${input.timeoutMs}`;
+  const known = agents.get(key);
+  if (known) {
+    // Most recently used last, so eviction takes the idlest.
+    agents.delete(key);
+    agents.set(key, known);
+    return known;
+  }
+  const agent = new Agent({
+    connect: {
+      timeout: input.connectTimeoutMs,
+      // Node asks with `all: true` when it may race address families (autoSelectFamily); answer both ways.
+      lookup: (_hostname, options, callback) => {
+        if ((options as { all?: boolean }).all) {
+          (callback as (err: null, addresses: LookupAddress[]) => void)(null, [{ address, family }]);
+        } else callback(null, address, family);
+      },
+    },
+    headersTimeout: input.timeoutMs,
+    bodyTimeout: input.timeoutMs,
+    connections: 32,
+  });
+  agents.set(key, agent);
+  if (agents.size > MAX_AGENTS) {
+    const [oldestKey, oldest] = agents.entries().next().value as [string, Agent];
+    agents.delete(oldestKey);
+    void oldest.close().catch(() => undefined);
+  }
+  return agent;
 }
 
 function failed(durationMs: number, statusCode: number | null, error: string): AttemptResult {

@@ -12,6 +12,7 @@ import type { EventRegistry } from '../events/event-registry.ts';
 import type { EventStore } from '../events/event-store.ts';
 import type { Logger } from '../logger.ts';
 import { reconcilerMarkedUnknown } from '../metrics.ts';
+import { PollingLoop } from './polling-loop.ts';
 
 export const RECONCILER_ACTOR = 'system:reconciler';
 
@@ -67,9 +68,7 @@ const untouchedReservation: Decider<MarkUnknown, TransactionEvent, Guarded> = {
 export class Reconciler {
   private readonly batchSize: number;
   private readonly now: () => Date;
-  private running = false;
-  private loopDone: Promise<void> | undefined;
-  private wake: (() => void) | undefined;
+  private readonly loop: PollingLoop;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -79,6 +78,12 @@ export class Reconciler {
   ) {
     this.batchSize = opts.batchSize ?? 100;
     this.now = opts.now ?? (() => new Date());
+    this.loop = new PollingLoop(
+      'reconciler',
+      async () => (await this.runOnce()).scanned === this.batchSize,
+      opts.intervalMs,
+      opts.logger,
+    );
   }
 
   /** One tick: at most `batchSize` charges, oldest first. `now` is the clock of this run. */
@@ -128,40 +133,10 @@ export class Reconciler {
   }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loopDone = this.loop();
+    this.loop.start();
   }
 
-  async stop(): Promise<void> {
-    this.running = false;
-    this.wake?.();
-    await this.loopDone;
-    this.loopDone = undefined;
-  }
-
-  private async loop(): Promise<void> {
-    while (this.running) {
-      try {
-        await this.runOnce();
-      } catch (err) {
-        this.opts.logger?.error({ err }, 'reconciler tick failed');
-      }
-      if (this.running) await this.idle(this.opts.intervalMs);
-    }
-  }
-
-  private idle(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wake = () => {
-        this.wake = undefined;
-        done();
-      };
-    });
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 }

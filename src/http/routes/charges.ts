@@ -122,20 +122,10 @@ const boletoCustomer = z.strictObject({
     }),
 });
 
-const httpsUrl = z
-  .string()
-  .max(2048)
-  .refine(
-    (s) => {
-      try {
-        return new URL(s).protocol === 'https:';
-      } catch {
-        return false;
-      }
-    },
-    { message: 'must be an https URL' },
-  )
-  .meta({ description: 'An https address receiving the events of this charge.' });
+const callbackUrl = z.string().max(2048).meta({
+  description:
+    'An https address receiving the events of this charge (SPEC 6); private, loopback, link-local and metadata addresses are refused (422).',
+});
 
 const common = {
   /** SPEC 5.5: accepted only to answer `422 tenant_from_api_key`. */
@@ -144,7 +134,7 @@ const common = {
   reference: utf8Text(1, 100),
   description: utf8Text(1, 200),
   cost_center_id: z.string().min(1).max(64).optional(),
-  callback_url: httpsUrl.optional(),
+  callback_url: callbackUrl.optional(),
 };
 
 /** A percentage 0 to 100 with at most two decimals, read from the lexeme (strict JSON keeps it). */
