@@ -75,6 +75,11 @@ const schema = z
       .regex(/^[A-Za-z0-9:_.-]{1,64}$/)
       .default('calebe:rl'),
     /** SPEC 5.8: comma-separated exact origins allowed to call from a browser; empty allows none. */
+    /**
+     * SPEC 8: requests per minute per actor (120). Raise it only for load tests on loopback (bench/, chaos/);
+     * the login limit (10 per minute per address) is not configurable.
+     */
+    RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(10_000_000).default(120),
     CORS_ORIGINS: z
       .string()
       .default('')

@@ -44,10 +44,10 @@ function limiterOver(
 }
 
 /** In-process store: one instance only. REDIS_URL selects the shared store. */
-export function createMemoryRateLimiter(): RateLimiter {
+export function createMemoryRateLimiter(apiPerMinute: number = LIMITS.api.points): RateLimiter {
   return limiterOver(
     {
-      api: new RateLimiterMemory({ keyPrefix: 'api', ...LIMITS.api }),
+      api: new RateLimiterMemory({ keyPrefix: 'api', ...LIMITS.api, points: apiPerMinute }),
       login: new RateLimiterMemory({ keyPrefix: 'login', ...LIMITS.login }),
     },
     { async ping() {}, async close() {} },
@@ -59,6 +59,8 @@ export interface RedisRateLimiterOptions {
   /** Namespace of every key this gateway writes (`<prefix>:api:<actor>`); actors are ids, never secrets. */
   keyPrefix: string;
   logger?: Logger;
+  /** Requests per minute per actor; SPEC 8's 120 unless RATE_LIMIT_PER_MINUTE says otherwise. */
+  apiPerMinute?: number;
 }
 
 /**
@@ -67,7 +69,12 @@ export interface RedisRateLimiterOptions {
  * `503 rate_limiter_unavailable` quickly instead of holding requests; it keeps reconnecting in the
  * background (capped backoff) and the limiter works again as soon as Redis is back.
  */
-export function createRedisRateLimiter({ url, keyPrefix, logger }: RedisRateLimiterOptions): RateLimiter {
+export function createRedisRateLimiter({
+  url,
+  keyPrefix,
+  logger,
+  apiPerMinute = LIMITS.api.points,
+}: RedisRateLimiterOptions): RateLimiter {
   const client = new Redis(url, {
     enableOfflineQueue: false,
     connectTimeout: REDIS_TIMEOUTS.connectMs,
@@ -96,6 +103,7 @@ export function createRedisRateLimiter({ url, keyPrefix, logger }: RedisRateLimi
       storeClient: client,
       keyPrefix: `${keyPrefix}:${bucket}`,
       ...LIMITS[bucket],
+      ...(bucket === 'api' ? { points: apiPerMinute } : {}),
       // Refuse at once while (re)connecting instead of sending into a socket that is not ready.
       rejectIfRedisNotReady: true,
     });
@@ -123,9 +131,15 @@ export function createRedisRateLimiter({ url, keyPrefix, logger }: RedisRateLimi
 
 /** The store the configuration names: Redis when REDIS_URL is set, in-process otherwise. */
 export function createRateLimiter(
-  config: Pick<Config, 'REDIS_URL' | 'REDIS_KEY_PREFIX'>,
+  config: Pick<Config, 'REDIS_URL' | 'REDIS_KEY_PREFIX' | 'RATE_LIMIT_PER_MINUTE'>,
   logger?: Logger,
 ): RateLimiter {
-  if (!config.REDIS_URL) return createMemoryRateLimiter();
-  return createRedisRateLimiter({ url: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX, logger });
+  const apiPerMinute = config.RATE_LIMIT_PER_MINUTE;
+  if (!config.REDIS_URL) return createMemoryRateLimiter(apiPerMinute);
+  return createRedisRateLimiter({
+    url: config.REDIS_URL,
+    keyPrefix: config.REDIS_KEY_PREFIX,
+    logger,
+    apiPerMinute,
+  });
 }

@@ -32,7 +32,7 @@ export function webhookMessageId(eventId: string): string {
 /**
  * The webhook outbox (SPEC 6; issue 6 item 2). For each charge event that registers a charge
  * (`transaction.created`) or changes its status (`transaction.updated`, with `previous_status`), one
- * message and one delivery per destination: every enabled endpoint of the charge's tenant in its mode, plus
+ * message (when it has somewhere to go) and one delivery per destination: every enabled endpoint of the charge's tenant in its mode, plus
  * the charge's `callback_url`. Inline under the PostgreSQL store, so the deliveries commit with the event;
  * async under EventStoreDB, so they exist once the projection catches up (never lost, maybe later).
  *
@@ -78,29 +78,31 @@ export const webhookOutboxProjection: Projection = {
       charge = state;
     }
 
-    // One statement: the message (a replay inserts nothing, so nothing follows) and one delivery per
-    // enabled endpoint of the tenant in the charge's mode, plus the callback_url.
+    // One statement: the destinations (every enabled endpoint of the tenant in the charge's mode, plus the
+    // callback_url), the message only when there is at least one (a replay inserts nothing, so nothing
+    // follows), and one delivery per destination.
     const at = recorded.recordedAt;
     await sql`
-      with message as (
-        insert into webhook_messages (id, event_id, type, tenant_id, livemode, transaction_id, sequence,
-          status, previous_status, occurred_at, snapshot, body)
-        values (${webhookMessageId(recorded.id)}, ${recorded.id},
-          ${previous === null ? 'transaction.created' : 'transaction.updated'}, ${charge.tenant_id},
-          ${charge.livemode}, ${id}, ${recorded.version}, ${status}, ${previous}, ${at},
-          -- Inline, the transactions projection has just written this version in this transaction: a copy
-          -- spares the worker a stream read. Async (EventStoreDB) the row may be ahead: then null.
-          (select to_jsonb(t) from transactions t where t.id = ${id} and t.sequence = ${recorded.version}),
-          null)
-        on conflict (event_id) do nothing
-        returning id),
-      destinations as (
+      with destinations as (
         select 'endpoint' as destination, e.id as endpoint_id, null::text as callback_url
         from webhook_endpoints e
         where e.tenant_id = ${charge.tenant_id} and e.mode = ${charge.livemode ? 'live' : 'test'}
           and e.enabled and e.deleted_at is null
         union all
-        select 'callback', null, ${charge.callback_url}::text where ${charge.callback_url}::text is not null)
+        select 'callback', null, ${charge.callback_url}::text where ${charge.callback_url}::text is not null),
+      message as (
+        insert into webhook_messages (id, event_id, type, tenant_id, livemode, transaction_id, sequence,
+          status, previous_status, occurred_at, snapshot, body)
+        select ${webhookMessageId(recorded.id)}, ${recorded.id},
+          ${previous === null ? 'transaction.created' : 'transaction.updated'}, ${charge.tenant_id},
+          ${charge.livemode}, ${id}, ${recorded.version}, ${status}, ${previous}, ${at},
+          -- Inline, the transactions projection has just written this version in this transaction: a copy
+          -- spares the worker a stream read. Async (EventStoreDB) the row may be ahead: then null.
+          (select to_jsonb(t) from transactions t where t.id = ${id} and t.sequence = ${recorded.version}),
+          null
+        where exists (select 1 from destinations)
+        on conflict (event_id) do nothing
+        returning id)
       insert into webhook_deliveries (id, message_id, tenant_id, transaction_id, destination, endpoint_id,
         callback_url, status, attempts, next_attempt_at, created_at, updated_at)
       select 'whd_' || replace(gen_random_uuid()::text, '-', ''), message.id, ${charge.tenant_id}, ${id},

@@ -346,9 +346,17 @@ describe('webhooks (SPEC 6)', () => {
     assert.equal(new Set(ids).size, 20);
   });
 
-  test('the stream and the outbox agree: one message per status change', async () => {
+  test('the stream and the outbox agree: one message per status change, none without a destination', async () => {
     const key = await seedTenantAndKey(app.gateway.ctx, { livemode: false });
+    const silent = (await createPix(key)).body.data.id as string;
+    await registerEndpoint(key.tenantId, '/agree');
     const id = (await createPix(key)).body.data.id as string;
+    const none = await app.gateway.ctx.db
+      .selectFrom('webhook_messages')
+      .select('id')
+      .where('transaction_id', '=', silent)
+      .execute();
+    assert.equal(none.length, 0);
     const events = await app.gateway.ctx.store.read(transactionStream(id));
     const messages = await app.gateway.ctx.db
       .selectFrom('webhook_messages')
