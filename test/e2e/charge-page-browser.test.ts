@@ -89,10 +89,17 @@ after(async () => {
   await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
 });
 
-/** Opens one page; collects every request (to prove nothing outside is loaded) and console errors (CSP). */
-async function open(
-  name: string,
-): Promise<{ page: Page; requests: string[]; errors: string[]; text: string }> {
+/**
+ * Opens one page (a name served by this file's server, or a full URL); collects every request (to prove
+ * nothing outside is loaded) and console errors (CSP).
+ */
+async function open(target: string): Promise<{
+  page: Page;
+  requests: string[];
+  errors: string[];
+  text: string;
+  csp: string | null | undefined;
+}> {
   const context = await browser.newContext({ viewport: { width: 430, height: 900 }, locale: 'pt-BR' });
   const page = await context.newPage();
   const requests: string[] = [];
@@ -102,10 +109,11 @@ async function open(
     if (m.type() === 'error') errors.push(m.text());
   });
   page.on('pageerror', (e) => errors.push(e.message));
-  const response = await page.goto(`${origin}/${name}`, { waitUntil: 'load' });
+  const url = target.startsWith('http') ? target : `${origin}/${target}`;
+  const response = await page.goto(url, { waitUntil: 'load' });
   assert.equal(response?.status(), 200);
   const text = (await page.locator('body').innerText()).replace(/\u00a0/g, ' ');
-  return { page, requests, errors, text };
+  return { page, requests, errors, text, csp: await response?.headerValue('content-security-policy') };
 }
 
 /** Draws the page's QR SVG on a canvas and decodes the pixels with jsQR: what a phone camera would read. */
@@ -192,23 +200,12 @@ describe('charge page in headless Chromium (SPEC 1, 2.2, 3.1)', () => {
       assert.equal(created.status, 201, created.text);
       // BASE_URL is not the test server's address; the signed part is the path.
       const url = app.baseUrl + new URL(created.body.data.document_url).pathname;
-      const context = await browser.newContext({ viewport: { width: 430, height: 900 }, locale: 'pt-BR' });
-      const page = await context.newPage();
+      const { page, requests, errors, text, csp } = await open(url);
       try {
-        const requests: string[] = [];
-        const errors: string[] = [];
-        page.on('request', (r) => requests.push(r.url()));
-        page.on('console', (m) => {
-          if (m.type() === 'error') errors.push(m.text());
-        });
-        page.on('pageerror', (e) => errors.push(e.message));
-        const response = await page.goto(url, { waitUntil: 'load' });
-        assert.equal(response?.status(), 200);
-        assert.equal(await response?.headerValue('content-security-policy'), CHARGE_PAGE_CSP);
+        assert.equal(csp, CHARGE_PAGE_CSP);
         const banner = page.locator('.banner');
         assert.ok(await banner.isVisible());
         assert.equal(await banner.innerText(), SIMULATED_BANNER);
-        const text = (await page.locator('body').innerText()).replace(/\u00a0/g, ' ');
         assert.ok(text.includes('R$ 12,50'), text);
         assert.ok(text.includes('Aguardando pagamento'), text);
         assert.ok(text.includes('Camiseta azul <tamanho M>'), 'escaped text reads as typed');
@@ -217,7 +214,7 @@ describe('charge page in headless Chromium (SPEC 1, 2.2, 3.1)', () => {
         assert.deepEqual(errors, []);
         await page.screenshot({ path: `${ARTIFACTS}/charge-page-served.png`, fullPage: true });
       } finally {
-        await context.close();
+        await page.context().close();
       }
     } finally {
       await app.close();
