@@ -1,11 +1,17 @@
 /**
- * Benchmark dispatcher: `npm run bench -- <append|catchup|all> [flags]`. Never part of `npm test`.
+ * Benchmark dispatcher: `npm run bench -- <name> [flags]` (names in USAGE). Never part of `npm test`.
  * Every flag can also come from the environment (BENCH_SECONDS, BENCH_RUNS, …); flags win.
  * Results go to stdout as Markdown tables; BENCHMARKS.md records them with the exact commands.
  */
 import { writeFileSync } from 'node:fs';
 import { benchAppend } from './append.ts';
 import { benchCatchup } from './catchup.ts';
+import { benchCreatePix, type HttpBenchOptions } from './create-pix.ts';
+import { benchList } from './list.ts';
+import { benchRebuild } from './rebuild.ts';
+import { benchReplay } from './replay.ts';
+import { benchSeed, reportSeed, seededDatabase } from './seed.ts';
+import { benchSummary } from './summary.ts';
 import { ADMIN_URL, type BenchOptions, dropLiveDatabases } from './support.ts';
 import { benchWebhookLag } from './webhook-lag.ts';
 
@@ -18,20 +24,46 @@ names:
   webhooks  webhook end-to-end lag (append to receipt at a loopback receiver) at --rate events/s for
             --seconds per run (charges through the command layer, the gateway's own delivery worker);
             target p99 <= 1 s at 500 events/s
-  all       append, then catchup, then webhooks
+  create    B1: POST /v1/pix (simulator, fresh Idempotency-Key per request) on a real gateway process
+            (PostgreSQL + Redis on loopback) with autocannon at --clients connections vs pgbench running the
+            append plus read-model upsert transaction (bench/pgbench-create-pix.sql), interleaved;
+            target gateway/pgbench >= 0.5, p99 <= 25 ms
+  replay    B2: the same key and body replayed at --clients connections vs GET /v1/transactions/{id} of
+            the same charge and GET /health (the HTTP stack alone), interleaved; target >= 10,000 requests/s
+  seed      issue 7 item 1: \`calebe dev seed\` on a fresh database (--tenants, --transactions, --primary),
+            timed as the command a developer runs; prints the database's shape
+  list      B3: GET /v1/transactions?limit=100 and filtered variants over HTTP for the primary tenant
+            (1,000,000 charges) vs the same SQL on a bare pg pool; EXPLAIN (ANALYZE, BUFFERS) of each;
+            target p99 <= 20 ms
+  rebuild   B4: \`calebe rebuild --all\` (a child process) over the seeded log vs reading the same log with
+            the bare readAll SQL; plus every projection, inline ones included; target >= 20,000 events/s
+  summary   B5: GET /admin/summary?days=365 over HTTP (panel session) vs the same SQL on a bare pg pool;
+            target p50 <= 50 ms
+  b345      seed once (like seed), then list, summary and rebuild on that database
+  all       append, then catchup, then webhooks (not create/replay)
 
 flags (environment variable in brackets):
-  --seconds N        seconds per measured append run, each side            [BENCH_SECONDS]      default 10
+  --seconds N        seconds per measured run, each side                   [BENCH_SECONDS]      default 10
   --runs N           measured runs per side; medians are quoted            [BENCH_RUNS]         default 3
-  --clients N        concurrent append clients (pgbench -c)                [BENCH_CLIENTS]      default 32
-  --pool N           gateway connection pool size                          [BENCH_POOL]         default 32
-  --warmup N         seconds of discarded gateway appends before run 1     [BENCH_WARMUP]       default 2
+  --clients N        append clients / HTTP connections (and pgbench -c)    [BENCH_CLIENTS]      default 32
+  --pool N           gateway pool size (create/replay: DATABASE_POOL_SIZE) [BENCH_POOL]         default 32
+  --warmup N         seconds of discarded gateway load before run 1        [BENCH_WARMUP]       default 2
   --events N         events loaded for catchup                             [BENCH_EVENTS]       default 200000
   --append-batch N   events per append while loading                       [BENCH_APPEND_BATCH] default 500
   --read-batches L   comma-separated readAll batch sizes                   [BENCH_READ_BATCHES] default 1000,5000
   --pgbench PATH     pgbench binary                                        [PGBENCH]            default /usr/bin/pgbench
   --rate N           events/s offered by the webhook lag benchmark         [BENCH_RATE]         default 500
+  --role R           create/replay: gateway 'serve --role' (api or all)    [BENCH_ROLE]         default api
+  --cpu-prof DIR     create/replay: run the gateway under node --cpu-prof  [BENCH_CPU_PROF]
   --out FILE         also write the raw results as JSON                    [BENCH_OUT]
+  --tenants N        seed: tenants (a quarter roots)                       [BENCH_TENANTS]      default 12
+  --transactions N   seed: charges in all                                  [BENCH_TRANSACTIONS] default 1100000
+  --primary N        seed: charges of the primary tenant                   [BENCH_PRIMARY]      default 1000000
+  --reuse DB         list/rebuild/summary/b345: measure this already seeded database (never dropped)
+                                                                           [BENCH_REUSE]
+  --keep 1           seed/b345: keep the seeded database for --reuse       [BENCH_KEEP]         default 0
+  --concurrency N    list/summary: closed-loop clients                     [BENCH_CONCURRENCY]  default 4
+  --duration N       list/summary: seconds per variant and side per run    [BENCH_DURATION]     default 3
 
 server: ${ADMIN_URL} (BENCH_DATABASE_URL); each benchmark creates a fresh database there and drops it.`;
 
@@ -47,11 +79,29 @@ const FLAGS: Record<string, string> = {
   pgbench: 'PGBENCH',
   out: 'BENCH_OUT',
   rate: 'BENCH_RATE',
+  role: 'BENCH_ROLE',
+  'cpu-prof': 'BENCH_CPU_PROF',
+  tenants: 'BENCH_TENANTS',
+  transactions: 'BENCH_TRANSACTIONS',
+  primary: 'BENCH_PRIMARY',
+  reuse: 'BENCH_REUSE',
+  keep: 'BENCH_KEEP',
+  concurrency: 'BENCH_CONCURRENCY',
+  duration: 'BENCH_DURATION',
 };
 
 class UsageError extends Error {}
 
-function parse(argv: readonly string[]): { name: string | undefined; opts: BenchOptions } {
+function httpRole(role: string): HttpBenchOptions['role'] {
+  if (role !== 'api' && role !== 'all') throw new UsageError(`--role must be api or all, got ${role}`);
+  return role;
+}
+
+function parse(argv: readonly string[]): {
+  name: string | undefined;
+  opts: BenchOptions;
+  http: HttpBenchOptions;
+} {
   const values = new Map<string, string>();
   for (const [flag, env] of Object.entries(FLAGS)) {
     const v = process.env[env];
@@ -100,7 +150,15 @@ function parse(argv: readonly string[]): { name: string | undefined; opts: Bench
       pgbench: values.get('pgbench') ?? '/usr/bin/pgbench',
       out: values.get('out'),
       rate: int('rate', 500, 1, 5_000),
+      tenants: int('tenants', 12, 1, 10_000),
+      transactions: int('transactions', 1_100_000, 1, 100_000_000),
+      primary: int('primary', 1_000_000, 0, 100_000_000),
+      reuse: values.get('reuse'),
+      keep: int('keep', 0, 0, 1) === 1,
+      concurrency: int('concurrency', 4, 1, 256),
+      duration: int('duration', 3, 1, 600),
     },
+    http: { role: httpRole(values.get('role') ?? 'api'), cpuProfDir: values.get('cpu-prof') },
   };
 }
 
@@ -113,12 +171,13 @@ async function main(): Promise<number> {
     console.error(`${error.message}\n\n${USAGE}`);
     return 2;
   }
-  const { name, opts } = parsed;
+  const { name, opts, http } = parsed;
   if (name === undefined || name === 'help' || name === '--help') {
     console.log(USAGE);
     return name === undefined ? 2 : 0;
   }
-  if (!['append', 'catchup', 'webhooks', 'all'].includes(name)) {
+  const known = ['append', 'catchup', 'webhooks', 'create', 'replay', 'all'];
+  if (![...known, 'seed', 'list', 'rebuild', 'summary', 'b345'].includes(name)) {
     console.error(`unknown benchmark ${name}\n\n${USAGE}`);
     return 2;
   }
@@ -137,6 +196,21 @@ async function main(): Promise<number> {
   if (name === 'append' || name === 'all') results.append = await benchAppend(opts);
   if (name === 'catchup' || name === 'all') results.catchup = await benchCatchup(opts);
   if (name === 'webhooks' || name === 'all') results.webhooks = await benchWebhookLag(opts);
+  if (name === 'seed') results.seed = (await benchSeed(opts)).seed;
+  if (['list', 'rebuild', 'summary', 'b345'].includes(name)) {
+    const db = await seededDatabase(opts);
+    try {
+      await reportSeed(db);
+      results.seed = db.seed;
+      if (name === 'list' || name === 'b345') results.list = await benchList(opts, db);
+      if (name === 'summary' || name === 'b345') results.summary = await benchSummary(opts, db);
+      if (name === 'rebuild' || name === 'b345') results.rebuild = await benchRebuild(opts, db);
+    } finally {
+      await db.drop();
+    }
+  }
+  if (name === 'create') results.create = await benchCreatePix(opts, http);
+  if (name === 'replay') results.replay = await benchReplay(opts, http);
   console.log(`\ndone in ${((Date.now() - started.getTime()) / 1000).toFixed(0)} s`);
   if (opts.out) {
     writeFileSync(opts.out, `${JSON.stringify(results, null, 2)}\n`);

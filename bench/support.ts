@@ -30,6 +30,18 @@ export interface BenchOptions {
   out: string | undefined;
   /** Events per second offered by the webhook lag benchmark. */
   rate: number;
+  /** Issue 7 seed (B3/B4/B5): tenants, transactions, and the charges of the first (primary) tenant. */
+  tenants: number;
+  transactions: number;
+  primary: number;
+  /** An existing seeded database to measure instead of seeding one (never dropped). */
+  reuse: string | undefined;
+  /** Keep the database this invocation seeded (to `--reuse` it later). */
+  keep: boolean;
+  /** Closed-loop clients of the list and summary benchmarks. */
+  concurrency: number;
+  /** Seconds per measured list/summary variant run, each side. */
+  duration: number;
 }
 
 export interface BenchDatabase extends DatabaseHandle {
@@ -182,4 +194,29 @@ export function printTable(
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * A closed loop: `concurrency` workers each call `fn` again as soon as the previous call returns, for
+ * `seconds`; returns every call's latency in ms (ascending) and the achieved rate (issue 7 B3, B5).
+ */
+export async function closedLoop(
+  concurrency: number,
+  seconds: number,
+  fn: () => Promise<void>,
+): Promise<{ latencies: number[]; perSecond: number }> {
+  const latencies: number[] = [];
+  const started = performance.now();
+  const until = started + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < until) {
+        const t = performance.now();
+        await fn();
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  latencies.sort((a, b) => a - b);
+  return { latencies, perSecond: latencies.length / ((performance.now() - started) / 1000) };
 }

@@ -7,6 +7,8 @@ import { bootstrapDemo } from './commands/bootstrap-demo.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
+import { seed } from './dev/seed.ts';
+import { PostgresEventStore } from './events/postgres-event-store.ts';
 import { createLogger } from './logger.ts';
 import { streamCatalog } from './projections/stream-catalog.ts';
 
@@ -18,7 +20,11 @@ const USAGE = `usage: calebe <command>
                                     (stop the gateway first when rebuilding an inline projection)
   audit replay [--transaction <id> | --all]
                                     fold transaction streams through the decider and compare them with
-                                    the transactions read model; exit 1 on any difference`;
+                                    the transactions read model; exit 1 on any difference
+  dev seed --tenants N --transactions M [--primary P] [--live-share F] [--days D] [--batch B] [--seed S]
+                                    development only: append a realistic history (tenant tree, cost
+                                    centers, Pix and boleto charges over the last D days) through the
+                                    event store's bulk path, then catch the async read models up`;
 
 async function serve(args: string[]) {
   const { values } = parseArgs({ args, options: { role: { type: 'string', default: 'all' } } });
@@ -85,6 +91,31 @@ async function rebuild(args: string[]) {
               ?.n ?? 0,
           )
         : 0;
+    if (chosen.length > 1) {
+      // One pass over the log for all of them (ProjectionRunner.rebuildAll), batch forms where they exist.
+      const bar = new cliProgress.SingleBar(
+        {
+          format: `${chosen.length} projections [{bar}] {value}/{total} events | {rate} ev/s`,
+          noTTYOutput: true,
+          notTTYSchedule: 2000,
+        },
+        cliProgress.Presets.shades_classic,
+      );
+      const started = process.hrtime.bigint();
+      let done = 0;
+      bar.start(total, 0, { rate: 0 });
+      const n = await gateway.runner.rebuildAll(chosen, (batch) => {
+        done += batch;
+        const secs = Number(process.hrtime.bigint() - started) / 1e9;
+        bar.update(Math.min(done, total), { rate: Math.round(done / Math.max(secs, 1e-9)) });
+      });
+      bar.stop();
+      const secs = Number(process.hrtime.bigint() - started) / 1e9;
+      console.log(
+        `${chosen.map((p) => p.name).join(', ')}: ${n} events in ${secs.toFixed(2)} s (${Math.round(n / Math.max(secs, 1e-9))} events/s)`,
+      );
+      return;
+    }
     for (const projection of chosen) {
       const bar = new cliProgress.SingleBar(
         {
@@ -223,6 +254,145 @@ async function bootstrap() {
   process.stdout.write(`${out.join('\n')}\n`);
 }
 
+/** `calebe dev seed` (src/dev/seed.ts): PostgreSQL store only; prints progress bars and a summary. */
+async function devSeed(args: string[]) {
+  let parsed: ReturnType<typeof parseSeedArgs>;
+  try {
+    parsed = parseSeedArgs(args);
+  } catch (error) {
+    throw new ConfigError(error instanceof Error ? error.message : String(error));
+  }
+  const config = loadConfig();
+  const gateway = await createGateway(config, createLogger('warn'), { bootstrap: false });
+  try {
+    const { store } = gateway;
+    if (!(store instanceof PostgresEventStore)) {
+      throw new ConfigError('dev seed needs the PostgreSQL event store (unset EVENTSTORE_URL)');
+    }
+    const { ctx } = gateway;
+    const bar = new cliProgress.SingleBar(
+      {
+        format: 'seed [{bar}] {value}/{total} transactions | {events} events | {rate} ev/s',
+        noTTYOutput: true,
+        notTTYSchedule: 2000,
+      },
+      cliProgress.Presets.shades_classic,
+    );
+    const started = process.hrtime.bigint();
+    const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+    let done = 0;
+    let events = 0;
+    bar.start(parsed.transactions, 0, { events: 0, rate: 0 });
+    const result = await seed(
+      { store, registry: ctx.events, now: () => ctx.now() },
+      {
+        ...parsed,
+        onProgress: (n, e) => {
+          done += n;
+          events += e;
+          bar.update(done, { events, rate: Math.round(events / Math.max(seconds(), 1e-9)) });
+        },
+      },
+    );
+    bar.stop();
+    const appended = seconds();
+    console.log(
+      `appended ${result.transactions} transactions (${result.events} events) for ${result.tenants.length} tenants in ${appended.toFixed(1)} s (${Math.round(result.events / Math.max(appended, 1e-9))} events/s)`,
+    );
+    const log = Number(
+      (await sql<{ n: string }>`select count(*) as n from events`.execute(gateway.database.db)).rows[0]?.n ??
+        0,
+    );
+    const catchUp = new cliProgress.SingleBar(
+      {
+        format: `read models [{bar}] {value}/{total} events | {rate} ev/s`,
+        noTTYOutput: true,
+        notTTYSchedule: 2000,
+      },
+      cliProgress.Presets.shades_classic,
+    );
+    const caughtStart = process.hrtime.bigint();
+    let caught = 0;
+    catchUp.start(log, 0, { rate: 0 });
+    await gateway.runner.catchUpTogether(gateway.runner.projections, (n) => {
+      caught += n;
+      const secs = Number(process.hrtime.bigint() - caughtStart) / 1e9;
+      catchUp.update(Math.min(caught, log), { rate: Math.round(caught / Math.max(secs, 1e-9)) });
+    });
+    catchUp.stop();
+    console.log(
+      `async read models (${gateway.runner.projections.map((p) => p.name).join(', ')}) caught up in ${(Number(process.hrtime.bigint() - caughtStart) / 1e9).toFixed(1)} s; total ${seconds().toFixed(1)} s`,
+    );
+    console.log(
+      `statuses: ${Object.entries(result.statuses)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}`,
+    );
+    for (const t of result.tenants) {
+      console.log(
+        `  ${t.id} ${t.name}${t.parentId ? ` (child of ${t.parentId})` : ''}: ${t.transactions} transactions, cost centers ${t.costCenterIds.join(' ')}`,
+      );
+    }
+  } finally {
+    await gateway.close();
+  }
+}
+
+function parseSeedArgs(args: string[]) {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      tenants: { type: 'string' },
+      transactions: { type: 'string' },
+      primary: { type: 'string' },
+      'live-share': { type: 'string' },
+      days: { type: 'string' },
+      batch: { type: 'string' },
+      seed: { type: 'string' },
+    },
+  });
+  if (positionals.length !== 1 || positionals[0] !== 'seed') {
+    throw new Error(
+      'usage: calebe dev seed --tenants N --transactions M [--primary P] [--live-share F] [--days D] [--batch B] [--seed S]',
+    );
+  }
+  const int = (name: string, raw: string | undefined, min: number, max: number): number | undefined => {
+    if (raw === undefined) return undefined;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min || n > max)
+      throw new Error(`--${name} must be an integer in ${min}..${max}`);
+    return n;
+  };
+  const tenants = int('tenants', values.tenants, 1, 10_000);
+  const transactions = int('transactions', values.transactions, 0, 100_000_000);
+  if (tenants === undefined || transactions === undefined)
+    throw new Error('--tenants and --transactions are required');
+  const liveShare = values['live-share'] === undefined ? undefined : Number(values['live-share']);
+  if (liveShare !== undefined && !(liveShare >= 0 && liveShare <= 1))
+    throw new Error('--live-share must be in 0..1');
+  const optional = {
+    primary: int('primary', values.primary, 0, transactions),
+    liveShare,
+    days: int('days', values.days, 1, 3650),
+    batch: int('batch', values.batch, 1, 50_000),
+    seed: int('seed', values.seed, 0, 2 ** 31),
+  };
+  return {
+    tenants,
+    transactions,
+    ...Object.fromEntries(Object.entries(optional).filter(([, v]) => v !== undefined)),
+  } as {
+    tenants: number;
+    transactions: number;
+    primary?: number;
+    liveShare?: number;
+    days?: number;
+    batch?: number;
+    seed?: number;
+  };
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
   try {
@@ -241,6 +411,9 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
       case 'audit':
         return await auditReplay(args);
+      case 'dev':
+        await devSeed(args);
+        return 0;
       default:
         console.error(USAGE);
         return command === undefined || command === 'help' || command === '--help' ? 0 : 2;

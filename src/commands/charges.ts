@@ -21,6 +21,7 @@ import { checkDestinationSyntax, destinationPolicy } from '../webhooks/ssrf-guar
 import { type CommandDeps, handleCommand } from './command-handler.ts';
 import { resolveCostCenter } from './cost-centers.ts';
 import { claimIdempotencyKey, type JsonValue, readClaim, requestHash } from './idempotency.ts';
+import { ImmutableFacts } from './immutable-facts.ts';
 import { authorizeLiveIssuance } from './live-payments.ts';
 
 /**
@@ -93,8 +94,11 @@ export interface CreateChargeInput {
 export type ChargeOutcome =
   /** This request reserved the charge and called the provider. */
   | { kind: 'created'; transactionId: string; state: TransactionState }
-  /** A replay: the stored record (status may still be processing). */
-  | { kind: 'replayed'; transactionId: string; state: TransactionState };
+  /**
+   * A replay: the stored record (status may still be processing). `state` is absent when the reservation was
+   * already known to this process (then nothing is read: the caller reads the record it answers anyway).
+   */
+  | { kind: 'replayed'; transactionId: string; state?: TransactionState };
 
 export type ChargeContext = Pick<AppContext, 'store' | 'events' | 'db' | 'now'> & {
   config: Pick<
@@ -279,20 +283,33 @@ function reserveFromClaim(payload: Record<string, JsonValue>): ReserveTransactio
 }
 
 /**
+ * Transactions whose Reserved event this process has seen appended or read (per store). Once in the log it
+ * stays there, so a replay of such a claim has nothing to complete and is answered without reading the
+ * stream again (BENCHMARKS.md "HTTP create and replay").
+ */
+const reservedTransactions = new ImmutableFacts<true>(10_000);
+
+/**
  * Appends Reserved from the claim when it is not there yet; the request that appends it makes the provider
- * call and records the outcome. Everyone else gets the stored record.
+ * call and records the outcome. Everyone else gets the stored record. `claimedNow`: this request has just
+ * appended the claim, whose transaction id is new, so its stream cannot exist yet and is not read first.
  */
 async function completeClaim(
   ctx: ChargeContext,
   reserve: ReserveTransaction,
   metadata: EventMetadata,
+  claimedNow = false,
 ): Promise<ChargeOutcome> {
   const id = reserve.transactionId;
+  if (!claimedNow && reservedTransactions.get(ctx.store, id)) return { kind: 'replayed', transactionId: id };
   const stream = transactionStream(id);
   const reserved = await handleCommand(deps(ctx), transaction, stream, reserve, {
     metadata,
     retryOnConflict: true,
+    // A wrong guess only costs a version conflict, after which the stream is read and the command re-decided.
+    ...(claimedNow ? { from: { state: transaction.initialState, version: 0 } } : {}),
   });
+  reservedTransactions.set(ctx.store, id, true);
   if (reserved.events.length === 0) return { kind: 'replayed', transactionId: id, state: reserved.state };
   const adapter = providerAdapter(ctx, reserve.simulated ? 'simulator' : 'external', {
     simulator: simulatorProvider,
@@ -335,6 +352,8 @@ async function completeClaim(
     const recorded = await handleCommand(deps(ctx), transaction, stream, command, {
       metadata,
       retryOnConflict: true,
+      // Decide from the state just appended instead of reading it back; a concurrent append is a conflict.
+      from: { state: reserved.state, version: reserved.version },
     });
     return { kind: 'created', transactionId: id, state: recorded.state };
   } catch (error) {
@@ -431,7 +450,7 @@ export async function createCharge(
   const precheck = transaction.decide(reserve, transaction.initialState, { now });
   if (isDomainError(precheck)) throw precheck;
 
-  const { claim } = await claimIdempotencyKey(
+  const { first, claim } = await claimIdempotencyKey(
     deps(ctx),
     {
       scope,
@@ -444,5 +463,5 @@ export async function createCharge(
     },
     metadata,
   );
-  return completeClaim(ctx, reserveFromClaim(claim.payload), metadata);
+  return completeClaim(ctx, reserveFromClaim(claim.payload), metadata, first);
 }

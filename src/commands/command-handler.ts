@@ -15,8 +15,15 @@ export interface CommandDeps {
   newEventId?: () => string;
 }
 
-export interface HandleOptions {
+export interface HandleOptions<S = unknown> {
   metadata: EventMetadata;
+  /**
+   * The stream's state and version as the caller already knows them (it has just appended them, or knows the
+   * stream cannot exist yet): the first attempt decides from these instead of reading the stream, saving a
+   * round trip. The append still checks the version, so a stale `from` only costs a conflict, after which
+   * `retryOnConflict` re-reads the stream as usual.
+   */
+  from?: { state: S; version: number };
   /**
    * Re-read and re-decide after a concurrent append. Only for commands whose decision depends on nothing
    * but the stream (no external call was made on the strength of the stale state).
@@ -45,14 +52,24 @@ export async function handleCommand<C, E extends DomainEvent, S>(
   decider: Decider<C, E, S>,
   stream: string,
   command: C,
-  opts: HandleOptions,
+  opts: HandleOptions<S>,
 ): Promise<HandleResult<E, S>> {
   const attempts = opts.retryOnConflict ? (opts.maxAttempts ?? 5) : 1;
+  let known = opts.from;
   for (let attempt = 1; ; attempt++) {
-    const recorded = await deps.store.read(stream);
-    const history = recorded.map((r) => deps.registry.decode(r) as E);
-    const state = fold(decider, history);
-    const version = recorded.length;
+    let state: S;
+    let version: number;
+    if (known) {
+      ({ state, version } = known);
+      known = undefined;
+    } else {
+      const recorded = await deps.store.read(stream);
+      state = fold(
+        decider,
+        recorded.map((r) => deps.registry.decode(r) as E),
+      );
+      version = recorded.length;
+    }
     const decision = decider.decide(command, state, { now: deps.now() });
     if (isDomainError(decision)) throw decision;
     if (decision.length === 0) return { events: [], state, version };

@@ -4,6 +4,7 @@ import { DomainError } from '../aggregates/decider.ts';
 import { sha256Hex } from '../crypto/secrets.ts';
 import { defineEvent, EventRegistry } from '../events/event-registry.ts';
 import { type EventMetadata, type EventStore, WrongExpectedVersionError } from '../events/event-store.ts';
+import { ImmutableFacts } from './immutable-facts.ts';
 
 /**
  * Idempotency records (SPEC 4 common rules; DESIGN.md "Uniqueness uses reservation streams"). A creation
@@ -119,13 +120,21 @@ export async function claimIdempotencyKey(
   return { first: false, claim: held };
 }
 
-/** The claim held for a scope and key, if any. */
+/** Claims read back (replays), by stream. */
+const claims = new ImmutableFacts<IdempotencyClaim>(5_000);
+
+/** The claim held for a scope and key, if any. A claim never changes, so one read back is remembered. */
 export async function readClaim(
   deps: { store: EventStore },
   scope: string,
   key: string,
 ): Promise<IdempotencyClaim | undefined> {
-  const [first] = await deps.store.read(idempotencyStream(scope, key));
+  const stream = idempotencyStream(scope, key);
+  const known = claims.get(deps.store, stream);
+  if (known) return known;
+  const [first] = await deps.store.read(stream);
   if (!first) return undefined;
-  return registry.decode(first).data as IdempotencyClaim;
+  const claim = registry.decode(first).data as IdempotencyClaim;
+  claims.set(deps.store, stream, claim);
+  return claim;
 }

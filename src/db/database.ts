@@ -26,6 +26,10 @@ export function openDatabase(opts: DatabaseOptions): DatabaseHandle {
     const pool = new pg.Pool({ connectionString: opts.url, max: opts.poolSize ?? 20 });
     // An idle client that loses its server must not crash the process; the next query reports the error.
     pool.on('error', () => {});
+    // A checked-out client has no listener of its own (pg removes the pool's while it is lent): when the
+    // server goes away (a restart) its error would crash the process. The pool drops a broken client when
+    // it is released, so it is never reused (RELIABILITY.md F2).
+    pool.on('connect', (client) => client.on('error', () => {}));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, kind: 'postgres', close: () => db.destroy() };
   }

@@ -1,6 +1,6 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.ts';
-import { handles, type Projection } from '../projections/projection.ts';
+import { applyEvents, handles, type Projection } from '../projections/projection.ts';
 import {
   type AppendResult,
   type Checkpoint,
@@ -50,6 +50,13 @@ function toRecorded(row: EventRow): RecordedEvent {
 function isEventIdViolation(error: unknown): boolean {
   const e = error as { code?: string; constraint?: string; message?: string };
   return e?.code === '23505' && (e.constraint === 'events_event_id_key' || !!e.message?.includes('event_id'));
+}
+
+/** One new stream for {@link PostgresEventStore.appendStreams}. */
+export interface NewStream {
+  stream: string;
+  /** `recordedAt` backdates an event (seeding history); absent, the transaction's `now()` as usual. */
+  events: readonly (NewEvent & { recordedAt?: Date })[];
 }
 
 /**
@@ -141,6 +148,101 @@ export class PostgresEventStore implements EventStore {
     }
     const last = rows.reduce((a, b) => (Number(b.version) > Number(a.version) ? b : a));
     return { version: Number(last.version), position: Number(last.global_position) };
+  }
+
+  /**
+   * Bulk path (issue 7: `calebe dev seed`, imports): creates many streams, each `no_stream`, in one SQL
+   * transaction and three statements (claim every stream row, insert every event from one jsonb parameter,
+   * then the inline projections' batch forms). All or nothing: a stream that already exists fails the whole
+   * call with WrongExpectedVersionError, an event id already stored with DuplicateEventIdError. Not part of
+   * the EventStore port: EventStoreDB has no multi-stream transaction and stamps its own times, so an
+   * explicit `recordedAt` exists only here. Inline projections see the batch per projection (all of a
+   * projection's events, then the next projection's), not interleaved per event as single appends do.
+   */
+  async appendStreams(streams: readonly NewStream[]): Promise<AppendResult[]> {
+    if (streams.length === 0) return [];
+    if (streams.some((s) => s.events.length === 0)) throw new RangeError('append needs at least one event');
+    const names = streams.map((s) => s.stream);
+    let ord = 0;
+    const input = streams.flatMap((s) =>
+      s.events.map((e, i) => ({
+        ord: ord++,
+        stream_id: s.stream,
+        version: i + 1,
+        event_id: e.id,
+        type: e.type,
+        schema_version: e.schemaVersion ?? 1,
+        data: e.data,
+        metadata: e.metadata,
+        recorded_at: e.recordedAt?.toISOString() ?? null,
+      })),
+    );
+    let results: AppendResult[];
+    try {
+      results = await this.db.transaction().execute(async (trx) => {
+        const claimed = await sql<{ stream_id: string }>`
+          insert into streams (stream_id, version)
+          select * from unnest(${names}::text[], ${streams.map((s) => s.events.length)}::bigint[])
+          on conflict do nothing returning stream_id`.execute(trx);
+        if (claimed.rows.length !== streams.length) {
+          const got = new Set(claimed.rows.map((r) => r.stream_id));
+          const taken = names.find((n) => !got.has(n)) as string;
+          const current = await trx
+            .selectFrom('streams')
+            .select('version')
+            .where('stream_id', '=', taken)
+            .executeTakeFirst();
+          throw new WrongExpectedVersionError(
+            taken,
+            'no_stream',
+            current ? Number(current.version) : 'no_stream',
+          );
+        }
+        const { rows } = await sql<
+          Omit<EventRow, 'event_id' | 'type' | 'schema_version' | 'data' | 'metadata'>
+        >`
+          insert into events (stream_id, version, event_id, type, schema_version, data, metadata, recorded_at)
+          select e.stream_id, e.version, e.event_id, e.type, e.schema_version, e.data, e.metadata,
+            coalesce(e.recorded_at, now())
+          from jsonb_to_recordset(${JSON.stringify(input)}::jsonb) as e(ord bigint, stream_id text,
+            version bigint, event_id uuid, type text, schema_version int, data jsonb, metadata jsonb,
+            recorded_at timestamptz)
+          order by e.ord
+          returning global_position, transaction_id::text as transaction_id, stream_id, version, recorded_at`.execute(
+          trx,
+        );
+        // The caller's objects supply what was written; the rows add positions and times.
+        const byKey = new Map(input.map((e) => [`${e.version}:${e.stream_id}`, e]));
+        const recorded = rows.map((row) => {
+          const e = byKey.get(`${row.version}:${row.stream_id}`) as (typeof input)[number];
+          return toRecorded({
+            ...row,
+            event_id: e.event_id,
+            type: e.type,
+            schema_version: e.schema_version,
+            data: e.data,
+            metadata: e.metadata,
+          });
+        });
+        recorded.sort((a, b) => a.position - b.position);
+        const types = new Set(recorded.map((e) => e.type));
+        for (const p of this.inline) {
+          if ([...types].some((t) => handles(p, t))) await applyEvents(p, recorded, trx);
+        }
+        const last = new Map<string, AppendResult>();
+        for (const e of recorded) {
+          const held = last.get(e.stream);
+          if (!held || e.version > held.version)
+            last.set(e.stream, { version: e.version, position: e.position });
+        }
+        return names.map((n) => last.get(n) as AppendResult);
+      });
+    } catch (error) {
+      if (isEventIdViolation(error)) throw new DuplicateEventIdError(names[0] as string);
+      throw error;
+    }
+    for (const listener of this.listeners) listener();
+    return results;
   }
 
   /**

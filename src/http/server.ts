@@ -11,7 +11,8 @@ import {
 } from './auth.ts';
 import type { AppContext } from './context.ts';
 import { installCors } from './cors.ts';
-import { installErrorHandling } from './error-handler.ts';
+import { installErrorHandling, sendError } from './error-handler.ts';
+import { ApiError } from './errors.ts';
 import { registerHttpMetrics } from './http-metrics.ts';
 import { BODY_LIMIT, useStrictJsonBodies } from './json-body.ts';
 import { describeRoutes, registerOpenApi } from './openapi.ts';
@@ -50,6 +51,12 @@ export function createFastify(logger: Logger) {
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
     // Login is limited per direct connection address; X-Forwarded-For is never trusted (SPEC 8).
     trustProxy: false,
+    // A URL the router cannot read (bad percent-encoding, a path parameter over its length) names no
+    // resource: the SPEC 7 `404 not_found` envelope, with the request id, instead of fastify's own body.
+    frameworkErrors: (_error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      return sendError(request, reply, new ApiError('not_found', 'No such resource.'));
+    },
   }).withTypeProvider<ZodTypeProvider>();
 }
 

@@ -3,6 +3,7 @@ import { paymentSettingsEvents } from '../aggregates/payment-settings.ts';
 import type { Database } from '../db/schema.ts';
 import { EventRegistry } from '../events/event-registry.ts';
 import type { RecordedEvent } from '../events/event-store.ts';
+import { recordset } from './batch-sql.ts';
 import type { Projection } from './projection.ts';
 
 const settingsRegistry = new EventRegistry(paymentSettingsEvents);
@@ -75,18 +76,18 @@ async function knownTenant(
  * platform-wide (payment settings, providers, global rules): super_admin only.
  */
 async function tenantOf(
-  trx: Transaction<Database>,
+  known: (targetType: string, targetId: string) => Promise<string | undefined>,
   event: RecordedEvent,
   target: { type: string; id: string },
 ): Promise<string | null> {
   const own = stringField(event.data, 'tenant_id');
   if (own) return own;
   if (target.type === 'tenant') return target.id;
-  const earlier = await knownTenant(trx, target.type, target.id);
+  const earlier = await known(target.type, target.id);
   if (earlier) return earlier;
   const userId = stringField(event.data, 'user_id');
   if (userId && target.type !== 'user') {
-    const ofUser = await knownTenant(trx, 'user', userId);
+    const ofUser = await known('user', userId);
     if (ofUser) return ofUser;
   }
   // An API key acts for its own tenant. A panel user's tenant says nothing about the target (a super_admin
@@ -119,6 +120,23 @@ function beforeAfter(event: RecordedEvent): { before: unknown; after: unknown } 
  * without secret fields as `after`. Settings changes record previous/new as `before`/`after`. The events
  * themselves are the audit trail; this table is rebuildable from them.
  */
+function auditRow(event: RecordedEvent, target: { type: string; id: string }, tenant: string | null) {
+  const { before, after } = beforeAfter(event);
+  return {
+    id: event.id,
+    position: event.position,
+    occurred_at: event.recordedAt,
+    actor: event.metadata.actor,
+    action: event.type,
+    target_type: target.type,
+    target_id: target.id,
+    tenant_id: tenant,
+    request_id: event.metadata.request_id ?? null,
+    before,
+    after,
+  };
+}
+
 export const auditProjection: Projection = {
   name: 'audit_log',
   eventTypes: [],
@@ -127,24 +145,72 @@ export const auditProjection: Projection = {
   async handle(event, trx) {
     if (SKIPPED_TYPES.has(event.type)) return;
     const target = targetOf(event.stream);
-    const { before, after } = beforeAfter(event);
+    const tenant = await tenantOf((t, i) => knownTenant(trx, t, i), event, target);
+    const row = auditRow(event, target, tenant);
     await trx
       .insertInto('audit_log')
       .values({
-        id: event.id,
-        position: event.position,
-        occurred_at: event.recordedAt,
-        actor: event.metadata.actor,
-        action: event.type,
-        target_type: target.type,
-        target_id: target.id,
-        tenant_id: await tenantOf(trx, event, target),
-        request_id: event.metadata.request_id ?? null,
-        before: before === null ? null : JSON.stringify(before),
-        after: after === null ? null : JSON.stringify(after),
+        ...row,
+        before: row.before === null ? null : JSON.stringify(row.before),
+        after: row.after === null ? null : JSON.stringify(row.after),
       })
       .onConflict((oc) => oc.column('id').doNothing())
       .execute();
+  },
+
+  /**
+   * One insert per batch. The earlier tenants the attribution may need are read in one query before the
+   * batch (the earliest attributed row per target), then kept up to date in memory as the batch's own rows
+   * are attributed in order, so each event sees what `handle` would have seen.
+   */
+  async handleBatch(events, trx) {
+    const kept = events.filter((e) => !SKIPPED_TYPES.has(e.type));
+    if (kept.length === 0) return;
+    const key = (type: string, id: string) => `${type}\u0000${id}`;
+    const wanted = new Map<string, { type: string; id: string }>();
+    // A stream that starts in this batch (version 1) has no earlier rows: its target needs no lookup.
+    const started = new Set<string>();
+    for (const e of kept) {
+      if (e.version === 1) started.add(e.stream);
+      if (stringField(e.data, 'tenant_id')) continue;
+      const target = targetOf(e.stream);
+      if (target.type === 'tenant') continue;
+      if (!started.has(e.stream)) wanted.set(key(target.type, target.id), target);
+      const userId = stringField(e.data, 'user_id');
+      if (userId) wanted.set(key('user', userId), { type: 'user', id: userId });
+    }
+    const known = new Map<string, { tenant: string; position: number }>();
+    if (wanted.size > 0) {
+      const targets = [...wanted.values()];
+      const { rows } = await sql<{
+        target_type: string;
+        target_id: string;
+        tenant_id: string;
+        position: string;
+      }>`
+        select w.type as target_type, w.id as target_id, a.tenant_id, a.position
+        from unnest(${targets.map((t) => t.type)}::text[], ${targets.map((t) => t.id)}::text[]) as w(type, id)
+        cross join lateral (
+          select tenant_id, position from audit_log
+          where target_id = w.id and target_type = w.type and tenant_id is not null
+          order by position limit 1) a`.execute(trx);
+      for (const r of rows) {
+        known.set(key(r.target_type, r.target_id), { tenant: r.tenant_id, position: Number(r.position) });
+      }
+    }
+    const rows = [];
+    for (const e of kept) {
+      const target = targetOf(e.stream);
+      const tenant = await tenantOf(async (t, i) => known.get(key(t, i))?.tenant, e, target);
+      rows.push(auditRow(e, target, tenant));
+      if (tenant === null) continue;
+      const held = known.get(key(target.type, target.id));
+      if (!held || e.position < held.position)
+        known.set(key(target.type, target.id), { tenant, position: e.position });
+    }
+    await sql`
+      insert into audit_log select * from ${recordset('audit_log', rows)}
+      on conflict (id) do nothing`.execute(trx);
   },
 
   async reset(trx) {

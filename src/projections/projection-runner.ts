@@ -8,7 +8,7 @@ import {
   START,
 } from '../events/event-store.ts';
 import { projectionLagSeconds, projectionPosition } from '../metrics.ts';
-import { handles, type Projection } from './projection.ts';
+import { applyEvents, type Projection } from './projection.ts';
 
 export interface RunnerOptions {
   batchSize?: number;
@@ -102,7 +102,7 @@ export class ProjectionRunner {
         .forUpdate()
         .executeTakeFirstOrThrow();
       if (Number(current.tx) !== from.tx || Number(current.pos) !== from.pos) return false;
-      for (const event of batch) if (handles(projection, event.type)) await projection.handle(event, trx);
+      await applyEvents(projection, batch, trx);
       await trx
         .updateTable('projection_checkpoints')
         .set({ tx: last.checkpoint.tx, pos: last.checkpoint.pos, updated_at: this.now() })
@@ -147,6 +147,109 @@ export class ProjectionRunner {
         .execute();
     });
     return this.catchUp(projection, onProgress);
+  }
+
+  /**
+   * Rebuilds several projections in one pass over the log (`calebe rebuild --all`): every read model and
+   * checkpoint is emptied in one transaction, then each batch of `batchSize` events is read once and
+   * applied to every projection (multi-row `handleBatch` where a projection has one; see catchUpTogether).
+   * A projection whose checkpoint moved under it (a running instance applied a batch) leaves the shared
+   * pass and is finished by its own catch-up.
+   */
+  async rebuildAll(
+    projections: readonly Projection[],
+    onProgress?: (events: number) => void,
+    batchSize = 5000,
+  ): Promise<number> {
+    const ordered = [...projections].sort((a, b) => a.name.localeCompare(b.name));
+    await this.db.transaction().execute(async (trx) => {
+      for (const p of ordered) {
+        await sql`select pg_advisory_xact_lock(${lockKey(p.name)})`.execute(trx);
+        await p.reset(trx);
+        await trx
+          .insertInto('projection_checkpoints')
+          .values({ name: p.name, tx: 0, pos: 0, updated_at: this.now() })
+          .onConflict((oc) => oc.column('name').doUpdateSet({ tx: 0, pos: 0, updated_at: this.now() }))
+          .execute();
+      }
+    });
+    return this.catchUpTogether(ordered, onProgress, batchSize);
+  }
+
+  /**
+   * Catches several projections up in one pass over the log: those at the same checkpoint (the most
+   * numerous group) share each batch read, applied to each in its own transaction (with its checkpoint),
+   * the projections in parallel; the others, and any whose checkpoint moves under the pass (a running instance applied a
+   * batch), finish with their own catch-up. Returns the events read by the shared pass.
+   */
+  async catchUpTogether(
+    projections: readonly Projection[],
+    onProgress?: (events: number) => void,
+    batchSize = 5000,
+  ): Promise<number> {
+    const ordered = [...projections].sort((a, b) => a.name.localeCompare(b.name));
+    const target = await this.store.headCheckpoint();
+    const groups = new Map<string, { from: Checkpoint; members: Projection[] }>();
+    for (const p of ordered) {
+      const at = await readCheckpoint(this.db, p.name);
+      const key = `${at.tx}:${at.pos}`;
+      const group = groups.get(key) ?? { from: at, members: [] };
+      group.members.push(p);
+      groups.set(key, group);
+    }
+    const largest = [...groups.values()].sort((a, b) => b.members.length - a.members.length)[0];
+    let shared = largest?.members ?? [];
+    const dropped = ordered.filter((p) => !shared.includes(p));
+    let from: Checkpoint = largest?.from ?? { ...START };
+    let total = 0;
+    // The next batch is read while the current one is applied (another connection), and each projection
+    // applies a batch in its own transaction, in parallel: the database works while this process decodes.
+    const read = (after: Checkpoint) => {
+      const pending = this.store.readAll(after, batchSize);
+      pending.catch(() => {});
+      return pending;
+    };
+    let next = shared.length > 0 && compareCheckpoints(from, target) < 0 ? read(from) : undefined;
+    while (next && shared.length > 0 && compareCheckpoints(from, target) < 0) {
+      const batch = await next;
+      const last = batch.at(-1);
+      if (!last) {
+        await new Promise((r) => setTimeout(r, 10));
+        next = read(from);
+        continue;
+      }
+      next = compareCheckpoints(last.checkpoint, target) < 0 ? read(last.checkpoint) : undefined;
+      const since = from;
+      const outcomes = await Promise.all(
+        shared.map((p) =>
+          this.db.transaction().execute(async (trx) => {
+            await sql`select pg_advisory_xact_lock(${lockKey(p.name)})`.execute(trx);
+            await trx
+              .insertInto('projection_checkpoints')
+              .values({ name: p.name, tx: 0, pos: 0, updated_at: this.now() })
+              .onConflict((oc) => oc.column('name').doNothing())
+              .execute();
+            const current = await readCheckpoint(trx, p.name);
+            if (compareCheckpoints(current, since) !== 0) return false;
+            await applyEvents(p, batch, trx);
+            await trx
+              .updateTable('projection_checkpoints')
+              .set({ tx: last.checkpoint.tx, pos: last.checkpoint.pos, updated_at: this.now() })
+              .where('name', '=', p.name)
+              .execute();
+            return true;
+          }),
+        ),
+      );
+      const applied = shared.filter((_, k) => outcomes[k]);
+      for (const p of shared) if (!applied.includes(p)) dropped.push(p);
+      shared = applied;
+      from = last.checkpoint;
+      total += batch.length;
+      onProgress?.(batch.length);
+    }
+    for (const p of [...shared, ...dropped]) await this.catchUp(p);
+    return total;
   }
 
   start(): void {

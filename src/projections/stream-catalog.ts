@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { recordset, setExcluded } from './batch-sql.ts';
 import type { Projection } from './projection.ts';
 
 /** `transaction-txn_1` → `transaction`: the part before the first dash names the aggregate. */
@@ -34,6 +35,28 @@ export const streamCatalog: Projection = {
         }),
       )
       .execute();
+  },
+  /** One row per stream of the batch: its first event's time for a new row, its last event for the rest. */
+  async handleBatch(events, trx) {
+    const rows = new Map<string, Record<string, unknown>>();
+    for (const e of events) {
+      const row = rows.get(e.stream);
+      if (row) Object.assign(row, { version: e.version, last_type: e.type, last_recorded_at: e.recordedAt });
+      else
+        rows.set(e.stream, {
+          stream_id: e.stream,
+          category: streamCategory(e.stream),
+          version: e.version,
+          last_type: e.type,
+          first_recorded_at: e.recordedAt,
+          last_recorded_at: e.recordedAt,
+        });
+    }
+    await sql`
+      insert into stream_catalog select * from ${recordset('stream_catalog', [...rows.values()])}
+      on conflict (stream_id) do update set ${setExcluded(['version', 'last_type', 'last_recorded_at'])}`.execute(
+      trx,
+    );
   },
   async reset(trx) {
     await sql`truncate stream_catalog`.execute(trx);

@@ -1,10 +1,9 @@
 import { sql } from 'kysely';
-import { saoPauloDate, type TransactionEvent, transactionEvents } from '../aggregates/transaction.ts';
-import { EventRegistry } from '../events/event-registry.ts';
+import { saoPauloDate, type TransactionEvent } from '../aggregates/transaction.ts';
+import type { RecordedEvent } from '../events/event-store.ts';
+import { recordset, setExcluded, updateGuarded } from './batch-sql.ts';
 import type { Projection } from './projection.ts';
-import { changesOf, TRANSACTION_EVENT_TYPES } from './transactions.ts';
-
-const registry = new EventRegistry(transactionEvents);
+import { changesOf, decodeTransactionEvent, TRANSACTION_EVENT_TYPES } from './transactions.ts';
 
 /**
  * `summary_transactions` (migration 0008, docs/summary-tables.md): one row per charge, for
@@ -14,49 +13,86 @@ const registry = new EventRegistry(transactionEvents);
  * Every time comes from the events' payloads (`reserved_at`, `paid_at`) or recorded times, so a rebuild
  * reproduces the table exactly. Updates are conditioned on the stream version (`sequence < version`).
  */
+type Reserved = Extract<TransactionEvent, { type: 'Transaction.Reserved' }>;
+
+function createdRow(d: Reserved['data'], recorded: RecordedEvent) {
+  const createdAt = new Date(d.reserved_at);
+  return {
+    transaction_id: d.transaction_id,
+    tenant_id: d.tenant_id,
+    livemode: d.livemode,
+    simulated: d.simulated,
+    method: d.method,
+    amount: d.amount,
+    status: 'processing' as const,
+    created_at: createdAt,
+    created_day: saoPauloDate(createdAt),
+    paid_at: null,
+    paid_day: null,
+    updated_at: recorded.recordedAt,
+    sequence: recorded.version,
+  };
+}
+
+/** What an event after the reservation sets (status, payment instant), with its version and time. */
+function changes(event: Exclude<TransactionEvent, Reserved>, recorded: RecordedEvent) {
+  const status = changesOf(event).status;
+  const paidAt = event.type === 'Transaction.Paid' ? new Date(event.data.paid_at) : undefined;
+  return {
+    ...(status === undefined ? {} : { status }),
+    ...(paidAt === undefined ? {} : { paid_at: paidAt, paid_day: saoPauloDate(paidAt) }),
+    updated_at: recorded.recordedAt,
+    sequence: recorded.version,
+  };
+}
+
 export const summaryProjection: Projection = {
   name: 'summary',
   eventTypes: TRANSACTION_EVENT_TYPES,
 
   async handle(recorded, trx) {
-    const event = registry.decode(recorded) as TransactionEvent;
+    const event = decodeTransactionEvent(recorded);
     if (event.type === 'Transaction.Reserved') {
-      const d = event.data;
-      const createdAt = new Date(d.reserved_at);
       await trx
         .insertInto('summary_transactions')
-        .values({
-          transaction_id: d.transaction_id,
-          tenant_id: d.tenant_id,
-          livemode: d.livemode,
-          simulated: d.simulated,
-          method: d.method,
-          amount: d.amount,
-          status: 'processing',
-          created_at: createdAt,
-          created_day: saoPauloDate(createdAt),
-          paid_at: null,
-          paid_day: null,
-          updated_at: recorded.recordedAt,
-          sequence: recorded.version,
-        })
+        .values(createdRow(event.data, recorded))
         .onConflict((oc) => oc.column('transaction_id').doNothing())
         .execute();
       return;
     }
-    const status = changesOf(event).status;
-    const paidAt = event.type === 'Transaction.Paid' ? new Date(event.data.paid_at) : undefined;
     await trx
       .updateTable('summary_transactions')
-      .set({
-        ...(status === undefined ? {} : { status }),
-        ...(paidAt === undefined ? {} : { paid_at: paidAt, paid_day: saoPauloDate(paidAt) }),
-        updated_at: recorded.recordedAt,
-        sequence: recorded.version,
-      })
+      .set(changes(event, recorded))
       .where('transaction_id', '=', event.data.transaction_id)
       .where('sequence', '<', String(recorded.version))
       .execute();
+  },
+
+  /** The transactions projection's batch form: one fold per charge, one upsert, grouped guarded updates. */
+  async handleBatch(events, trx) {
+    const created = new Map<string, Record<string, unknown>>();
+    const changed = new Map<string, Record<string, unknown>>();
+    for (const recorded of events) {
+      const event = decodeTransactionEvent(recorded);
+      const id = event.data.transaction_id;
+      if (event.type === 'Transaction.Reserved') {
+        if (!created.has(id)) created.set(id, { ...createdRow(event.data, recorded) });
+        continue;
+      }
+      const step = changes(event, recorded);
+      const target = created.get(id) ?? changed.get(id);
+      if (!target) changed.set(id, { transaction_id: id, ...step });
+      else if (recorded.version > Number(target.sequence)) Object.assign(target, step);
+    }
+    if (created.size > 0) {
+      await sql`
+        insert into summary_transactions select * from ${recordset('summary_transactions', [...created.values()])}
+        on conflict (transaction_id) do update set ${setExcluded(['status', 'paid_at', 'paid_day', 'updated_at', 'sequence'])}
+        where summary_transactions.sequence < excluded.sequence`.execute(trx);
+    }
+    if (changed.size > 0) {
+      await updateGuarded(trx, 'summary_transactions', 'transaction_id', [...changed.values()]);
+    }
   },
 
   async reset(trx) {

@@ -1,16 +1,69 @@
-import { type Selectable, sql, type Transaction, type Updateable } from 'kysely';
+import { type Insertable, type Selectable, sql, type Transaction, type Updateable } from 'kysely';
 import {
   type TransactionEvent,
   type TransactionFacts,
   transactionEvents,
 } from '../aggregates/transaction.ts';
-import type { Database, TransactionsTable } from '../db/schema.ts';
+import type { Database, TransactionRequestsTable, TransactionsTable } from '../db/schema.ts';
 import { EventRegistry } from '../events/event-registry.ts';
 import type { RecordedEvent } from '../events/event-store.ts';
+import { defined, recordset, setExcluded, updateGuarded } from './batch-sql.ts';
 import type { Projection } from './projection.ts';
 
 // Payloads are decoded (upcast and validated) before use, as deciders see them.
 const registry = new EventRegistry(transactionEvents);
+const decodedEvents = new WeakMap<RecordedEvent, TransactionEvent>();
+
+/**
+ * Decodes (upcasts and validates) a transaction event once, however many projections read the same
+ * recorded event in a batch (transactions, summary, webhook outbox). The result is shared: never mutate it.
+ */
+export function decodeTransactionEvent(recorded: RecordedEvent): TransactionEvent {
+  let event = decodedEvents.get(recorded);
+  if (!event) {
+    event = registry.decode(recorded) as TransactionEvent;
+    decodedEvents.set(recorded, event);
+  }
+  return event;
+}
+
+/** Every column but the key and created_at: what a replayed creation may bring up to date. */
+const UPSERT_COLUMNS = [
+  'tenant_id',
+  'livemode',
+  'method',
+  'status',
+  'amount',
+  'currency',
+  'reference',
+  'description',
+  'simulated',
+  'environment',
+  'provider_id',
+  'subaccount_id',
+  'provider_reference',
+  'cost_center_id',
+  'callback_url',
+  'pix_copy_paste',
+  'pix_qr_code',
+  'expires_at',
+  'boleto_due_date',
+  'boleto_url',
+  'boleto_digitable_line',
+  'boleto_barcode',
+  'boleto_pix_copy_paste',
+  'boleto_pix_expires_at',
+  'failure_code',
+  'provider_error_code',
+  'provider_error_message',
+  'provider_http_status',
+  'paid_with',
+  'paid_at',
+  'duplicate_payment_at',
+  'refund_status',
+  'sequence',
+  'updated_at',
+] as const satisfies readonly (keyof TransactionsTable)[];
 
 export const TRANSACTION_EVENT_TYPES = transactionEvents.map((d) => d.type);
 
@@ -26,63 +79,17 @@ export const transactionsProjection: Projection = {
   eventTypes: TRANSACTION_EVENT_TYPES,
 
   async handle(recorded, trx) {
-    const event = registry.decode(recorded) as TransactionEvent;
+    const event = decodeTransactionEvent(recorded);
     if (event.type === 'Transaction.Reserved') {
       const d = event.data;
       await trx
         .insertInto('transactions')
-        .values({
-          id: d.transaction_id,
-          tenant_id: d.tenant_id,
-          livemode: d.livemode,
-          method: d.method,
-          status: 'processing',
-          amount: d.amount,
-          currency: d.currency,
-          reference: d.reference,
-          description: d.description,
-          simulated: d.simulated,
-          environment: d.environment,
-          provider_id: d.provider_id,
-          subaccount_id: d.subaccount_id,
-          provider_reference: null,
-          cost_center_id: d.cost_center_id,
-          callback_url: d.callback_url,
-          pix_copy_paste: null,
-          pix_qr_code: null,
-          expires_at: null,
-          boleto_due_date: d.boleto?.due_date ?? null,
-          boleto_url: null,
-          boleto_digitable_line: null,
-          boleto_barcode: null,
-          boleto_pix_copy_paste: null,
-          boleto_pix_expires_at: null,
-          failure_code: null,
-          provider_error_code: null,
-          provider_error_message: null,
-          provider_http_status: null,
-          paid_with: null,
-          paid_at: null,
-          duplicate_payment_at: null,
-          refund_status: null,
-          sequence: recorded.version,
-          created_at: recorded.recordedAt,
-          updated_at: recorded.recordedAt,
-        })
+        .values(reservedRow(d, recorded))
         .onConflict((oc) => oc.column('id').doNothing())
         .execute();
       await trx
         .insertInto('transaction_requests')
-        .values({
-          transaction_id: d.transaction_id,
-          tenant_id: d.tenant_id,
-          livemode: d.livemode,
-          source: 'captured',
-          request: JSON.stringify(d.request),
-          provider_request: d.provider_request === null ? null : JSON.stringify(d.provider_request),
-          missing_fields: [],
-          created_at: recorded.recordedAt,
-        })
+        .values(requestRow(d, recorded))
         .onConflict((oc) => oc.column('transaction_id').doNothing())
         .execute();
       return;
@@ -90,10 +97,119 @@ export const transactionsProjection: Projection = {
     await update(trx, recorded, event.data.transaction_id, changesOf(event));
   },
 
+  /**
+   * A batch folds each charge's events in memory: a charge created in the batch is inserted once at its
+   * last version (an upsert guarded by `sequence`, so a replay over an existing row ends where `handle`
+   * would); the others get their merged changes in one guarded update per set of changed columns.
+   */
+  async handleBatch(events, trx) {
+    const created = new Map<string, { row: Record<string, unknown>; request: Record<string, unknown> }>();
+    const changed = new Map<string, Record<string, unknown>>();
+    for (const recorded of events) {
+      const event = decodeTransactionEvent(recorded);
+      const id = event.data.transaction_id;
+      if (event.type === 'Transaction.Reserved') {
+        if (created.has(id)) continue;
+        const d = event.data;
+        // Objects, not JSON text: the whole batch is serialized once.
+        const request = {
+          ...requestRow(d, recorded),
+          request: d.request,
+          provider_request: d.provider_request,
+        };
+        created.set(id, { row: { ...reservedRow(d, recorded) }, request });
+        continue;
+      }
+      const step = defined({
+        ...changesOf(event),
+        sequence: recorded.version,
+        updated_at: recorded.recordedAt,
+      });
+      const target = created.get(id)?.row ?? changed.get(id);
+      if (!target) changed.set(id, { id, ...step });
+      else if (recorded.version > Number(target.sequence)) Object.assign(target, step);
+    }
+    if (created.size > 0) {
+      const rows = [...created.values()];
+      await sql`
+        insert into transactions select * from ${recordset(
+          'transactions',
+          rows.map((r) => r.row),
+        )}
+        on conflict (id) do update set ${setExcluded(UPSERT_COLUMNS)}
+        where transactions.sequence < excluded.sequence`.execute(trx);
+      await sql`
+        insert into transaction_requests
+        select * from ${recordset(
+          'transaction_requests',
+          rows.map((r) => r.request),
+        )}
+        on conflict (transaction_id) do nothing`.execute(trx);
+    }
+    if (changed.size > 0) await updateGuarded(trx, 'transactions', 'id', [...changed.values()]);
+  },
+
   async reset(trx) {
     await sql`truncate transactions, transaction_requests`.execute(trx);
   },
 };
+
+type Reserved = Extract<TransactionEvent, { type: 'Transaction.Reserved' }>['data'];
+
+/** The row a reservation creates (status `processing`, sequence = the reservation's version). */
+function reservedRow(d: Reserved, recorded: RecordedEvent): Insertable<TransactionsTable> {
+  return {
+    id: d.transaction_id,
+    tenant_id: d.tenant_id,
+    livemode: d.livemode,
+    method: d.method,
+    status: 'processing',
+    amount: d.amount,
+    currency: d.currency,
+    reference: d.reference,
+    description: d.description,
+    simulated: d.simulated,
+    environment: d.environment,
+    provider_id: d.provider_id,
+    subaccount_id: d.subaccount_id,
+    provider_reference: null,
+    cost_center_id: d.cost_center_id,
+    callback_url: d.callback_url,
+    pix_copy_paste: null,
+    pix_qr_code: null,
+    expires_at: null,
+    boleto_due_date: d.boleto?.due_date ?? null,
+    boleto_url: null,
+    boleto_digitable_line: null,
+    boleto_barcode: null,
+    boleto_pix_copy_paste: null,
+    boleto_pix_expires_at: null,
+    failure_code: null,
+    provider_error_code: null,
+    provider_error_message: null,
+    provider_http_status: null,
+    paid_with: null,
+    paid_at: null,
+    duplicate_payment_at: null,
+    refund_status: null,
+    sequence: recorded.version,
+    created_at: recorded.recordedAt,
+    updated_at: recorded.recordedAt,
+  };
+}
+
+function requestRow(d: Reserved, recorded: RecordedEvent): Insertable<TransactionRequestsTable> {
+  return {
+    transaction_id: d.transaction_id,
+    tenant_id: d.tenant_id,
+    livemode: d.livemode,
+    source: 'captured',
+    request: JSON.stringify(d.request),
+    provider_request: d.provider_request === null ? null : JSON.stringify(d.provider_request),
+    missing_fields: [],
+    created_at: recorded.recordedAt,
+  };
+}
 
 type Changes = Omit<Updateable<TransactionsTable>, 'sequence' | 'updated_at'>;
 

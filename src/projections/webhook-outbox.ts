@@ -1,15 +1,8 @@
 import { sql } from 'kysely';
-import {
-  type TransactionEvent,
-  type TransactionEventType,
-  type TransactionStatus,
-  transactionEvents,
-} from '../aggregates/transaction.ts';
-import { EventRegistry } from '../events/event-registry.ts';
+import type { TransactionEventType, TransactionStatus } from '../aggregates/transaction.ts';
+import { recordset, updateGuarded } from './batch-sql.ts';
 import type { Projection } from './projection.ts';
-import { TRANSACTION_EVENT_TYPES } from './transactions.ts';
-
-const registry = new EventRegistry(transactionEvents);
+import { decodeTransactionEvent, TRANSACTION_EVENT_TYPES } from './transactions.ts';
 
 /** The status each event leaves a charge in; events absent here (a due-date change) change no status. */
 const STATUS_AFTER: Partial<Record<TransactionEventType, TransactionStatus>> = {
@@ -49,7 +42,7 @@ export const webhookOutboxProjection: Projection = {
   eventTypes: TRANSACTION_EVENT_TYPES,
 
   async handle(recorded, trx) {
-    const event = registry.decode(recorded) as TransactionEvent;
+    const event = decodeTransactionEvent(recorded);
     const status = STATUS_AFTER[event.type];
     if (status === undefined) return;
     const id = event.data.transaction_id;
@@ -108,6 +101,148 @@ export const webhookOutboxProjection: Projection = {
       select 'whd_' || replace(gen_random_uuid()::text, '-', ''), message.id, ${charge.tenant_id}, ${id},
         d.destination, d.endpoint_id, d.callback_url, 'pending', 0, ${at}, ${at}, ${at}
       from message cross join destinations d`.execute(trx);
+  },
+
+  /**
+   * A batch: reservations insert their charge states in one statement; every state the batch touches is
+   * then read once and folded in memory in commit order with the same rules as `handle` (guarded by the
+   * stream version; a message only when the status changes); changed states are written back in one
+   * statement and all messages with their deliveries in one more. Destinations are the endpoints enabled
+   * when the batch is applied.
+   */
+  async handleBatch(events, trx) {
+    const decoded = events.flatMap((recorded) => {
+      const event = decodeTransactionEvent(recorded);
+      const status = STATUS_AFTER[event.type];
+      return status === undefined ? [] : [{ recorded, event, status }];
+    });
+    if (decoded.length === 0) return;
+    const reservations = decoded.flatMap(({ recorded, event }) =>
+      event.type === 'Transaction.Reserved'
+        ? [
+            {
+              transaction_id: event.data.transaction_id,
+              tenant_id: event.data.tenant_id,
+              livemode: event.data.livemode,
+              callback_url: event.data.callback_url,
+              status: 'processing',
+              sequence: recorded.version,
+            },
+          ]
+        : [],
+    );
+    if (reservations.length > 0) {
+      await sql`
+        insert into webhook_charge_states select * from ${recordset('webhook_charge_states', reservations)}
+        on conflict (transaction_id) do nothing`.execute(trx);
+    }
+    const ids = [...new Set(decoded.map((d) => d.event.data.transaction_id))];
+    const { rows: held } = await sql<{
+      transaction_id: string;
+      tenant_id: string;
+      livemode: boolean;
+      callback_url: string | null;
+      status: string;
+      sequence: string;
+    }>`select * from webhook_charge_states where transaction_id = any(${ids}::text[]) for update`.execute(
+      trx,
+    );
+    const states = new Map(held.map((s) => [s.transaction_id, { ...s, sequence: Number(s.sequence) }]));
+    const dirty = new Set<string>();
+    const messages: {
+      tenant_id: string;
+      livemode: boolean;
+      callback_url: string | null;
+      [column: string]: unknown;
+    }[] = [];
+    for (const { recorded, event, status } of decoded) {
+      const id = event.data.transaction_id;
+      let previous: TransactionStatus | null = null;
+      let charge: { tenant_id: string; livemode: boolean; callback_url: string | null };
+      if (event.type === 'Transaction.Reserved') {
+        const d = event.data;
+        charge = { tenant_id: d.tenant_id, livemode: d.livemode, callback_url: d.callback_url };
+      } else {
+        const state = states.get(id);
+        if (!state || !(state.sequence < recorded.version)) continue;
+        previous = state.status as TransactionStatus;
+        state.status = status;
+        state.sequence = recorded.version;
+        dirty.add(id);
+        if (previous === status) continue;
+        charge = state;
+      }
+      messages.push({
+        ord: messages.length,
+        id: webhookMessageId(recorded.id),
+        event_id: recorded.id,
+        type: previous === null ? 'transaction.created' : 'transaction.updated',
+        tenant_id: charge.tenant_id,
+        livemode: charge.livemode,
+        transaction_id: id,
+        sequence: recorded.version,
+        status,
+        previous_status: previous,
+        occurred_at: recorded.recordedAt,
+        callback_url: charge.callback_url,
+      });
+    }
+    if (dirty.size > 0) {
+      await updateGuarded(
+        trx,
+        'webhook_charge_states',
+        'transaction_id',
+        [...dirty].map((id) => {
+          const s = states.get(id) as { status: string; sequence: number };
+          return { transaction_id: id, status: s.status, sequence: s.sequence };
+        }),
+      );
+    }
+    // Only messages with somewhere to go are written (as in `handle`): find the tenants and modes with an
+    // enabled endpoint first, so a batch whose charges have no destination sends no statement at all.
+    const tenants = [...new Set(messages.filter((m) => m.callback_url === null).map((m) => m.tenant_id))];
+    const { rows: open } =
+      tenants.length === 0
+        ? { rows: [] }
+        : await sql<{ tenant_id: string; mode: string }>`
+            select distinct tenant_id, mode from webhook_endpoints
+            where tenant_id = any(${tenants}::text[]) and enabled and deleted_at is null`.execute(trx);
+    const reachable = new Set(open.map((r) => `${r.tenant_id}:${r.mode}`));
+    const routed = messages.filter(
+      (m) => m.callback_url !== null || reachable.has(`${m.tenant_id}:${m.livemode ? 'live' : 'test'}`),
+    );
+    if (routed.length === 0) return;
+    // As in `handle`: destinations per message, the message only when it has one, one delivery each.
+    await sql`
+      with c as (
+        select * from jsonb_to_recordset(${JSON.stringify(routed)}::jsonb) as c(ord bigint, id text,
+          event_id uuid, type text, tenant_id text, livemode boolean, transaction_id text, sequence bigint,
+          status text, previous_status text, occurred_at timestamptz, callback_url text)),
+      destinations as (
+        select c.event_id, 'endpoint' as destination, e.id as endpoint_id, null::text as callback_url
+        from c join webhook_endpoints e
+          on e.tenant_id = c.tenant_id and e.mode = case when c.livemode then 'live' else 'test' end
+          and e.enabled and e.deleted_at is null
+        union all
+        select c.event_id, 'callback', null, c.callback_url from c where c.callback_url is not null),
+      message as (
+        insert into webhook_messages (id, event_id, type, tenant_id, livemode, transaction_id, sequence,
+          status, previous_status, occurred_at, snapshot, body)
+        select c.id, c.event_id, c.type, c.tenant_id, c.livemode, c.transaction_id, c.sequence, c.status,
+          c.previous_status, c.occurred_at,
+          (select to_jsonb(t) from transactions t where t.id = c.transaction_id and t.sequence = c.sequence),
+          null
+        from c where exists (select 1 from destinations d where d.event_id = c.event_id)
+        order by c.ord
+        on conflict (event_id) do nothing
+        returning id, event_id)
+      insert into webhook_deliveries (id, message_id, tenant_id, transaction_id, destination, endpoint_id,
+        callback_url, status, attempts, next_attempt_at, created_at, updated_at)
+      select 'whd_' || replace(gen_random_uuid()::text, '-', ''), m.id, c.tenant_id, c.transaction_id,
+        d.destination, d.endpoint_id, d.callback_url, 'pending', 0, c.occurred_at, c.occurred_at, c.occurred_at
+      from message m join c on c.event_id = m.event_id join destinations d on d.event_id = m.event_id`.execute(
+      trx,
+    );
   },
 
   async reset() {

@@ -100,6 +100,15 @@ describe('HTTP platform: envelope, request id, strict JSON (SPEC 2.1, 4 common r
     assert.equal(res.body.error.code, 'not_found');
   });
 
+  test('unreadable URLs (bad percent-encoding, a path parameter over 100 characters) answer the 404 envelope', async () => {
+    for (const path of ['/v1/transactions/%C0%AF', `/v1/transactions/txn_${'a'.repeat(200)}`]) {
+      const res = await app.request('GET', path);
+      assert.equal(res.status, 404, `${path}: ${res.text}`);
+      assert.equal(res.body.error.code, 'not_found');
+      assert.equal(res.body.error.request_id, res.headers.get('x-request-id'));
+    }
+  });
+
   test('SPEC 9: /openapi.json is OpenAPI 3.1 with info.version 0.4.0 and both security schemes', async () => {
     const res = await app.request('GET', '/openapi.json');
     assert.equal(res.body.openapi, '3.1.0');

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { DomainError } from '../../src/aggregates/decider.ts';
 import { handleCommand } from '../../src/commands/command-handler.ts';
+import { ImmutableFacts } from '../../src/commands/immutable-facts.ts';
 import { WrongExpectedVersionError } from '../../src/events/event-store.ts';
 import { PostgresEventStore } from '../../src/events/postgres-event-store.ts';
 import { counter, counterRegistry } from '../support/counter-decider.ts';
@@ -98,5 +99,69 @@ describe('command handler: read, fold, decide, append with the expected version'
       events.map((e) => e.version),
       Array.from({ length: 10 }, (_, i) => i + 1),
     );
+  });
+
+  test('`from`: decides from the known state without reading; a stale one only costs a re-read', async () => {
+    const first = await handleCommand(
+      deps(),
+      counter,
+      'counter-from',
+      { kind: 'increment', by: 2 },
+      { metadata },
+    );
+    const next = await handleCommand(
+      deps(),
+      counter,
+      'counter-from',
+      { kind: 'increment', by: 3 },
+      {
+        metadata,
+        from: { state: first.state, version: first.version },
+      },
+    );
+    assert.deepEqual([next.version, next.state.total], [2, 5]);
+    // A stale `from` (version 1 while the stream is at 2): the append conflicts, the retry reads the stream.
+    const retried = await handleCommand(
+      deps(),
+      counter,
+      'counter-from',
+      { kind: 'increment', by: 1 },
+      {
+        metadata,
+        from: { state: first.state, version: first.version },
+        retryOnConflict: true,
+      },
+    );
+    assert.deepEqual([retried.version, retried.state.total], [3, 6]);
+    await assert.rejects(
+      handleCommand(
+        deps(),
+        counter,
+        'counter-from',
+        { kind: 'increment', by: 1 },
+        {
+          metadata,
+          from: { state: first.state, version: first.version },
+        },
+      ),
+      WrongExpectedVersionError,
+    );
+    assert.equal((await store.read('counter-from')).length, 3);
+  });
+});
+
+describe('ImmutableFacts: remembered per store, bounded, frozen', () => {
+  test('keeps at most `limit` entries, least recently used out first; stores never share', () => {
+    const facts = new ImmutableFacts<{ n: number }>(2);
+    const a = {};
+    const b = {};
+    facts.set(a, 'x', { n: 1 });
+    facts.set(a, 'y', { n: 2 });
+    assert.equal(facts.get(a, 'x')?.n, 1); // x is now the most recent
+    facts.set(a, 'z', { n: 3 });
+    assert.equal(facts.get(a, 'y'), undefined);
+    assert.equal(facts.get(a, 'x')?.n, 1);
+    assert.equal(facts.get(b, 'x'), undefined);
+    assert.ok(Object.isFrozen(facts.get(a, 'z')));
   });
 });

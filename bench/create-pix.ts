@@ -1,0 +1,289 @@
+/**
+ * B1 (issue 7): `POST /v1/pix` on the simulator with a fresh Idempotency-Key per request, 32 keep-alive
+ * connections (autocannon, closed loop), against the real gateway process (PostgreSQL and Redis on loopback;
+ * bench/http-server.ts), beside pgbench running the equivalent append transaction
+ * (bench/pgbench-create-pix.sql: stream row, event row, one `transactions` upsert) on the same database in the
+ * same run. Runs alternate ABBA (gateway, pgbench, pgbench, gateway, …); medians and the ratio
+ * gateway/pgbench are quoted (target >= 0.5, gateway p99 <= 25 ms).
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'kysely';
+import {
+  type GatewayProcess,
+  type LoadRun,
+  loadAverage,
+  loadRun,
+  startGatewayProcess,
+} from './http-server.ts';
+import {
+  type BenchDatabase,
+  type BenchOptions,
+  createBenchDatabase,
+  fmt,
+  machine,
+  median,
+  onDatabase,
+  printRecord,
+  printTable,
+  serverSettings,
+  sleep,
+} from './support.ts';
+
+const SCRIPT = fileURLToPath(new URL('./pgbench-create-pix.sql', import.meta.url));
+
+export interface HttpBenchOptions {
+  /** `serve --role` of the gateway process. */
+  role: 'api' | 'all';
+  /** Run the gateway under `node --cpu-prof`, profiles written here when it stops. */
+  cpuProfDir: string | undefined;
+}
+
+/** A SPEC 4.1 Pix body as an integrator sends it (every customer field, so the whole validation runs). */
+export const PIX_BODY = JSON.stringify({
+  amount: 12_990,
+  reference: 'pedido-48213',
+  description: 'Pedido 48213 - plano mensal',
+  customer: {
+    name: 'Maria Oliveira Santos',
+    email: 'maria.oliveira@example.com.br',
+    document: '39053344705',
+    phone: '11987654321',
+    address: {
+      zip_code: '01310100',
+      street: 'Avenida Paulista',
+      number: '1000',
+      district: 'Bela Vista',
+      city: 'Sao Paulo',
+      state: 'SP',
+    },
+  },
+});
+
+export function pixHeaders(gateway: GatewayProcess): Record<string, string> {
+  return { 'content-type': 'application/json', 'x-api-key': gateway.testKey };
+}
+
+export interface PgbenchRun {
+  run: number;
+  transactions: number;
+  failed: number;
+  rate: number;
+  latencyAvg: number;
+  load: string;
+}
+
+function pgbenchArgs(opts: BenchOptions, tag: string, url: string): string[] {
+  return [
+    '-n',
+    '-c',
+    String(opts.clients),
+    '-j',
+    '2',
+    '-T',
+    String(opts.seconds),
+    '-D',
+    `run=${tag}`,
+    '-f',
+    SCRIPT,
+    url,
+  ];
+}
+
+async function pgbenchRun(opts: BenchOptions, url: string, tag: string, run: number): Promise<PgbenchRun> {
+  const output = await new Promise<string>((resolve, reject) => {
+    const child = spawn(opts.pgbench, pgbenchArgs(opts, tag, url), { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    const guard = setTimeout(() => child.kill('SIGTERM'), (opts.seconds + 60) * 1000);
+    child.on('error', (e) => {
+      clearTimeout(guard);
+      reject(e);
+    });
+    child.on('close', (code) => {
+      clearTimeout(guard);
+      if (code === 0) resolve(out);
+      else reject(new Error(`pgbench exited with ${code}:\n${out}`));
+    });
+  });
+  const num = (re: RegExp): number => {
+    const m = re.exec(output);
+    if (!m?.[1]) throw new Error(`unexpected pgbench output (${re}):\n${output}`);
+    return Number(m[1]);
+  };
+  return {
+    run,
+    transactions: num(/number of transactions actually processed: (\d+)/),
+    failed: /number of failed transactions: (\d+)/.test(output)
+      ? num(/number of failed transactions: (\d+)/)
+      : 0,
+    rate: num(/tps = ([\d.]+) \(without initial connection time\)/),
+    latencyAvg: num(/latency average = ([\d.]+) ms/),
+    load: loadAverage(),
+  };
+}
+
+/** Flushes dirty buffers between runs, so a checkpoint started by one side is not charged to the other. */
+export async function settle(bench: BenchDatabase): Promise<void> {
+  await onDatabase(bench.url, 'checkpoint');
+  await sleep(500);
+}
+
+export function describeRun(label: string, r: LoadRun, unit = 'requests/s'): string {
+  const other = Object.entries(r.statuses)
+    .filter(([k]) => !k.startsWith('2'))
+    .map(([k, n]) => `${k}: ${n}`)
+    .join(', ');
+  return (
+    `${label}: ${fmt(r.rate)} ${unit} (${r.ok} 2xx in ${fmt(r.seconds, 1)} s; non-2xx ${r.non2xx}${other ? ` [${other}]` : ''}, ` +
+    `errors ${r.errors}, timeouts ${r.timeouts}; p50 ${fmt(r.p50, 2)} ms, p99 ${fmt(r.p99, 2)} ms; ` +
+    `server CPU ${fmt(r.serverCpuUs)} µs/req, load ${r.load})`
+  );
+}
+
+export interface CreateReport {
+  gateway: LoadRun[];
+  pgbench: PgbenchRun[];
+  medianGateway: number;
+  medianPgbench: number;
+  ratio: number;
+  p50: number;
+  p99: number;
+  payload: { side: string; events: number; dataBytes: number; metadataBytes: number }[];
+}
+
+export async function benchCreatePix(opts: BenchOptions, http: HttpBenchOptions): Promise<CreateReport> {
+  console.log(
+    `\n## create (B1): POST /v1/pix, ${opts.clients} connections, ${opts.seconds} s per run, ${opts.runs} runs per side`,
+  );
+  printRecord('machine', machine());
+  printRecord('postgres', await serverSettings());
+  console.log(`load average at start: ${loadAverage()}`);
+  const bench = await createBenchDatabase(2);
+  let gateway: GatewayProcess | undefined;
+  try {
+    gateway = await startGatewayProcess({
+      databaseUrl: bench.url,
+      pool: opts.pool,
+      role: http.role,
+      cpuProfDir: http.cpuProfDir,
+    });
+    console.log(
+      `database ${bench.name}; gateway pid ${gateway.pid} (serve --role ${http.role}, pool ${opts.pool}) at ${gateway.url}`,
+    );
+    console.log(`pgbench command: ${opts.pgbench} ${pgbenchArgs(opts, '<tag>', '<database url>').join(' ')}`);
+    const keyPrefix = `b1-${randomBytes(4).toString('hex')}`;
+    let seq = 0;
+    const spec = {
+      url: gateway.url,
+      method: 'POST' as const,
+      path: '/v1/pix',
+      headers: pixHeaders(gateway),
+      body: PIX_BODY,
+      perRequestHeaders: () => ({ 'idempotency-key': `${keyPrefix}-${seq++}` }),
+      connections: opts.clients,
+      server: gateway,
+    };
+    if (opts.warmup > 0) {
+      const w = await loadRun({ ...spec, seconds: opts.warmup });
+      console.log(describeRun('warm-up (discarded)', w));
+    }
+    const runs: LoadRun[] = [];
+    const pgbench: PgbenchRun[] = [];
+    for (let run = 1; run <= opts.runs; run++) {
+      const order = run % 2 === 1 ? (['gateway', 'pgbench'] as const) : (['pgbench', 'gateway'] as const);
+      for (const side of order) {
+        await settle(bench);
+        if (side === 'gateway') {
+          const r = await loadRun({ ...spec, seconds: opts.seconds });
+          runs.push(r);
+          console.log(describeRun(`run ${run} gateway`, r));
+        } else {
+          const p = await pgbenchRun(opts, bench.url, `r${run}`, run);
+          pgbench.push(p);
+          console.log(
+            `run ${run} pgbench: ${fmt(p.rate)} tps (${p.transactions} transactions, ${p.failed} failed; latency avg ${fmt(p.latencyAvg, 2)} ms, load ${p.load})`,
+          );
+        }
+      }
+    }
+    const { rows } = await sql<{ side: string; events: string; data_bytes: string; metadata_bytes: string }>`
+      select case when stream_id like 'transaction-pgb-%' then 'pgbench' else 'gateway' end as side,
+        count(*) as events, round(avg(octet_length(data::text))) as data_bytes,
+        round(avg(octet_length(metadata::text))) as metadata_bytes
+      from events where type = 'Transaction.Reserved' group by 1 order by 1`.execute(bench.db);
+    const payload = rows.map((r) => ({
+      side: r.side,
+      events: Number(r.events),
+      dataBytes: Number(r.data_bytes),
+      metadataBytes: Number(r.metadata_bytes),
+    }));
+    const medianGateway = median(runs.map((r) => r.rate));
+    const medianPgbench = median(pgbench.map((p) => p.rate));
+    const report: CreateReport = {
+      gateway: runs,
+      pgbench,
+      medianGateway,
+      medianPgbench,
+      ratio: medianGateway / medianPgbench,
+      p50: median(runs.map((r) => r.p50)),
+      p99: median(runs.map((r) => r.p99)),
+      payload,
+    };
+    console.log('\nraw runs (latency in ms; CPU in µs per 2xx request):\n');
+    printTable(
+      [
+        'run',
+        'gateway 2xx/s',
+        'non-2xx',
+        'errors',
+        'p50',
+        'p99',
+        'server CPU',
+        'client CPU',
+        'load',
+        'pgbench tps',
+        'pgbench lat avg',
+        'pgbench load',
+        'ratio',
+      ],
+      runs.map((g, i) => {
+        const p = pgbench[i];
+        return [
+          String(i + 1),
+          fmt(g.rate),
+          String(g.non2xx),
+          String(g.errors),
+          fmt(g.p50, 2),
+          fmt(g.p99, 2),
+          fmt(g.serverCpuUs),
+          fmt(g.clientCpuUs),
+          g.load,
+          p ? fmt(p.rate) : '-',
+          p ? fmt(p.latencyAvg, 2) : '-',
+          p ? p.load : '-',
+          p ? fmt(g.rate / p.rate, 2) : '-',
+        ];
+      }),
+    );
+    console.log('\nTransaction.Reserved events stored (jsonb text bytes, average):\n');
+    printTable(
+      ['side', 'events', 'data bytes', 'metadata bytes'],
+      payload.map((p) => [p.side, p.events, p.dataBytes, p.metadataBytes]),
+    );
+    console.log(
+      `\nmedian gateway ${fmt(medianGateway)} creations/s (p50 ${fmt(report.p50, 2)} ms, p99 ${fmt(report.p99, 2)} ms), ` +
+        `median pgbench ${fmt(medianPgbench)} tps, ratio ${fmt(report.ratio, 2)} (target >= 0.5, p99 <= 25 ms)`,
+    );
+    return report;
+  } finally {
+    await gateway?.stop();
+    await bench.drop();
+  }
+}

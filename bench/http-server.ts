@@ -1,0 +1,293 @@
+/**
+ * The gateway as a real process for the HTTP benchmarks (B1 `create`, B2 `replay`): `node bin/calebe.js
+ * bootstrap` on a fresh bench database prints the Demo tenant's test key, then `node bin/calebe.js serve`
+ * listens on a free loopback port with PostgreSQL (that database) and Redis (a unique key prefix) as in
+ * production. The benchmark process only generates load (autocannon) and reads the server's CPU time from
+ * /proc, so client and server costs are apart.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { percentile, sleep } from './support.ts';
+
+const BIN = fileURLToPath(new URL('../bin/calebe.js', import.meta.url));
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+export interface GatewayProcessOptions {
+  /** URL of a fresh, migrated bench database. */
+  databaseUrl: string;
+  pool: number;
+  /** `serve --role`: `api` (HTTP only) or `all` (also async projections, webhook worker, reconciler). */
+  role: 'api' | 'all';
+  /** When set, the server runs with `node --cpu-prof --cpu-prof-dir <dir>` (written on SIGTERM). */
+  cpuProfDir?: string | undefined;
+}
+
+export interface GatewayProcess {
+  url: string;
+  pid: number;
+  tenantId: string;
+  /** The Demo tenant's test-mode key (simulator, no routing). */
+  testKey: string;
+  /** CPU seconds (user + system) the server process has used so far, from /proc/<pid>/stat. */
+  cpuSeconds(): number;
+  /** SIGTERM, wait for the exit (the CPU profile is written then), delete the Redis keys. */
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const address = s.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function run(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.on('error', reject);
+    child.on('close', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`calebe ${args[0]} exited ${code}:\n${out}`)),
+    );
+  });
+}
+
+const CLK_TCK = 100;
+
+function procCpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may contain spaces): state is field 3; utime 14, stime 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+export async function startGatewayProcess(opts: GatewayProcessOptions): Promise<GatewayProcess> {
+  const port = await freePort();
+  const prefix = `calebe:bench:${randomBytes(6).toString('hex')}`;
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    DATABASE_URL: opts.databaseUrl,
+    DATABASE_POOL_SIZE: String(opts.pool),
+    REDIS_URL,
+    REDIS_KEY_PREFIX: prefix,
+    RATE_LIMIT_PER_MINUTE: '10000000',
+    ENABLE_SIMULATOR: 'true',
+    DOCUMENT_SIGNING_SECRET: 'bench-document-signing-secret-0123456789',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    BCRYPT_COST: '4',
+  };
+  const printed = await run(['bootstrap'], env);
+  const tenant = /Demo tenant: Demo \((ten_[A-Za-z0-9]+)\)/.exec(printed);
+  const key = /test key key_[A-Za-z0-9]+: (\S+)/.exec(printed);
+  if (!tenant?.[1] || !key?.[1]) throw new Error(`unexpected bootstrap output:\n${printed}`);
+
+  const nodeArgs = opts.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', opts.cpuProfDir] : [];
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, BIN, 'serve', '--role', opts.role], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`calebe serve exited with ${child.exitCode}`);
+    try {
+      const res = await fetch(`${url}/health`);
+      if (res.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error('calebe serve did not answer /health within 30 s');
+    }
+    await sleep(100);
+  }
+  const pid = child.pid as number;
+  return {
+    url,
+    pid,
+    tenantId: tenant[1],
+    testKey: key[1],
+    cpuSeconds: () => procCpuSeconds(pid),
+    async stop() {
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+      try {
+        await redis.connect();
+        let cursor = '0';
+        do {
+          const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+          if (keys.length > 0) await redis.del(...keys);
+          cursor = next;
+        } while (cursor !== '0');
+      } catch {
+        // Keys expire within a minute anyway (fixed windows).
+      } finally {
+        redis.disconnect();
+      }
+    },
+  };
+}
+
+/** `uptime`'s load averages, recorded with every run (other sessions share the machine). */
+export function loadAverage(): string {
+  try {
+    return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  } catch {
+    return '?';
+  }
+}
+
+/** The part of autocannon's programmatic API used here (the package ships no types). */
+interface AutocannonRequest {
+  method?: string;
+  path?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  setupRequest?: (req: AutocannonRequest, context: Record<string, unknown>) => AutocannonRequest;
+}
+interface AutocannonResult {
+  duration: number;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+}
+interface AutocannonInstance extends Promise<AutocannonResult> {
+  on(
+    event: 'response',
+    listener: (client: unknown, statusCode: number, resBytes: number, responseTime: number) => void,
+  ): void;
+}
+type Autocannon = (opts: {
+  url: string;
+  connections: number;
+  duration: number;
+  timeout?: number;
+  requests: AutocannonRequest[];
+}) => AutocannonInstance;
+const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+
+export interface LoadSpec {
+  url: string;
+  method: 'GET' | 'POST';
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+  /** Called before every request (e.g. a fresh Idempotency-Key); returns the headers to send. */
+  perRequestHeaders?: () => Record<string, string>;
+  connections: number;
+  seconds: number;
+  /** Server process, for its CPU time per request. */
+  server: GatewayProcess;
+}
+
+export interface LoadRun {
+  /** Completed responses of any status. */
+  responses: number;
+  ok: number;
+  non2xx: number;
+  statuses: Record<string, number>;
+  errors: number;
+  timeouts: number;
+  seconds: number;
+  /** 2xx responses per second. */
+  rate: number;
+  p50: number;
+  p99: number;
+  mean: number;
+  /** Server process CPU per 2xx response (user + system), microseconds. */
+  serverCpuUs: number;
+  /** This (load-generating) process's CPU per response, microseconds. */
+  clientCpuUs: number;
+  load: string;
+}
+
+/**
+ * One closed-loop autocannon run: `connections` keep-alive connections, each sending its next request as
+ * soon as the previous answer arrives, for `seconds`. Latencies are collected per response (autocannon's own
+ * histogram rounds to whole milliseconds); non-2xx answers are counted as errors, never as throughput.
+ */
+export async function loadRun(spec: LoadSpec): Promise<LoadRun> {
+  const latencies: number[] = [];
+  const statuses: Record<string, number> = {};
+  const request: AutocannonRequest = {
+    method: spec.method,
+    path: spec.path,
+    headers: spec.headers,
+    ...(spec.body !== undefined ? { body: spec.body } : {}),
+  };
+  const perRequest = spec.perRequestHeaders;
+  if (perRequest) {
+    request.setupRequest = (req) => ({ ...req, headers: { ...spec.headers, ...perRequest() } });
+  }
+  const cpu0 = process.cpuUsage();
+  const server0 = spec.server.cpuSeconds();
+  const instance = autocannon({
+    url: spec.url,
+    connections: spec.connections,
+    duration: spec.seconds,
+    timeout: 30,
+    requests: [request],
+  });
+  instance.on('response', (_client, status, _bytes, responseTime) => {
+    latencies.push(responseTime);
+    const k = String(status);
+    statuses[k] = (statuses[k] ?? 0) + 1;
+  });
+  const result = await instance;
+  const serverCpu = spec.server.cpuSeconds() - server0;
+  const cpu = process.cpuUsage(cpu0);
+  latencies.sort((a, b) => a - b);
+  const ok = Object.entries(statuses).reduce((s, [k, n]) => (k.startsWith('2') ? s + n : s), 0);
+  return {
+    responses: latencies.length,
+    ok,
+    non2xx: latencies.length - ok,
+    statuses,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    seconds: result.duration,
+    rate: ok / result.duration,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    mean: latencies.reduce((s, x) => s + x, 0) / Math.max(1, latencies.length),
+    serverCpuUs: (serverCpu * 1e6) / Math.max(1, ok),
+    clientCpuUs: (cpu.user + cpu.system) / Math.max(1, latencies.length),
+    load: loadAverage(),
+  };
+}

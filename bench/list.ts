@@ -1,0 +1,215 @@
+/**
+ * Issue 7 B3: `GET /v1/transactions?limit=100` and its filtered variants for a tenant holding 1,000,000
+ * charges (the seed's primary tenant, a root with children), through the real gateway over HTTP (API-key
+ * auth, validation, the list query, cost-center names, the view of each row). Target p99 <= 20 ms.
+ * Reference in the same run: the list's SQL run directly on a bare `pg` pool with the same concurrency
+ * (the query's own cost). Closed loop, `--concurrency` clients, `--duration` seconds per variant and side,
+ * sides alternating; medians over `--runs`. Prints `EXPLAIN (ANALYZE, BUFFERS)` of every variant.
+ */
+import type { AddressInfo } from 'node:net';
+import pg from 'pg';
+import { Agent, request } from 'undici';
+import { createGateway, type Gateway } from '../src/app.ts';
+import { issueApiKey } from '../src/commands/api-keys.ts';
+import { loadConfig } from '../src/config.ts';
+import { createLogger } from '../src/logger.ts';
+import { DOCUMENT_SIGNING_SECRET, type SeededDatabase } from './seed.ts';
+import { type BenchOptions, closedLoop, fmt, median, percentile, printTable } from './support.ts';
+
+export interface Variant {
+  name: string;
+  /** Query string after `limit=100`. */
+  query: string;
+  /** The list's SQL (as the route builds it) and its parameters. */
+  sql: string;
+  params: unknown[];
+}
+
+export interface SideRun {
+  p50: number;
+  p99: number;
+  perSecond: number;
+  n: number;
+}
+
+export interface VariantResult {
+  variant: string;
+  gateway: SideRun[];
+  reference: SideRun[];
+  plan: string;
+}
+
+/** A gateway answering HTTP on a loopback port of its own, over the seeded database. */
+export async function benchGateway(
+  db: SeededDatabase,
+  extra: Record<string, string> = {},
+): Promise<{ gateway: Gateway; base: string }> {
+  const config = loadConfig({
+    DATABASE_URL: db.url,
+    DATABASE_POOL_SIZE: '20',
+    DOCUMENT_SIGNING_SECRET,
+    RATE_LIMIT_PER_MINUTE: '10000000',
+    ENABLE_SIMULATOR: 'false',
+    LOG_LEVEL: 'warn',
+    ...extra,
+  });
+  const gateway = await createGateway(config, createLogger('warn'));
+  await gateway.http.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = gateway.http.server.address() as AddressInfo;
+  return { gateway, base: `http://127.0.0.1:${port}` };
+}
+
+export function summarize(r: { latencies: number[]; perSecond: number }): SideRun {
+  return {
+    p50: percentile(r.latencies, 50),
+    p99: percentile(r.latencies, 99),
+    perSecond: r.perSecond,
+    n: r.latencies.length,
+  };
+}
+
+export async function explain(pool: pg.Pool, text: string, params: unknown[]): Promise<string> {
+  const { rows } = await pool.query<{ 'QUERY PLAN': string }>(`explain (analyze, buffers) ${text}`, params);
+  return rows.map((r) => r['QUERY PLAN']).join('\n');
+}
+
+const BASE_SQL = 'select * from "transactions" where "livemode" = $1 and ';
+
+async function variants(pool: pg.Pool, db: SeededDatabase): Promise<Variant[]> {
+  const t = db.primary.id;
+  const ref = await pool.query<{ reference: string }>(
+    'select reference from transactions where tenant_id = $1 and livemode limit 1',
+    [t],
+  );
+  const reference = ref.rows[0]?.reference ?? 'none';
+  const cc = db.primary.costCenterIds[0] ?? 'cc_none';
+  const order = 'order by "created_at" desc, "id" desc limit $';
+  const own = '"tenant_id" = $2';
+  const v = (name: string, query: string, filter: string, extra: unknown[], offset = 0): Variant => {
+    const n = 3 + extra.length;
+    return {
+      name,
+      query,
+      sql: `${BASE_SQL}${filter} ${order}${n} offset $${n + 1}`,
+      params: [true, t, ...extra, 100, offset],
+    };
+  };
+  return [
+    v('limit=100', '', own, []),
+    v('status=paid', '&status=paid', `${own} and "status" = $3`, ['paid']),
+    v('status=refunded', '&status=refunded', `${own} and "status" = $3`, ['refunded']),
+    v('method=boleto', '&method=boleto', `${own} and "method" = $3`, ['boleto']),
+    v('reference', `&reference=${encodeURIComponent(reference)}`, `${own} and "reference" = $3`, [reference]),
+    v('cost_center_id', `&cost_center_id=${cc}`, `${own} and "cost_center_id" = $3`, [cc]),
+    v('cost_center_id=unassigned', '&cost_center_id=unassigned', `${own} and "cost_center_id" is null`, []),
+    v(
+      'include_descendants=true',
+      '&include_descendants=true',
+      '"tenant_id" in (select id from tenants where ancestor_ids @> array[$2]::text[])',
+      [],
+    ),
+    v('offset=1000', '&offset=1000', own, [], 1000),
+    v('offset=10000', '&offset=10000', own, [], 10000),
+  ];
+}
+
+export async function benchList(opts: BenchOptions, db: SeededDatabase): Promise<VariantResult[]> {
+  const { gateway, base } = await benchGateway(db);
+  const pool = new pg.Pool({ connectionString: db.url, max: opts.concurrency });
+  const agent = new Agent({ connections: opts.concurrency, keepAliveTimeout: 60_000 });
+  try {
+    const deps = { store: gateway.ctx.store, registry: gateway.ctx.events, now: () => gateway.ctx.now() };
+    const { key } = await issueApiKey(
+      deps,
+      {
+        tenantId: db.primary.id,
+        livemode: true,
+        name: 'bench list',
+        scopes: ['transactions:read'],
+        accessProfile: 'standard',
+        createdBy: 'system:bench',
+      },
+      { actor: 'system:bench' },
+    );
+    const live = await pool.query<{ n: string }>(
+      'select count(*) as n from transactions where tenant_id = $1 and livemode',
+      [db.primary.id],
+    );
+    console.log(
+      `\nB3 list: tenant ${db.primary.id} holds ${fmt(db.primary.transactions)} transactions, ${fmt(Number(live.rows[0]?.n))} of them live (the key's mode); ${opts.concurrency} clients, ${opts.duration} s per variant and side, ${opts.runs} runs`,
+    );
+    const list = await variants(pool, db);
+    const call = (v: Variant) => async () => {
+      const res = await request(`${base}/v1/transactions?limit=100${v.query}`, {
+        headers: { 'x-api-key': key },
+        dispatcher: agent,
+      });
+      const body = await res.body.text();
+      if (res.statusCode !== 200) throw new Error(`${v.name}: ${res.statusCode} ${body.slice(0, 200)}`);
+    };
+    const direct = (v: Variant) => async () => {
+      await pool.query(v.sql, v.params);
+    };
+    // Warm-up: every variant once per side (plans cached, pages in memory), checked for a 200.
+    for (const v of list) {
+      await closedLoop(opts.concurrency, 0.5, call(v));
+      await closedLoop(opts.concurrency, 0.5, direct(v));
+    }
+    const results: VariantResult[] = list.map((v) => ({
+      variant: v.name,
+      gateway: [],
+      reference: [],
+      plan: '',
+    }));
+    for (let run = 1; run <= opts.runs; run++) {
+      for (const [i, v] of list.entries()) {
+        const r = results[i] as VariantResult;
+        const gatewayFirst = (run + i) % 2 === 1;
+        for (const side of gatewayFirst ? ['gateway', 'reference'] : ['reference', 'gateway']) {
+          if (side === 'gateway')
+            r.gateway.push(summarize(await closedLoop(opts.concurrency, opts.duration, call(v))));
+          else r.reference.push(summarize(await closedLoop(opts.concurrency, opts.duration, direct(v))));
+        }
+      }
+    }
+    for (const [i, v] of list.entries())
+      (results[i] as VariantResult).plan = await explain(pool, v.sql, v.params);
+    printTable(
+      [
+        'variant',
+        'gateway p50 ms',
+        'gateway p99 ms',
+        'gateway req/s',
+        'bare SQL p50 ms',
+        'bare SQL p99 ms',
+        'p99 ratio',
+        'runs p99 (gateway)',
+      ],
+      results.map((r) => {
+        const gp99 = median(r.gateway.map((s) => s.p99));
+        const rp99 = median(r.reference.map((s) => s.p99));
+        return [
+          r.variant,
+          fmt(median(r.gateway.map((s) => s.p50)), 2),
+          fmt(gp99, 2),
+          fmt(median(r.gateway.map((s) => s.perSecond))),
+          fmt(median(r.reference.map((s) => s.p50)), 2),
+          fmt(rp99, 2),
+          fmt(gp99 / rp99, 2),
+          r.gateway.map((s) => fmt(s.p99, 1)).join(' / '),
+        ];
+      }),
+    );
+    console.log(
+      '\ntarget: p99 <= 20 ms. Plans (EXPLAIN (ANALYZE, BUFFERS) of the bare SQL, after the runs):',
+    );
+    for (const [i, r] of results.entries()) {
+      console.log(`\n-- ${r.variant}\n${list[i]?.sql}\n${r.plan}`);
+    }
+    return results;
+  } finally {
+    await agent.close();
+    await pool.end();
+    await gateway.close();
+  }
+}

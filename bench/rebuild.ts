@@ -1,0 +1,161 @@
+/**
+ * Issue 7 B4: `calebe rebuild --all` over the seeded log (1,000,000+ charges' events), run as the command
+ * an operator types (a child process of `bin/calebe.js`; its own "N events in S s" line is the figure).
+ * Target >= 20,000 events/s. Reference in the same run: reading the same log with the store's readAll SQL
+ * on a bare `pg` client, batch 5,000, rows counted and dropped (the floor any replay pays). Runs alternate;
+ * medians over `--runs`. Then, once and only with BENCH_REBUILD_EVERY=1: every projection, inline ones included (`transactions`, the webhook
+ * outbox, tenants, keys, …), rebuilt in one pass in-process (`ProjectionRunner.rebuildAll`), which
+ * `rebuild --all` does not do on the PostgreSQL store (it rebuilds the runner's async projections).
+ */
+import { spawn } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { openDatabase } from '../src/db/database.ts';
+import { PostgresEventStore } from '../src/events/postgres-event-store.ts';
+import { allProjections, inlineProjections } from '../src/projections/index.ts';
+import { ProjectionRunner } from '../src/projections/projection-runner.ts';
+import { DOCUMENT_SIGNING_SECRET, type SeededDatabase } from './seed.ts';
+import { type BenchOptions, fmt, median, onDatabase, printTable } from './support.ts';
+
+const CLI = fileURLToPath(new URL('../bin/calebe.js', import.meta.url));
+
+export interface RebuildRun {
+  run: number;
+  events: number;
+  seconds: number;
+  eventsPerSecond: number;
+  referenceEventsPerSecond: number;
+}
+
+export interface RebuildResult {
+  runs: RebuildRun[];
+  everyProjection: { events: number; seconds: number; eventsPerSecond: number };
+}
+
+function rebuildCommand(url: string): Promise<{ events: number; seconds: number }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, 'rebuild', '--all'], {
+      env: { ...process.env, DATABASE_URL: url, DOCUMENT_SIGNING_SECRET, LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      process.stdout.write(chunk);
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      const m = /: (\d+) events in ([\d.]+) s/.exec(out);
+      if (code !== 0 || !m) reject(new Error(`calebe rebuild --all exited with ${code}`));
+      else resolve({ events: Number(m[1]), seconds: Number(m[2]) });
+    });
+  });
+}
+
+/** The store's readAll statement over the whole log, batch 5,000, on a bare client. */
+async function bareRead(url: string): Promise<{ events: number; seconds: number }> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const started = performance.now();
+    let tx = '0';
+    let pos = '0';
+    let events = 0;
+    for (;;) {
+      const { rows } = await client.query<{ transaction_id: string; global_position: string }>(
+        `select global_position, transaction_id::text as transaction_id, stream_id, version, event_id, type,
+           schema_version, data, metadata, recorded_at from events
+         where (transaction_id, global_position) > ($1::xid8, $2)
+           and transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+         order by events.transaction_id, events.global_position limit 5000`,
+        [tx, pos],
+      );
+      const last = rows.at(-1);
+      if (!last) break;
+      events += rows.length;
+      tx = last.transaction_id;
+      pos = last.global_position;
+    }
+    return { events, seconds: (performance.now() - started) / 1000 };
+  } finally {
+    await client.end();
+  }
+}
+
+export async function benchRebuild(opts: BenchOptions, db: SeededDatabase): Promise<RebuildResult> {
+  console.log(
+    `\nB4 rebuild: ${fmt(db.events)} events in the log; ${opts.runs} runs of each side, alternating`,
+  );
+  const runs: RebuildRun[] = [];
+  for (let run = 1; run <= opts.runs; run++) {
+    await onDatabase(db.url, 'checkpoint');
+    const cliFirst = run % 2 === 1;
+    let command = { events: 0, seconds: 0 };
+    let reference = { events: 0, seconds: 0 };
+    for (const side of cliFirst ? ['cli', 'ref'] : ['ref', 'cli']) {
+      if (side === 'cli') command = await rebuildCommand(db.url);
+      else reference = await bareRead(db.url);
+    }
+    runs.push({
+      run,
+      events: command.events,
+      seconds: command.seconds,
+      eventsPerSecond: command.events / command.seconds,
+      referenceEventsPerSecond: reference.events / reference.seconds,
+    });
+  }
+
+  // Every projection, inline ones included, in one pass (needs the gateway stopped, like `rebuild`). Long
+  // (it rewrites the transactions table too): only with BENCH_REBUILD_EVERY=1.
+  const handle = openDatabase({ url: db.url, poolSize: 8 });
+  let everyProjection = { events: 0, seconds: 0, eventsPerSecond: 0 };
+  try {
+    if (process.env.BENCH_REBUILD_EVERY !== '1') throw new SkipEvery();
+    const store = new PostgresEventStore(handle.db, inlineProjections);
+    const runner = new ProjectionRunner(handle.db, store, allProjections);
+    await onDatabase(db.url, 'checkpoint');
+    const started = performance.now();
+    let last = started;
+    let done = 0;
+    const events = await runner.rebuildAll(allProjections, (n) => {
+      done += n;
+      if (performance.now() - last > 10_000) {
+        last = performance.now();
+        console.log(
+          `  every projection: ${fmt(done)} events, ${fmt(done / ((last - started) / 1000))} events/s`,
+        );
+      }
+    });
+    const seconds = (performance.now() - started) / 1000;
+    everyProjection = { events, seconds, eventsPerSecond: events / seconds };
+  } catch (error) {
+    if (!(error instanceof SkipEvery)) throw error;
+  } finally {
+    await handle.close();
+  }
+
+  printTable(
+    ['run', 'events', 'rebuild --all s', 'rebuild --all events/s', 'bare readAll events/s', 'ratio'],
+    runs.map((r) => [
+      String(r.run),
+      fmt(r.events),
+      fmt(r.seconds, 1),
+      fmt(r.eventsPerSecond),
+      fmt(r.referenceEventsPerSecond),
+      fmt(r.eventsPerSecond / r.referenceEventsPerSecond, 2),
+    ]),
+  );
+  const rate = median(runs.map((r) => r.eventsPerSecond));
+  const ref = median(runs.map((r) => r.referenceEventsPerSecond));
+  console.log(
+    `\nmedian: rebuild --all ${fmt(rate)} events/s (target >= 20,000), bare read ${fmt(ref)} events/s, ratio ${fmt(rate / ref, 2)}`,
+  );
+  if (everyProjection.events > 0)
+    console.log(
+      `every projection (${allProjections.length}, inline included), one pass: ${fmt(everyProjection.events)} events in ${fmt(everyProjection.seconds, 1)} s = ${fmt(everyProjection.eventsPerSecond)} events/s`,
+    );
+  return { runs, everyProjection };
+}
+
+class SkipEvery extends Error {}

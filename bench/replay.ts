@@ -1,0 +1,193 @@
+/**
+ * B2 (issue 7): idempotent replay. One Pix is created through the real gateway process, then the same
+ * Idempotency-Key and body are sent again and again by 32 keep-alive connections (autocannon, closed loop);
+ * every answer must be `200` with `Idempotency-Replayed: true`. Target >= 10,000 requests/s. Reference in the
+ * same run, interleaved ABBA: `GET /v1/transactions/{id}` of the same charge with the same key (the same
+ * authentication, rate limit, row read and view, without the idempotency lookup), so the replay's own cost
+ * reads as a ratio whatever the machine's load; and `GET /health` (no key, no database, no Redis: the
+ * HTTP stack alone), the ceiling any route can reach on this machine in that run.
+ */
+import { randomBytes } from 'node:crypto';
+import { describeRun, type HttpBenchOptions, PIX_BODY, pixHeaders, settle } from './create-pix.ts';
+import {
+  type GatewayProcess,
+  type LoadRun,
+  loadAverage,
+  loadRun,
+  startGatewayProcess,
+} from './http-server.ts';
+import {
+  type BenchOptions,
+  createBenchDatabase,
+  fmt,
+  machine,
+  median,
+  printRecord,
+  printTable,
+  serverSettings,
+} from './support.ts';
+
+export interface ReplayReport {
+  replay: LoadRun[];
+  read: LoadRun[];
+  health: LoadRun[];
+  medianReplay: number;
+  medianRead: number;
+  medianHealth: number;
+  ratio: number;
+  p50: number;
+  p99: number;
+}
+
+export async function benchReplay(opts: BenchOptions, http: HttpBenchOptions): Promise<ReplayReport> {
+  console.log(
+    `\n## replay (B2): POST /v1/pix replaying one key, ${opts.clients} connections, ${opts.seconds} s per run, ${opts.runs} runs per side`,
+  );
+  printRecord('machine', machine());
+  printRecord('postgres', await serverSettings());
+  console.log(`load average at start: ${loadAverage()}`);
+  const bench = await createBenchDatabase(2);
+  let gateway: GatewayProcess | undefined;
+  try {
+    gateway = await startGatewayProcess({
+      databaseUrl: bench.url,
+      pool: opts.pool,
+      role: http.role,
+      cpuProfDir: http.cpuProfDir,
+    });
+    console.log(
+      `database ${bench.name}; gateway pid ${gateway.pid} (serve --role ${http.role}, pool ${opts.pool}) at ${gateway.url}`,
+    );
+    const key = `b2-${randomBytes(8).toString('hex')}`;
+    const headers = { ...pixHeaders(gateway), 'idempotency-key': key };
+    const first = await fetch(`${gateway.url}/v1/pix`, { method: 'POST', headers, body: PIX_BODY });
+    const created = (await first.json()) as { data?: { id?: string } };
+    const id = created.data?.id;
+    if (first.status !== 201 || !id) throw new Error(`creating the Pix failed: ${first.status}`);
+    const again = await fetch(`${gateway.url}/v1/pix`, { method: 'POST', headers, body: PIX_BODY });
+    await again.arrayBuffer();
+    if (again.status !== 200 || again.headers.get('idempotency-replayed') !== 'true') {
+      throw new Error(`replay answered ${again.status} without Idempotency-Replayed`);
+    }
+    console.log(`created ${id}; replaying key ${key}`);
+    const replaySpec = {
+      url: gateway.url,
+      method: 'POST' as const,
+      path: '/v1/pix',
+      headers,
+      body: PIX_BODY,
+      connections: opts.clients,
+      server: gateway,
+    };
+    const readSpec = {
+      url: gateway.url,
+      method: 'GET' as const,
+      path: `/v1/transactions/${id}`,
+      headers: { 'x-api-key': gateway.testKey },
+      connections: opts.clients,
+      server: gateway,
+    };
+    if (opts.warmup > 0) {
+      console.log(
+        describeRun('warm-up replay (discarded)', await loadRun({ ...replaySpec, seconds: opts.warmup })),
+      );
+      console.log(
+        describeRun('warm-up read (discarded)', await loadRun({ ...readSpec, seconds: opts.warmup })),
+      );
+    }
+    const healthSpec = {
+      url: gateway.url,
+      method: 'GET' as const,
+      path: '/health',
+      headers: {},
+      connections: opts.clients,
+      server: gateway,
+    };
+    const replay: LoadRun[] = [];
+    const read: LoadRun[] = [];
+    const health: LoadRun[] = [];
+    for (let run = 1; run <= opts.runs; run++) {
+      const order =
+        run % 2 === 1 ? (['replay', 'read', 'health'] as const) : (['health', 'read', 'replay'] as const);
+      for (const side of order) {
+        await settle(bench);
+        if (side === 'replay') {
+          const r = await loadRun({ ...replaySpec, seconds: opts.seconds });
+          replay.push(r);
+          console.log(describeRun(`run ${run} replay`, r));
+        } else if (side === 'read') {
+          const r = await loadRun({ ...readSpec, seconds: opts.seconds });
+          read.push(r);
+          console.log(describeRun(`run ${run} GET /v1/transactions/{id}`, r));
+        } else {
+          const r = await loadRun({ ...healthSpec, seconds: opts.seconds });
+          health.push(r);
+          console.log(describeRun(`run ${run} GET /health`, r));
+        }
+      }
+    }
+    const medianReplay = median(replay.map((r) => r.rate));
+    const medianRead = median(read.map((r) => r.rate));
+    const medianHealth = median(health.map((r) => r.rate));
+    const report: ReplayReport = {
+      replay,
+      read,
+      health,
+      medianReplay,
+      medianRead,
+      medianHealth,
+      ratio: medianReplay / medianRead,
+      p50: median(replay.map((r) => r.p50)),
+      p99: median(replay.map((r) => r.p99)),
+    };
+    console.log('\nraw runs (latency in ms; CPU in µs per 2xx request):\n');
+    printTable(
+      [
+        'run',
+        'replay 2xx/s',
+        'non-2xx',
+        'errors',
+        'p50',
+        'p99',
+        'server CPU',
+        'client CPU',
+        'load',
+        'GET 2xx/s',
+        'GET p50',
+        'GET p99',
+        'GET server CPU',
+        'ratio',
+        '/health 2xx/s',
+      ],
+      replay.map((r, i) => {
+        const g = read[i];
+        return [
+          String(i + 1),
+          fmt(r.rate),
+          String(r.non2xx),
+          String(r.errors),
+          fmt(r.p50, 2),
+          fmt(r.p99, 2),
+          fmt(r.serverCpuUs),
+          fmt(r.clientCpuUs),
+          r.load,
+          g ? fmt(g.rate) : '-',
+          g ? fmt(g.p50, 2) : '-',
+          g ? fmt(g.p99, 2) : '-',
+          g ? fmt(g.serverCpuUs) : '-',
+          g ? fmt(r.rate / g.rate, 2) : '-',
+          health[i] ? fmt((health[i] as LoadRun).rate) : '-',
+        ];
+      }),
+    );
+    console.log(
+      `\nmedian replay ${fmt(medianReplay)} requests/s (p50 ${fmt(report.p50, 2)} ms, p99 ${fmt(report.p99, 2)} ms), ` +
+        `median GET ${fmt(medianRead)} requests/s, ratio ${fmt(report.ratio, 2)}; ` +
+        `median GET /health ${fmt(medianHealth)} requests/s (target >= 10,000 replays/s)`,
+    );
+    return report;
+  } finally {
+    await gateway?.stop();
+    await bench.drop();
+  }
+}
