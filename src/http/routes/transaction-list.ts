@@ -1,6 +1,8 @@
+import type { Selectable } from 'kysely';
 import { type RawBuilder, sql } from 'kysely';
 import { z } from 'zod';
 import { costCenterNames, isTenantInTree } from '../../commands/cost-centers.ts';
+import type { TransactionsTable } from '../../db/schema.ts';
 import { requireTenantInTree, treeRoot } from '../admin-scope.ts';
 import { apiKeyPrincipal, sessionPrincipal } from '../auth.ts';
 import type { AppContext } from '../context.ts';
@@ -48,6 +50,8 @@ const adminQuery = z.strictObject({
 
 type Filters = z.infer<typeof publicQuery>;
 
+type Row = Selectable<TransactionsTable>;
+
 interface Scope {
   /** The tenant the list is rooted at; undefined = unrestricted (super_admin). */
   root: string | undefined;
@@ -56,27 +60,36 @@ interface Scope {
   livemode: boolean;
 }
 
-function subtreeOf(root: string): RawBuilder<boolean> {
-  return sql<boolean>`tenant_id in (select id from tenants where ancestor_ids @> array[${root}]::text[])`;
+/** The optional SPEC 4.3 filters, on the charges aliased `x`. */
+function filtersOf(q: Omit<Filters, 'include_descendants'>): RawBuilder<unknown>[] {
+  const where: RawBuilder<unknown>[] = [];
+  if (q.status !== undefined) where.push(sql`x.status = ${q.status}`);
+  if (q.method !== undefined) where.push(sql`x.method = ${q.method}`);
+  if (q.reference !== undefined) where.push(sql`x.reference = ${q.reference}`);
+  if (q.cost_center_id === 'unassigned') where.push(sql`x.cost_center_id is null`);
+  else if (q.cost_center_id !== undefined) where.push(sql`x.cost_center_id = ${q.cost_center_id}`);
+  return where;
 }
 
 /** SPEC 4.3: newest first (created_at desc, id desc), one mode, the optional filters; count = page size. */
 async function listTransactions(ctx: AppContext, scope: Scope, q: Omit<Filters, 'include_descendants'>) {
   const { root, subtree, livemode } = scope;
-  let query = ctx.db.selectFrom('transactions').selectAll().where('livemode', '=', livemode);
-  if (root !== undefined)
-    query = subtree ? query.where(subtreeOf(root)) : query.where('tenant_id', '=', root);
-  if (q.status !== undefined) query = query.where('status', '=', q.status);
-  if (q.method !== undefined) query = query.where('method', '=', q.method);
-  if (q.reference !== undefined) query = query.where('reference', '=', q.reference);
-  if (q.cost_center_id === 'unassigned') query = query.where('cost_center_id', 'is', null);
-  else if (q.cost_center_id !== undefined) query = query.where('cost_center_id', '=', q.cost_center_id);
-  const rows = await query
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(q.limit)
-    .offset(q.offset)
-    .execute();
+  const where = [sql`x.livemode = ${livemode}`, ...filtersOf(q)];
+  if (root !== undefined && !subtree) where.push(sql`x.tenant_id = ${root}`);
+  const order = sql`order by created_at desc, id desc`;
+  // A subtree is read tenant by tenant, each through its own index with its own limit, then merged: one
+  // filter over the whole subtree made PostgreSQL scan and sort every charge of it (BENCHMARKS.md B3).
+  const { rows } =
+    root !== undefined && subtree
+      ? await sql<Row>`
+          select t.* from tenants s cross join lateral (
+            select x.* from transactions x where x.tenant_id = s.id and ${sql.join(where, sql` and `)}
+            ${order} limit ${q.offset + q.limit}) t
+          where s.ancestor_ids @> array[${root}]::text[]
+          order by t.created_at desc, t.id desc limit ${q.limit} offset ${q.offset}`.execute(ctx.db)
+      : await sql<Row>`
+          select x.* from transactions x where ${sql.join(where, sql` and `)}
+          ${order} limit ${q.limit} offset ${q.offset}`.execute(ctx.db);
   // One query for every cost-center name of the page.
   const names = await costCenterNames(
     ctx,
