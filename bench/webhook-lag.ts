@@ -15,13 +15,14 @@ import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
 import { type ReserveTransaction, transaction } from '../src/aggregates/transaction.ts';
 import { createGateway, type Gateway } from '../src/app.ts';
-import { requestSnapshot, transactionStream } from '../src/commands/charges.ts';
+import { type ChargeBody, requestSnapshot, transactionStream } from '../src/commands/charges.ts';
 import { createTenant, createTenantType } from '../src/commands/tenants.ts';
 import { registerWebhookEndpoint, webhookEndpointDeps } from '../src/commands/webhook-endpoints.ts';
 import { loadConfig } from '../src/config.ts';
 import { newId } from '../src/ids.ts';
 import { createLogger } from '../src/logger.ts';
 import { simulatedArtifacts } from '../src/providers/simulator.ts';
+import { pixBody as samplePix } from '../test/support/charges.ts';
 import {
   type BenchOptions,
   createBenchDatabase,
@@ -45,23 +46,10 @@ export interface LagRun {
   referenceP99: number;
 }
 
-function pixBody(i: number) {
-  return {
-    amount: 1000 + (i % 500),
-    reference: `bench-${i}`,
-    description: 'Webhook lag',
-    customer: {
-      phone: '11987654321',
-      address: {
-        zip_code: '01310100',
-        street: 'Avenida Paulista',
-        number: '1000',
-        district: 'Bela Vista',
-        city: 'Sao Paulo',
-        state: 'SP',
-      },
-    },
-  };
+/** The tests' Pix fixture, with amounts and references that vary per charge. */
+function pixBody(i: number): ChargeBody {
+  const body = samplePix({ amount: 1000 + (i % 500), reference: `bench-${i}`, description: 'Webhook lag' });
+  return body as unknown as ChargeBody;
 }
 
 /** Calls `fire(i)` `total` times at `perSecond`, on a fixed schedule (late ticks catch up, never skip). */

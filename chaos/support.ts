@@ -24,6 +24,7 @@ import { registerWebhookEndpoint, webhookEndpointDeps } from '../src/commands/we
 import { loadConfig } from '../src/config.ts';
 import type { AppContext } from '../src/http/context.ts';
 import { createLogger } from '../src/logger.ts';
+import { pixBody as samplePix } from '../test/support/charges.ts';
 
 export const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 
@@ -539,29 +540,9 @@ export async function call(
   }
 }
 
-/** A valid SPEC 4.1 Pix body. */
+/** A valid SPEC 4.1 Pix body (the tests' fixture) with this reference and amount. */
 export function pixBody(reference: string, amount: number, extra: Record<string, unknown> = {}) {
-  return {
-    amount,
-    reference,
-    description: 'Chaos scenario',
-    expires_in: 3600,
-    customer: {
-      name: 'Maria Silva',
-      document: '12345678901',
-      email: 'maria@example.com',
-      phone: '11987654321',
-      address: {
-        zip_code: '01310100',
-        street: 'Avenida Paulista',
-        number: '1000',
-        district: 'Bela Vista',
-        city: 'Sao Paulo',
-        state: 'SP',
-      },
-    },
-    ...extra,
-  };
+  return samplePix({ amount, reference, description: 'Chaos scenario', expires_in: 3600, ...extra });
 }
 
 export class Counter {

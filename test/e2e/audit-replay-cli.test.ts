@@ -1,30 +1,11 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { test } from 'node:test';
 import { PostgresEventStore } from '../../src/events/postgres-event-store.ts';
 import { createEventRegistry } from '../../src/events/registry.ts';
 import { inlineProjections } from '../../src/projections/index.ts';
+import { cliEnv as env, runCli as run } from '../support/cli.ts';
 import { createTestDatabase } from '../support/databases.ts';
 import { populateTransactions } from '../support/transaction-history.ts';
-
-const BIN = 'bin/calebe.js';
-
-function env(databaseUrl: string): NodeJS.ProcessEnv {
-  const e: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'warn', DATABASE_URL: databaseUrl };
-  for (const k of ['BOOTSTRAP_ADMIN_EMAIL', 'BOOTSTRAP_ADMIN_PASSWORD', 'REDIS_URL', 'EVENTSTORE_URL'])
-    delete e[k];
-  return e;
-}
-
-function run(args: string[], e: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: e, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (c) => (out += c));
-    child.stderr.on('data', (c) => (out += c));
-    child.on('exit', (code) => resolve({ code, out }));
-  });
-}
 
 test('calebe audit replay: 0 differences on a fresh database, exit 1 and the difference after tampering', async () => {
   const db = await createTestDatabase();

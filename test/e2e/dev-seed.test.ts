@@ -1,30 +1,12 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { test } from 'node:test';
 import { sql } from 'kysely';
+import { cliEnv as env, runCli as run } from '../support/cli.ts';
 import { createTestDatabase } from '../support/databases.ts';
 
 // Issue 7 item 1: `calebe dev seed` writes what the deciders emit, and every read model agrees with the log.
 
-const BIN = 'bin/calebe.js';
 const DAY_MS = 86_400_000;
-
-function env(databaseUrl: string): NodeJS.ProcessEnv {
-  const e: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'warn', DATABASE_URL: databaseUrl };
-  for (const k of ['BOOTSTRAP_ADMIN_EMAIL', 'BOOTSTRAP_ADMIN_PASSWORD', 'REDIS_URL', 'EVENTSTORE_URL'])
-    delete e[k];
-  return e;
-}
-
-function run(args: string[], e: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: e, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (c) => (out += c));
-    child.stderr.on('data', (c) => (out += c));
-    child.on('exit', (code) => resolve({ code, out }));
-  });
-}
 
 test('calebe dev seed: a tenant tree, realistic charges, read models equal to the fold, audit replay clean', async () => {
   const db = await createTestDatabase();
