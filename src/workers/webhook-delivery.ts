@@ -69,7 +69,7 @@ interface Destination {
  *   several instances never send one delivery at the same time, and a delivery whose sender died is picked
  *   up again when its lease ends (hence "at least once": receivers deduplicate on `webhook-id`).
  * - Each attempt is recorded (`webhook_attempts`: outcome, status code, duration, error) together with the
- *   delivery's new state in one transaction.
+ *   delivery's new state, in one statement per poll (see runOnce).
  * - 2xx: delivered. 410 from an endpoint: the endpoint is disabled (`WebhookEndpoint.Disabled`, reason
  *   `gone`) and its delivery stops; from a callback_url: that delivery stops. Anything else (including a
  *   destination refused by the SSRF guard, which may be a DNS hiccup): retried on the schedule of
