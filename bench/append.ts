@@ -1,10 +1,3 @@
-/**
- * Single-event appends from concurrent clients through PostgresEventStore, against pgbench running the
- * equivalent two-insert transaction (bench/pgbench-append.sql) on the same database in one benchmark run.
- * Runs are interleaved ABBA-style (gateway, pgbench, pgbench, gateway, …) so drift on a shared machine hits
- * both sides alike; medians and the ratio gateway/pgbench are quoted (target >= 0.7).
- */
-import { spawn } from 'node:child_process';
 import { randomInt, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
@@ -21,6 +14,7 @@ import {
   percentile,
   printRecord,
   printTable,
+  runPgbench,
   serverSettings,
   sleep,
 } from './support.ts';
@@ -160,42 +154,7 @@ async function pgbenchRun(
   tag: string,
   run: number,
 ): Promise<PgbenchRun> {
-  const args = pgbenchArgs(opts, tag, bench.url);
-  const output = await new Promise<string>((resolve, reject) => {
-    const child = spawn(opts.pgbench, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      out += d.toString();
-    });
-    // pgbench stops itself after -T seconds; this only guards against a hang.
-    const guard = setTimeout(() => child.kill('SIGTERM'), (opts.seconds + 60) * 1000);
-    child.on('error', (e) => {
-      clearTimeout(guard);
-      reject(e);
-    });
-    child.on('close', (code) => {
-      clearTimeout(guard);
-      if (code === 0) resolve(out);
-      else reject(new Error(`pgbench exited with ${code}:\n${out}`));
-    });
-  });
-  const num = (re: RegExp): number => {
-    const m = re.exec(output);
-    if (!m?.[1]) throw new Error(`unexpected pgbench output (${re}):\n${output}`);
-    return Number(m[1]);
-  };
-  return {
-    run,
-    transactions: num(/number of transactions actually processed: (\d+)/),
-    failed: /number of failed transactions: (\d+)/.test(output)
-      ? num(/number of failed transactions: (\d+)/)
-      : 0,
-    rate: num(/tps = ([\d.]+) \(without initial connection time\)/),
-    latencyAvg: num(/latency average = ([\d.]+) ms/),
-  };
+  return { run, ...(await runPgbench(opts.pgbench, pgbenchArgs(opts, tag, bench.url), opts.seconds)) };
 }
 
 /** Flushes dirty buffers between runs, so a checkpoint started by one side is not charged to the other. */

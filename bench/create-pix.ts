@@ -1,12 +1,3 @@
-/**
- * B1 (issue 7): `POST /v1/pix` on the simulator with a fresh Idempotency-Key per request, 32 keep-alive
- * connections (autocannon, closed loop), against the real gateway process (PostgreSQL and Redis on loopback;
- * bench/http-server.ts), beside pgbench running the equivalent append transaction
- * (bench/pgbench-create-pix.sql: stream row, event row, one `transactions` upsert) on the same database in the
- * same run. Runs alternate ABBA (gateway, pgbench, pgbench, gateway, …); medians and the ratio
- * gateway/pgbench are quoted (target >= 0.5, gateway p99 <= 25 ms).
- */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
@@ -27,6 +18,7 @@ import {
   onDatabase,
   printRecord,
   printTable,
+  runPgbench,
   serverSettings,
   sleep,
 } from './support.ts';
@@ -92,41 +84,8 @@ function pgbenchArgs(opts: BenchOptions, tag: string, url: string): string[] {
 }
 
 async function pgbenchRun(opts: BenchOptions, url: string, tag: string, run: number): Promise<PgbenchRun> {
-  const output = await new Promise<string>((resolve, reject) => {
-    const child = spawn(opts.pgbench, pgbenchArgs(opts, tag, url), { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      out += d.toString();
-    });
-    const guard = setTimeout(() => child.kill('SIGTERM'), (opts.seconds + 60) * 1000);
-    child.on('error', (e) => {
-      clearTimeout(guard);
-      reject(e);
-    });
-    child.on('close', (code) => {
-      clearTimeout(guard);
-      if (code === 0) resolve(out);
-      else reject(new Error(`pgbench exited with ${code}:\n${out}`));
-    });
-  });
-  const num = (re: RegExp): number => {
-    const m = re.exec(output);
-    if (!m?.[1]) throw new Error(`unexpected pgbench output (${re}):\n${output}`);
-    return Number(m[1]);
-  };
-  return {
-    run,
-    transactions: num(/number of transactions actually processed: (\d+)/),
-    failed: /number of failed transactions: (\d+)/.test(output)
-      ? num(/number of failed transactions: (\d+)/)
-      : 0,
-    rate: num(/tps = ([\d.]+) \(without initial connection time\)/),
-    latencyAvg: num(/latency average = ([\d.]+) ms/),
-    load: loadAverage(),
-  };
+  const figures = await runPgbench(opts.pgbench, pgbenchArgs(opts, tag, url), opts.seconds);
+  return { run, ...figures, load: loadAverage() };
 }
 
 /** Flushes dirty buffers between runs, so a checkpoint started by one side is not charged to the other. */

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpus, freemem, totalmem } from 'node:os';
 import pg from 'pg';
@@ -219,4 +220,49 @@ export async function closedLoop(
   );
   latencies.sort((a, b) => a - b);
   return { latencies, perSecond: latencies.length / ((performance.now() - started) / 1000) };
+}
+
+/** One pgbench run's figures (the reference side of the append and create benchmarks). */
+export interface PgbenchFigures {
+  transactions: number;
+  failed: number;
+  rate: number;
+  latencyAvg: number;
+}
+
+/** Runs pgbench with `args` (it stops itself after -T seconds; the guard only catches a hang) and parses it. */
+export async function runPgbench(pgbench: string, args: string[], seconds: number): Promise<PgbenchFigures> {
+  const output = await new Promise<string>((resolve, reject) => {
+    const child = spawn(pgbench, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    const guard = setTimeout(() => child.kill('SIGTERM'), (seconds + 60) * 1000);
+    child.on('error', (e) => {
+      clearTimeout(guard);
+      reject(e);
+    });
+    child.on('close', (code) => {
+      clearTimeout(guard);
+      if (code === 0) resolve(out);
+      else reject(new Error(`pgbench exited with ${code}:\n${out}`));
+    });
+  });
+  const num = (re: RegExp): number => {
+    const m = re.exec(output);
+    if (!m?.[1]) throw new Error(`unexpected pgbench output (${re}):\n${output}`);
+    return Number(m[1]);
+  };
+  return {
+    transactions: num(/number of transactions actually processed: (\d+)/),
+    failed: /number of failed transactions: (\d+)/.test(output)
+      ? num(/number of failed transactions: (\d+)/)
+      : 0,
+    rate: num(/tps = ([\d.]+) \(without initial connection time\)/),
+    latencyAvg: num(/latency average = ([\d.]+) ms/),
+  };
 }
