@@ -7,11 +7,14 @@
  * sides alternating; medians over `--runs`. Prints `EXPLAIN (ANALYZE, BUFFERS)` of every variant.
  */
 import type { AddressInfo } from 'node:net';
+import type { Kysely } from 'kysely';
 import pg from 'pg';
 import { Agent, request } from 'undici';
 import { createGateway, type Gateway } from '../src/app.ts';
 import { issueApiKey } from '../src/commands/api-keys.ts';
 import { loadConfig } from '../src/config.ts';
+import type { Database } from '../src/db/schema.ts';
+import { type ListFilters, listQuery } from '../src/http/routes/transaction-list.ts';
 import { createLogger } from '../src/logger.ts';
 import { DOCUMENT_SIGNING_SECRET, type SeededDatabase } from './seed.ts';
 import { type BenchOptions, closedLoop, fmt, median, percentile, printTable } from './support.ts';
@@ -73,9 +76,7 @@ export async function explain(pool: pg.Pool, text: string, params: unknown[]): P
   return rows.map((r) => r['QUERY PLAN']).join('\n');
 }
 
-const BASE_SQL = 'select * from "transactions" where "livemode" = $1 and ';
-
-async function variants(pool: pg.Pool, db: SeededDatabase): Promise<Variant[]> {
+async function variants(pool: pg.Pool, db: SeededDatabase, kysely: Kysely<Database>): Promise<Variant[]> {
   const t = db.primary.id;
   const ref = await pool.query<{ reference: string }>(
     'select reference from transactions where tenant_id = $1 and livemode limit 1',
@@ -83,33 +84,25 @@ async function variants(pool: pg.Pool, db: SeededDatabase): Promise<Variant[]> {
   );
   const reference = ref.rows[0]?.reference ?? 'none';
   const cc = db.primary.costCenterIds[0] ?? 'cc_none';
-  const order = 'order by "created_at" desc, "id" desc limit $';
-  const own = '"tenant_id" = $2';
-  const v = (name: string, query: string, filter: string, extra: unknown[], offset = 0): Variant => {
-    const n = 3 + extra.length;
-    return {
-      name,
-      query,
-      sql: `${BASE_SQL}${filter} ${order}${n} offset $${n + 1}`,
-      params: [true, t, ...extra, 100, offset],
-    };
+  // The route's own SQL (src/http/routes/transaction-list.ts), compiled for the same filters.
+  const v = (name: string, query: string, filters: Partial<ListFilters>, subtree = false): Variant => {
+    const compiled = listQuery(
+      { root: t, subtree, livemode: true },
+      { limit: 100, offset: 0, ...filters },
+    ).compile(kysely);
+    return { name, query, sql: compiled.sql, params: [...compiled.parameters] };
   };
   return [
-    v('limit=100', '', own, []),
-    v('status=paid', '&status=paid', `${own} and "status" = $3`, ['paid']),
-    v('status=refunded', '&status=refunded', `${own} and "status" = $3`, ['refunded']),
-    v('method=boleto', '&method=boleto', `${own} and "method" = $3`, ['boleto']),
-    v('reference', `&reference=${encodeURIComponent(reference)}`, `${own} and "reference" = $3`, [reference]),
-    v('cost_center_id', `&cost_center_id=${cc}`, `${own} and "cost_center_id" = $3`, [cc]),
-    v('cost_center_id=unassigned', '&cost_center_id=unassigned', `${own} and "cost_center_id" is null`, []),
-    v(
-      'include_descendants=true',
-      '&include_descendants=true',
-      '"tenant_id" in (select id from tenants where ancestor_ids @> array[$2]::text[])',
-      [],
-    ),
-    v('offset=1000', '&offset=1000', own, [], 1000),
-    v('offset=10000', '&offset=10000', own, [], 10000),
+    v('limit=100', '', {}),
+    v('status=paid', '&status=paid', { status: 'paid' }),
+    v('status=refunded', '&status=refunded', { status: 'refunded' }),
+    v('method=boleto', '&method=boleto', { method: 'boleto' }),
+    v('reference', `&reference=${encodeURIComponent(reference)}`, { reference }),
+    v('cost_center_id', `&cost_center_id=${cc}`, { cost_center_id: cc }),
+    v('cost_center_id=unassigned', '&cost_center_id=unassigned', { cost_center_id: 'unassigned' }),
+    v('include_descendants=true', '&include_descendants=true', {}, true),
+    v('offset=1000', '&offset=1000', { offset: 1000 }),
+    v('offset=10000', '&offset=10000', { offset: 10000 }),
   ];
 }
 
@@ -138,7 +131,7 @@ export async function benchList(opts: BenchOptions, db: SeededDatabase): Promise
     console.log(
       `\nB3 list: tenant ${db.primary.id} holds ${fmt(db.primary.transactions)} transactions, ${fmt(Number(live.rows[0]?.n))} of them live (the key's mode); ${opts.concurrency} clients, ${opts.duration} s per variant and side, ${opts.runs} runs`,
     );
-    const list = await variants(pool, db);
+    const list = await variants(pool, db, gateway.ctx.db);
     const call = (v: Variant) => async () => {
       const res = await request(`${base}/v1/transactions?limit=100${v.query}`, {
         headers: { 'x-api-key': key },

@@ -1,13 +1,18 @@
 /**
  * Issue 7 B5: `GET /admin/summary?days=365` over the seeded 1,000,000+ charges, through the real gateway
  * over HTTP with a panel session (super_admin: every tenant; and rooted at the primary tenant). Target
- * p50 <= 50 ms. Reference in the same run: the route's two queries (the grouped window over
- * `summary_transactions`, the tenant counts) on a bare `pg` pool with the same concurrency. Closed loop,
- * sides alternating, medians over `--runs`; `EXPLAIN (ANALYZE, BUFFERS)` of each variant's main query.
+ * p50 <= 50 ms. References in the same run, on a bare `pg` pool with the same concurrency: the route's
+ * own two queries (compiled from `src/http/routes/summary.ts`: the window over the `summary_daily` rollup,
+ * the tenant counts), and the per-charge aggregate over `summary_transactions` the route ran before the
+ * rollup (migration 0011), as the "before". Closed loop, sides rotating, medians over `--runs`;
+ * `EXPLAIN (ANALYZE, BUFFERS)` of each variant's window query, both versions.
  */
 import { performance } from 'node:perf_hooks';
+import type { Kysely } from 'kysely';
 import pg from 'pg';
 import { Agent, request } from 'undici';
+import type { Database } from '../src/db/schema.ts';
+import { tenantCountsQuery, windowTotalsQuery } from '../src/http/routes/summary.ts';
 import { benchGateway, explain, type SideRun, summarize } from './list.ts';
 import type { SeededDatabase } from './seed.ts';
 import { type BenchOptions, closedLoop, fmt, median, printTable } from './support.ts';
@@ -15,49 +20,64 @@ import { type BenchOptions, closedLoop, fmt, median, printTable } from './suppor
 const ADMIN = { email: 'bench-admin@calebe.local', password: 'bench admin password 123' };
 const DAY_MS = 86_400_000;
 
+type Statement = { text: string; params: readonly unknown[] };
+
 interface SummaryVariant {
   name: string;
   query: string;
   /** The route's queries for "now" (the window moves with the clock, as the route's does). */
-  statements: (now: Date) => { text: string; params: unknown[] }[];
+  rollup: (now: Date) => Statement[];
+  /** The window as the route computed it before migration 0011: every charge of the window aggregated. */
+  perCharge: (now: Date) => Statement[];
 }
+
+const SIDES = ['gateway', 'rollup SQL', 'per-charge SQL'] as const;
+type Side = (typeof SIDES)[number];
 
 export interface SummaryResult {
   variant: string;
-  gateway: SideRun[];
-  reference: SideRun[];
-  plan: string;
+  runs: Record<Side, SideRun[]>;
+  plans: { rollup: string; perCharge: string };
 }
 
-function variants(db: SeededDatabase): SummaryVariant[] {
-  const window = (days: number, root: string | undefined) => (now: Date) => {
-    const scope = (column: string, n: number) =>
-      root === undefined
-        ? 'true'
-        : `${column} in (select id from tenants where ancestor_ids @> array[$${n}]::text[])`;
-    const from = new Date(now.getTime() - days * DAY_MS);
-    return [
-      {
-        text: `select created_day::text as "day", "status", count(*) as "n", coalesce(sum(amount), 0) as "amount",
-          count(paid_at) as "paid_n", coalesce(sum(amount) filter (where paid_at is not null), 0) as "paid_amount"
-          from "summary_transactions" where ${scope('"summary_transactions"."tenant_id"', 4)} and "livemode" = $1
-          and "created_at" >= $2 and "created_at" <= $3 group by "created_day", "status"`,
-        params: root === undefined ? [true, from, now] : [true, from, now, root],
-      },
-      {
-        text: `select "status", count(*) as "n" from "tenants" where ${scope('"tenants"."id"', 1)} group by "status"`,
-        params: root === undefined ? [] : [root],
-      },
-    ];
+function variants(db: SeededDatabase, kysely: Kysely<Database>): SummaryVariant[] {
+  const compiled = (q: {
+    compile: (db: Kysely<Database>) => { sql: string; parameters: readonly unknown[] };
+  }) => {
+    const c = q.compile(kysely);
+    return { text: c.sql, params: c.parameters };
   };
+  const window = (days: number, root: string | undefined) => ({
+    rollup: (now: Date) => {
+      const from = new Date(now.getTime() - days * DAY_MS);
+      return [compiled(windowTotalsQuery(root, true, from, now)), compiled(tenantCountsQuery(kysely, root))];
+    },
+    perCharge: (now: Date) => {
+      const from = new Date(now.getTime() - days * DAY_MS);
+      const scope =
+        root === undefined
+          ? 'true'
+          : 'tenant_id in (select id from tenants where ancestor_ids @> array[$4]::text[])';
+      return [
+        {
+          text: `select created_day::text as day, status, count(*) as n, coalesce(sum(amount), 0) as amount,
+            count(paid_at) as paid_n, coalesce(sum(amount) filter (where paid_at is not null), 0) as paid_amount
+            from summary_transactions where ${scope} and livemode = $1
+            and created_at >= $2 and created_at <= $3 group by created_day, status`,
+          params: root === undefined ? [true, from, now] : [true, from, now, root],
+        },
+        compiled(tenantCountsQuery(kysely, root)),
+      ];
+    },
+  });
   return [
-    { name: 'days=365 (super_admin, every tenant)', query: 'days=365', statements: window(365, undefined) },
+    { name: 'days=365 (super_admin, every tenant)', query: 'days=365', ...window(365, undefined) },
     {
       name: 'days=365&tenant_id=<primary> (its subtree)',
       query: `days=365&tenant_id=${db.primary.id}`,
-      statements: window(365, db.primary.id),
+      ...window(365, db.primary.id),
     },
-    { name: 'days=30 (super_admin)', query: 'days=30', statements: window(30, undefined) },
+    { name: 'days=30 (super_admin)', query: 'days=30', ...window(30, undefined) },
   ];
 }
 
@@ -90,7 +110,7 @@ export async function benchSummary(opts: BenchOptions, db: SeededDatabase): Prom
     console.log(
       `\nB5 summary: ${fmt(Number(rows.rows[0]?.n))} rows in summary_transactions; ${opts.concurrency} clients, ${opts.duration} s per variant and side, ${opts.runs} runs`,
     );
-    const list = variants(db);
+    const list = variants(db, gateway.ctx.db);
     const call = (v: SummaryVariant) => async () => {
       const res = await request(`${base}/admin/summary?${v.query}`, {
         headers: { authorization: auth },
@@ -99,62 +119,66 @@ export async function benchSummary(opts: BenchOptions, db: SeededDatabase): Prom
       const body = await res.body.text();
       if (res.statusCode !== 200) throw new Error(`${v.name}: ${res.statusCode} ${body.slice(0, 200)}`);
     };
-    const direct = (v: SummaryVariant) => async () => {
-      for (const s of v.statements(new Date())) await pool.query(s.text, s.params);
+    const direct = (statements: (now: Date) => Statement[]) => async () => {
+      for (const s of statements(new Date())) await pool.query(s.text, [...s.params]);
     };
-    for (const v of list) {
-      await closedLoop(opts.concurrency, 1, call(v));
-      await closedLoop(opts.concurrency, 1, direct(v));
-    }
+    const load: Record<Side, (v: SummaryVariant) => () => Promise<void>> = {
+      gateway: call,
+      'rollup SQL': (v) => direct(v.rollup),
+      'per-charge SQL': (v) => direct(v.perCharge),
+    };
+    for (const v of list) for (const side of SIDES) await closedLoop(opts.concurrency, 1, load[side](v));
     const results: SummaryResult[] = list.map((v) => ({
       variant: v.name,
-      gateway: [],
-      reference: [],
-      plan: '',
+      runs: { gateway: [], 'rollup SQL': [], 'per-charge SQL': [] },
+      plans: { rollup: '', perCharge: '' },
     }));
     for (let run = 1; run <= opts.runs; run++) {
       for (const [i, v] of list.entries()) {
         const r = results[i] as SummaryResult;
-        const gatewayFirst = (run + i) % 2 === 1;
-        for (const side of gatewayFirst ? ['gateway', 'reference'] : ['reference', 'gateway']) {
-          if (side === 'gateway')
-            r.gateway.push(summarize(await closedLoop(opts.concurrency, opts.duration, call(v))));
-          else r.reference.push(summarize(await closedLoop(opts.concurrency, opts.duration, direct(v))));
+        // The side order rotates per run and variant, so drift hits every side.
+        const shift = (run + i) % SIDES.length;
+        for (const side of [...SIDES.slice(shift), ...SIDES.slice(0, shift)]) {
+          r.runs[side].push(summarize(await closedLoop(opts.concurrency, opts.duration, load[side](v))));
         }
       }
     }
     for (const [i, v] of list.entries()) {
-      const [main] = v.statements(new Date());
-      if (main) (results[i] as SummaryResult).plan = await explain(pool, main.text, main.params);
+      const now = new Date();
+      const [rollup] = v.rollup(now);
+      const [perCharge] = v.perCharge(now);
+      const r = results[i] as SummaryResult;
+      if (rollup) r.plans.rollup = await explain(pool, rollup.text, [...rollup.params]);
+      if (perCharge) r.plans.perCharge = await explain(pool, perCharge.text, [...perCharge.params]);
     }
+    const p50 = (runs: SideRun[]) => median(runs.map((s) => s.p50));
     printTable(
       [
         'variant',
         'gateway p50 ms',
         'gateway p99 ms',
         'gateway req/s',
-        'bare SQL p50 ms',
-        'bare SQL p99 ms',
-        'p50 ratio',
+        'rollup SQL p50 / p99 ms',
+        'per-charge SQL p50 ms (before 0011)',
+        'gateway / rollup SQL',
         'runs p50 (gateway)',
       ],
-      results.map((r) => {
-        const gp50 = median(r.gateway.map((s) => s.p50));
-        const rp50 = median(r.reference.map((s) => s.p50));
-        return [
-          r.variant,
-          fmt(gp50, 1),
-          fmt(median(r.gateway.map((s) => s.p99)), 1),
-          fmt(median(r.gateway.map((s) => s.perSecond)), 1),
-          fmt(rp50, 1),
-          fmt(median(r.reference.map((s) => s.p99)), 1),
-          fmt(gp50 / rp50, 2),
-          r.gateway.map((s) => fmt(s.p50, 1)).join(' / '),
-        ];
-      }),
+      results.map((r) => [
+        r.variant,
+        fmt(p50(r.runs.gateway), 1),
+        fmt(median(r.runs.gateway.map((s) => s.p99)), 1),
+        fmt(median(r.runs.gateway.map((s) => s.perSecond)), 1),
+        `${fmt(p50(r.runs['rollup SQL']), 1)} / ${fmt(median(r.runs['rollup SQL'].map((s) => s.p99)), 1)}`,
+        fmt(p50(r.runs['per-charge SQL']), 1),
+        fmt(p50(r.runs.gateway) / p50(r.runs['rollup SQL']), 2),
+        r.runs.gateway.map((s) => fmt(s.p50, 1)).join(' / '),
+      ]),
     );
-    console.log('\ntarget: p50 <= 50 ms. Plans of the grouped window query (EXPLAIN (ANALYZE, BUFFERS)):');
-    for (const r of results) console.log(`\n-- ${r.variant}\n${r.plan}`);
+    console.log('\ntarget: p50 <= 50 ms. Plans of the window query (EXPLAIN (ANALYZE, BUFFERS)):');
+    for (const r of results) {
+      console.log(`\n-- ${r.variant}: the route (rollup)\n${r.plans.rollup}`);
+      console.log(`\n-- ${r.variant}: per-charge aggregate (before 0011)\n${r.plans.perCharge}`);
+    }
     return results;
   } finally {
     await agent.close();

@@ -201,6 +201,18 @@ export interface TransactionRequestsTable {
 }
 
 /** One row per charge for summaries and analysts (docs/summary-tables.md); async projection `summary`. */
+/** Per-day rollup of `summary_transactions` (migration 0011), kept by triggers on it. bigint columns read back as strings. */
+export interface SummaryDailyTable {
+  tenant_id: string;
+  livemode: boolean;
+  created_day: ColumnType<Date | string, string, string>;
+  status: SummaryTransactionsTable['status'];
+  created_count: ColumnType<string, number | string, number | string>;
+  created_amount: ColumnType<string, number | string, number | string>;
+  paid_count: ColumnType<string, number | string, number | string>;
+  paid_amount: ColumnType<string, number | string, number | string>;
+}
+
 export interface SummaryTransactionsTable {
   transaction_id: string;
   tenant_id: string;
@@ -318,6 +330,7 @@ export interface Database {
   transaction_requests: TransactionRequestsTable;
   cost_centers: CostCentersTable;
   summary_transactions: SummaryTransactionsTable;
+  summary_daily: SummaryDailyTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_charge_states: WebhookChargeStatesTable;
   webhook_messages: WebhookMessagesTable;

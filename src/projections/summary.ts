@@ -7,8 +7,9 @@ import { changesOf, decodeTransactionEvent, TRANSACTION_EVENT_TYPES } from './tr
 
 /**
  * `summary_transactions` (migration 0008, docs/summary-tables.md): one row per charge, for
- * `GET /admin/summary` and for analysts. Async: it may trail the log by a moment. One row per charge and no
- * per-tenant counters, so charges of one tenant never contend on a row (DESIGN.md "Avoid hot rows").
+ * `GET /admin/summary` and for analysts. Async: it may trail the log by a moment. Triggers on the table keep
+ * its daily rollup `summary_daily` (migration 0011) in the same statements; being async, this projection is
+ * their only writer, one batch at a time, so no charge request contends on a rollup row.
  *
  * Every time comes from the events' payloads (`reserved_at`, `paid_at`) or recorded times, so a rebuild
  * reproduces the table exactly. Updates are conditioned on the stream version (`sequence < version`).
@@ -96,6 +97,7 @@ export const summaryProjection: Projection = {
   },
 
   async reset(trx) {
-    await sql`truncate summary_transactions`.execute(trx);
+    // Truncate fires no row or statement triggers of the rollup: it is emptied with its source.
+    await sql`truncate summary_transactions, summary_daily`.execute(trx);
   },
 };

@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import fc from 'fast-check';
 import { sql } from 'kysely';
-import { type TransactionCommand, transaction } from '../../src/aggregates/transaction.ts';
+import { DomainError, fold } from '../../src/aggregates/decider.ts';
+import {
+  type TransactionCommand,
+  type TransactionEvent,
+  transaction,
+} from '../../src/aggregates/transaction.ts';
 import { type CommandDeps, handleCommand } from '../../src/commands/command-handler.ts';
 import { PostgresEventStore } from '../../src/events/postgres-event-store.ts';
 import { createEventRegistry } from '../../src/events/registry.ts';
@@ -10,7 +16,14 @@ import { asyncProjections, inlineProjections } from '../../src/projections/index
 import { ProjectionRunner } from '../../src/projections/projection-runner.ts';
 import { summaryProjection } from '../../src/projections/summary.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
-import { type ChargeKind, commandOf, reserveCommand } from '../support/transactions.ts';
+import {
+  type ChargeKind,
+  chargeKind,
+  commandOf,
+  commandOfStep,
+  randomStep,
+  reserveCommand,
+} from '../support/transactions.ts';
 
 const metadata = { actor: 'system:test', request_id: 'req_summary' };
 
@@ -26,6 +39,27 @@ async function table(t: TestDatabase) {
            created_at, created_day::text as created_day, paid_at, paid_day::text as paid_day, updated_at,
            sequence::text as sequence
     from summary_transactions order by transaction_id`.execute(t.db);
+  return rows;
+}
+
+/** `summary_daily` as stored, without groups every charge has left (all four sums back at zero). */
+async function rollup(t: TestDatabase) {
+  const { rows } = await sql<Record<string, unknown>>`
+    select tenant_id, livemode, created_day::text as day, status, created_count::int as n,
+           created_amount::text as amount, paid_count::int as paid_n, paid_amount::text as paid_amount
+    from summary_daily
+    where (created_count, created_amount, paid_count, paid_amount) <> (0, 0, 0, 0)
+    order by 1, 2, 3, 4`.execute(t.db);
+  return rows;
+}
+
+/** The same groups computed from the rows (the oracle the rollup must always equal, migration 0011). */
+async function rollupOfRows(t: TestDatabase) {
+  const { rows } = await sql<Record<string, unknown>>`
+    select tenant_id, livemode, created_day::text as day, status, count(*)::int as n,
+           sum(amount)::text as amount, count(paid_at)::int as paid_n,
+           coalesce(sum(amount) filter (where paid_at is not null), 0)::text as paid_amount
+    from summary_transactions group by 1, 2, 3, 4 order by 1, 2, 3, 4`.execute(t.db);
   return rows;
 }
 
@@ -112,8 +146,10 @@ describe('summary read model (SPEC 4.14; DESIGN.md "Avoid hot rows")', () => {
     assert.equal(byId.get(test_)?.livemode, false);
 
     // Replaying the log from scratch reproduces the table byte for byte (times come from the events).
+    assert.deepEqual(await rollup(t), await rollupOfRows(t));
     await runner.rebuild(summaryProjection);
     assert.deepEqual(await table(t), rows);
+    assert.deepEqual(await rollup(t), await rollupOfRows(t));
   });
 
   test('later events move the status; a repeated catch-up changes nothing', async () => {
@@ -134,8 +170,57 @@ describe('summary read model (SPEC 4.14; DESIGN.md "Avoid hot rows")', () => {
     assert.equal(expired?.status, 'expired');
     assert.equal(expired?.paid_at, null);
     const before = await table(t);
+    assert.deepEqual(await rollup(t), await rollupOfRows(t));
     await runner.rebuild(summaryProjection);
     assert.deepEqual(await table(t), before);
+    assert.deepEqual(await rollup(t), await rollupOfRows(t));
+  });
+
+  test('property: the daily rollup always equals the rows it sums, event by event or in batches', async () => {
+    const tolerant = async (id: string, command: TransactionCommand) => {
+      try {
+        await run(id, command);
+      } catch (error) {
+        if (!(error instanceof DomainError)) throw error;
+      }
+    };
+    const charge = fc.record({
+      kind: chargeKind,
+      amount: fc.integer({ min: 1, max: 5_000_000 }),
+      steps: fc.array(randomStep, { maxLength: 8 }),
+    });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(charge, { minLength: 1, maxLength: 4 }),
+        fc.integer({ min: 1, max: 9 }),
+        async (charges, batchSize) => {
+          for (const c of charges) {
+            const id = newId('txn');
+            // Reservations spread over a few Sao Paulo days, including around midnight (03:00 UTC).
+            clock += 5 * 3_600_000;
+            await tolerant(id, reserve(id, c.kind, c.amount));
+            for (const step of c.steps) {
+              clock += step.advanceSeconds * 1000;
+              const current = fold(
+                transaction,
+                (await store.read(`transaction-${id}`)).map(
+                  (r) => deps.registry.decode(r) as TransactionEvent,
+                ),
+              ).status;
+              await tolerant(id, commandOfStep(step, id, c.kind, current));
+            }
+          }
+          // Catch-up in runs of `batchSize` events: 1 applies each event alone (`handle`), more uses `handleBatch`.
+          await runner.catchUpTogether([summaryProjection], undefined, batchSize);
+          assert.deepEqual(await rollup(t), await rollupOfRows(t));
+        },
+      ),
+      { numRuns: 20 },
+    );
+    const expected = await rollup(t);
+    assert.ok(expected.length > 5);
+    await runner.rebuildAll([summaryProjection], undefined, 50);
+    assert.deepEqual(await rollup(t), expected);
   });
 
   test('indexes serve the summary window per tenant and globally', async () => {
@@ -146,6 +231,12 @@ describe('summary read model (SPEC 4.14; DESIGN.md "Avoid hot rows")', () => {
     assert.deepEqual(
       rows.map((r) => r.indexname),
       ['summary_transactions_created', 'summary_transactions_pkey', 'summary_transactions_tenant'],
+    );
+    const daily = await sql<{ indexname: string }>`
+      select indexname from pg_indexes where tablename = 'summary_daily' order by indexname`.execute(t.db);
+    assert.deepEqual(
+      daily.rows.map((r) => r.indexname),
+      ['summary_daily_day', 'summary_daily_pkey'],
     );
   });
 });

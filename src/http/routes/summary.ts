@@ -1,6 +1,7 @@
-import { sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { z } from 'zod';
 import { saoPauloDate, TRANSACTION_STATUSES, type TransactionStatus } from '../../aggregates/transaction.ts';
+import type { Database } from '../../db/schema.ts';
 import { requireTenantInTree, treeRoot } from '../admin-scope.ts';
 import { sessionPrincipal } from '../auth.ts';
 import type { AppContext } from '../context.ts';
@@ -86,9 +87,70 @@ function datesBetween(first: string, last: string): string[] {
   }
 }
 
+/** `column` lies in the subtree rooted at `root` (every tenant when undefined). */
+function inScope(root: string | undefined, column: string): RawBuilder<boolean> {
+  return root === undefined
+    ? sql<boolean>`true`
+    : sql<boolean>`${sql.ref(column)} in (select id from tenants where ancestor_ids @> array[${root}]::text[])`;
+}
+
+/**
+ * Counts and sums per (creation day, status) over the window `[from, now]`: the whole days after the
+ * window's first (Sao Paulo) day from the `summary_daily` rollup, the first day's part from the window's
+ * start from `summary_transactions`, less any row the rollup holds that was created after `now` (a charge
+ * reserved while this request runs). At most one day of single rows is read, whatever `days` is.
+ * Exported for the B5 benchmark's bare-SQL reference.
+ */
+export function windowTotalsQuery(root: string | undefined, livemode: boolean, from: Date, now: Date) {
+  const firstDay = saoPauloDate(from);
+  const lastDay = saoPauloDate(now);
+  const single = (signValue: 1 | -1) => {
+    const sign = sql.lit(signValue);
+    return sql`
+      select created_day, status, ${sign}::bigint as n, ${sign} * amount as amount,
+             case when paid_at is null then 0 else ${sign} end as paid_n,
+             case when paid_at is null then 0 else ${sign} * amount end as paid_amount
+      from summary_transactions
+      where ${inScope(root, 'summary_transactions.tenant_id')} and livemode = ${livemode}`;
+  };
+  return sql<{
+    day: string;
+    status: TransactionStatus;
+    n: string;
+    amount: string;
+    paid_n: string;
+    paid_amount: string;
+  }>`
+    select created_day::text as day, status, sum(n) as n, sum(amount) as amount, sum(paid_n) as paid_n,
+           sum(paid_amount) as paid_amount
+    from (
+      select created_day, status, created_count as n, created_amount as amount, paid_count as paid_n, paid_amount
+      from summary_daily
+      where ${inScope(root, 'summary_daily.tenant_id')} and livemode = ${livemode}
+        and created_day > ${firstDay}::date and created_day <= ${lastDay}::date
+      union all
+      ${single(1)}
+        and created_at >= ${from} and created_at <= ${now}
+        and created_at < (${firstDay}::date + 1)::timestamp at time zone 'America/Sao_Paulo'
+      union all
+      ${single(-1)}
+        and created_at > ${now} and created_day > ${firstDay}::date and created_day <= ${lastDay}::date
+    ) parts
+    group by created_day, status`;
+}
+
+/** Tenants of the subtree per status (the registry now, whatever the window). */
+export function tenantCountsQuery(db: Kysely<Database>, root: string | undefined) {
+  return db
+    .selectFrom('tenants')
+    .where(inScope(root, 'tenants.id'))
+    .select(['status', sql<string>`count(*)`.as('n')])
+    .groupBy('status');
+}
+
 /**
  * `GET /admin/summary` (SPEC 4.14; scope as SPEC 5.7 "Read transactions"). Reads the async
- * `summary_transactions` table (may trail writes by a moment) and the current `tenants` registry.
+ * `summary_daily` rollup and `summary_transactions` (may trail writes by a moment) and the current `tenants` registry.
  */
 export function registerSummaryRoutes(app: HttpServer, ctx: AppContext): void {
   app.get(
@@ -111,34 +173,8 @@ export function registerSummaryRoutes(app: HttpServer, ctx: AppContext): void {
       const now = ctx.now();
       const from = new Date(now.getTime() - days * DAY_MS);
 
-      const inScope = (column: string) =>
-        root === undefined
-          ? sql<boolean>`true`
-          : sql<boolean>`${sql.ref(column)} in (select id from tenants where ancestor_ids @> array[${root}]::text[])`;
-
-      const rows = await ctx.db
-        .selectFrom('summary_transactions')
-        .where(inScope('summary_transactions.tenant_id'))
-        .where('livemode', '=', livemode)
-        .where('created_at', '>=', from)
-        .where('created_at', '<=', now)
-        .select([
-          sql<string>`created_day::text`.as('day'),
-          'status',
-          sql<string>`count(*)`.as('n'),
-          sql<string>`coalesce(sum(amount), 0)`.as('amount'),
-          sql<string>`count(paid_at)`.as('paid_n'),
-          sql<string>`coalesce(sum(amount) filter (where paid_at is not null), 0)`.as('paid_amount'),
-        ])
-        .groupBy(['created_day', 'status'])
-        .execute();
-
-      const tenantRows = await ctx.db
-        .selectFrom('tenants')
-        .where(inScope('tenants.id'))
-        .select(['status', sql<string>`count(*)`.as('n')])
-        .groupBy('status')
-        .execute();
+      const { rows } = await windowTotalsQuery(root, livemode, from, now).execute(ctx.db);
+      const tenantRows = await tenantCountsQuery(ctx.db, root).execute();
 
       const statusCounts = Object.fromEntries(TRANSACTION_STATUSES.map((s) => [s, 0])) as Record<
         TransactionStatus,

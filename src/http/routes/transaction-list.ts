@@ -52,7 +52,7 @@ type Filters = z.infer<typeof publicQuery>;
 
 type Row = Selectable<TransactionsTable>;
 
-interface Scope {
+export interface Scope {
   /** The tenant the list is rooted at; undefined = unrestricted (super_admin). */
   root: string | undefined;
   /** Whether the root's descendants are included. */
@@ -71,25 +71,34 @@ function filtersOf(q: Omit<Filters, 'include_descendants'>): RawBuilder<unknown>
   return where;
 }
 
-/** SPEC 4.3: newest first (created_at desc, id desc), one mode, the optional filters; count = page size. */
-async function listTransactions(ctx: AppContext, scope: Scope, q: Omit<Filters, 'include_descendants'>) {
+export type ListFilters = Omit<Filters, 'include_descendants'>;
+
+/**
+ * SPEC 4.3: newest first (created_at desc, id desc), one mode, the optional filters. Exported for the B3
+ * benchmark's bare-SQL reference.
+ */
+export function listQuery(scope: Scope, q: ListFilters): RawBuilder<Row> {
   const { root, subtree, livemode } = scope;
   const where = [sql`x.livemode = ${livemode}`, ...filtersOf(q)];
   if (root !== undefined && !subtree) where.push(sql`x.tenant_id = ${root}`);
   const order = sql`order by created_at desc, id desc`;
   // A subtree is read tenant by tenant, each through its own index with its own limit, then merged: one
   // filter over the whole subtree made PostgreSQL scan and sort every charge of it (BENCHMARKS.md B3).
-  const { rows } =
-    root !== undefined && subtree
-      ? await sql<Row>`
-          select t.* from tenants s cross join lateral (
-            select x.* from transactions x where x.tenant_id = s.id and ${sql.join(where, sql` and `)}
-            ${order} limit ${q.offset + q.limit}) t
-          where s.ancestor_ids @> array[${root}]::text[]
-          order by t.created_at desc, t.id desc limit ${q.limit} offset ${q.offset}`.execute(ctx.db)
-      : await sql<Row>`
-          select x.* from transactions x where ${sql.join(where, sql` and `)}
-          ${order} limit ${q.limit} offset ${q.offset}`.execute(ctx.db);
+  return root !== undefined && subtree
+    ? sql<Row>`
+        select t.* from tenants s cross join lateral (
+          select x.* from transactions x where x.tenant_id = s.id and ${sql.join(where, sql` and `)}
+          ${order} limit ${q.offset + q.limit}) t
+        where s.ancestor_ids @> array[${root}]::text[]
+        order by t.created_at desc, t.id desc limit ${q.limit} offset ${q.offset}`
+    : sql<Row>`
+        select x.* from transactions x where ${sql.join(where, sql` and `)}
+        ${order} limit ${q.limit} offset ${q.offset}`;
+}
+
+/** The page of `listQuery` as views; count = page size. */
+async function listTransactions(ctx: AppContext, scope: Scope, q: ListFilters) {
+  const { rows } = await listQuery(scope, q).execute(ctx.db);
   // One query for every cost-center name of the page.
   const names = await costCenterNames(
     ctx,
