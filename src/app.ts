@@ -10,6 +10,7 @@ import { PostgresEventStore } from './events/postgres-event-store.ts';
 import { createEventRegistry } from './events/registry.ts';
 import { createApiKeyAuthenticator } from './http/api-key-auth.ts';
 import type { AppContext } from './http/context.ts';
+import { InFlight } from './http/in-flight.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
 import { buildHttpServer, type HttpServer } from './http/server.ts';
 import { createSessionAuthenticator } from './http/session-auth.ts';
@@ -135,9 +136,11 @@ export async function createGateway(
     if (opts.bootstrap !== false && simulatorEnabled(config)) {
       await bootstrapSimulator(providerDeps(ctx), logger);
     }
+    const inFlight = new InFlight();
     const http = await buildHttpServer({
       ctx,
       authenticators: { api_key: createApiKeyAuthenticator(ctx), session: createSessionAuthenticator(ctx) },
+      inFlight,
     });
     return {
       config,
@@ -152,6 +155,10 @@ export async function createGateway(
       firstAdmin,
       async close() {
         await http.close();
+        // A charge whose client left mid-request still finishes (and records its outcome) before the pools close.
+        if (!(await inFlight.drained(config.SHUTDOWN_TIMEOUT_MS))) {
+          logger.warn({ running: inFlight.size }, 'shutdown timeout: closing with requests still running');
+        }
         await close();
       },
     };

@@ -158,6 +158,8 @@ const schema = z
     WEBHOOK_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(4),
     /** Deliveries one worker sends at the same time. */
     WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(32),
+    /** On SIGTERM/SIGINT: how long requests already running (even if their client left) may take to finish. */
+    SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
   })
   .refine((c) => !c.BOOTSTRAP_ADMIN_EMAIL === !c.BOOTSTRAP_ADMIN_PASSWORD, {
     message: 'set both BOOTSTRAP_ADMIN_EMAIL and BOOTSTRAP_ADMIN_PASSWORD, or neither',

@@ -14,6 +14,7 @@ import { installCors } from './cors.ts';
 import { installErrorHandling, sendError } from './error-handler.ts';
 import { ApiError } from './errors.ts';
 import { registerHttpMetrics } from './http-metrics.ts';
+import type { InFlight } from './in-flight.ts';
 import { BODY_LIMIT, useStrictJsonBodies } from './json-body.ts';
 import { describeRoutes, registerOpenApi } from './openapi.ts';
 import { registerApiKeyRoutes } from './routes/api-keys.ts';
@@ -38,6 +39,8 @@ import { registerWebhookEndpointRoutes } from './routes/webhook-endpoints.ts';
 export interface HttpDeps {
   ctx: AppContext;
   authenticators: { api_key: Authenticator<ApiKeyPrincipal>; session: Authenticator<SessionPrincipal> };
+  /** Counts every route handler until it settles, so shutdown can wait for them (src/http/in-flight.ts). */
+  inFlight?: InFlight;
 }
 
 export function createFastify(logger: Logger) {
@@ -67,8 +70,17 @@ export type HttpServer = ReturnType<typeof createFastify>;
  * parsed) the route's credential, the per-actor rate limit, scopes or roles, and the Idempotency-Key header;
  * then strict JSON and the zod schema; every failure leaves as the SPEC 7 envelope.
  */
-export async function buildHttpServer({ ctx, authenticators }: HttpDeps): Promise<HttpServer> {
+export async function buildHttpServer({ ctx, authenticators, inFlight }: HttpDeps): Promise<HttpServer> {
   const app = createFastify(ctx.logger);
+  if (inFlight) {
+    app.addHook('onRoute', (route) => {
+      const handler = route.handler;
+      route.handler = function tracked(request, reply) {
+        const result = handler.call(this, request, reply);
+        return result instanceof Promise ? inFlight.track(result) : result;
+      };
+    });
+  }
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   useStrictJsonBodies(app);
