@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { benchAppend } from './append.ts';
 import { benchCatchup } from './catchup.ts';
 import { benchCreatePix, type HttpBenchOptions } from './create-pix.ts';
+import { parseFlags, UsageError } from './flags.ts';
 import { benchList } from './list.ts';
 import { benchRebuild } from './rebuild.ts';
 import { benchReplay } from './replay.ts';
@@ -90,8 +91,6 @@ const FLAGS: Record<string, string> = {
   duration: 'BENCH_DURATION',
 };
 
-class UsageError extends Error {}
-
 function httpRole(role: string): HttpBenchOptions['role'] {
   if (role !== 'api' && role !== 'all') throw new UsageError(`--role must be api or all, got ${role}`);
   return role;
@@ -102,36 +101,10 @@ function parse(argv: readonly string[]): {
   opts: BenchOptions;
   http: HttpBenchOptions;
 } {
-  const values = new Map<string, string>();
-  for (const [flag, env] of Object.entries(FLAGS)) {
-    const v = process.env[env];
-    if (v !== undefined && v !== '') values.set(flag, v);
-  }
-  let name: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    if (arg.startsWith('--')) {
-      const [flag, inline] = arg.slice(2).split('=', 2) as [string, string | undefined];
-      if (!(flag in FLAGS)) throw new UsageError(`unknown flag --${flag}`);
-      const value = inline ?? argv[++i];
-      if (value === undefined) throw new UsageError(`--${flag} needs a value`);
-      values.set(flag, value);
-    } else if (name === undefined) {
-      name = arg;
-    } else {
-      throw new UsageError(`unexpected argument ${arg}`);
-    }
-  }
-  const int = (flag: string, fallback: number, min: number, max: number): number => {
-    const raw = values.get(flag);
-    if (raw === undefined) return fallback;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max) {
-      throw new UsageError(`--${flag} must be an integer in ${min}..${max}, got ${raw}`);
-    }
-    return n;
-  };
-  const readBatches = (values.get('read-batches') ?? '1000,5000').split(',').map((s) => {
+  const flags = parseFlags(argv, FLAGS);
+  const { name } = flags;
+  const int = flags.int;
+  const readBatches = (flags.get('read-batches') ?? '1000,5000').split(',').map((s) => {
     const n = Number(s.trim());
     if (!Number.isInteger(n) || n < 1 || n > 100_000) throw new UsageError(`bad --read-batches entry ${s}`);
     return n;
@@ -147,18 +120,18 @@ function parse(argv: readonly string[]): {
       events: int('events', 200_000, 1, 5_000_000),
       appendBatch: int('append-batch', 500, 1, 10_000),
       readBatches,
-      pgbench: values.get('pgbench') ?? '/usr/bin/pgbench',
-      out: values.get('out'),
+      pgbench: flags.get('pgbench') ?? '/usr/bin/pgbench',
+      out: flags.get('out'),
       rate: int('rate', 500, 1, 5_000),
       tenants: int('tenants', 12, 1, 10_000),
       transactions: int('transactions', 1_100_000, 1, 100_000_000),
       primary: int('primary', 1_000_000, 0, 100_000_000),
-      reuse: values.get('reuse'),
+      reuse: flags.get('reuse'),
       keep: int('keep', 0, 0, 1) === 1,
       concurrency: int('concurrency', 4, 1, 256),
       duration: int('duration', 3, 1, 600),
     },
-    http: { role: httpRole(values.get('role') ?? 'api'), cpuProfDir: values.get('cpu-prof') },
+    http: { role: httpRole(flags.get('role') ?? 'api'), cpuProfDir: flags.get('cpu-prof') },
   };
 }
 
@@ -172,7 +145,7 @@ async function main(): Promise<number> {
     return 2;
   }
   const { name, opts, http } = parsed;
-  if (name === undefined || name === 'help' || name === '--help') {
+  if (name === undefined || name === 'help') {
     console.log(USAGE);
     return name === undefined ? 2 : 0;
   }

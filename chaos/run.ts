@@ -4,6 +4,8 @@
  * servers of its own), stops by itself, prints a verdict table and exits 1 when its invariant fails.
  * RELIABILITY.md records the latest figures with the exact commands.
  */
+
+import { parseFlags, UsageError } from '../bench/flags.ts';
 import { runF1 } from './f1-sigkill.ts';
 import { runF2 } from './f2-postgres.ts';
 import { runF3 } from './f3-redis.ts';
@@ -54,38 +56,8 @@ const SCENARIOS: Record<string, (opts: ChaosOptions) => Promise<boolean>> = {
   'f5-bad-input': runF5,
 };
 
-class UsageError extends Error {}
-
 function parse(argv: readonly string[]): { name: string | undefined; opts: ChaosOptions } {
-  const values = new Map<string, string>();
-  for (const [flag, env] of Object.entries(FLAGS)) {
-    const v = process.env[env];
-    if (v !== undefined && v !== '') values.set(flag, v);
-  }
-  let name: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    if (arg.startsWith('--')) {
-      const [flag, inline] = arg.slice(2).split('=', 2) as [string, string | undefined];
-      if (!(flag in FLAGS)) throw new UsageError(`unknown flag --${flag}`);
-      const value = inline ?? argv[++i];
-      if (value === undefined) throw new UsageError(`--${flag} needs a value`);
-      values.set(flag, value);
-    } else if (name === undefined) {
-      name = arg;
-    } else {
-      throw new UsageError(`unexpected argument ${arg}`);
-    }
-  }
-  const int = (flag: string, fallback: number, min: number, max: number): number => {
-    const raw = values.get(flag);
-    if (raw === undefined) return fallback;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max) {
-      throw new UsageError(`--${flag} must be an integer in ${min}..${max}, got ${raw}`);
-    }
-    return n;
-  };
+  const { name, int } = parseFlags(argv, FLAGS);
   return {
     name,
     opts: {
@@ -114,7 +86,7 @@ async function main(): Promise<number> {
     return 2;
   }
   const { name, opts } = parsed;
-  if (name === undefined || name === 'help' || name === '--help') {
+  if (name === undefined || name === 'help') {
     console.log(USAGE);
     return name === undefined ? 2 : 0;
   }
