@@ -77,6 +77,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
              count(paid_at), coalesce(sum(amount) filter (where paid_at is not null), 0)
       from summary_transactions group by tenant_id, livemode, created_day, status`)
     .execute(db);
+  // Fresh statistics, or the planner takes the backfilled table for empty until autovacuum comes by.
+  await sql`analyze summary_daily`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
