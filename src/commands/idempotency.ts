@@ -83,6 +83,9 @@ export type ClaimResult =
   /** A request with the same key and body came before: answer (or complete) `claim.resource_id`. */
   | { first: false; claim: IdempotencyClaim };
 
+/** Claims appended or read back by this process, by stream. */
+const claims = new ImmutableFacts<IdempotencyClaim>(5_000);
+
 /**
  * Claims the key for this request, or finds the earlier claim. Another body, method or route under the same
  * scope and key is `409 idempotency_conflict`. Claim only requests that will succeed (validate first): a claim
@@ -105,6 +108,8 @@ export async function claimIdempotencyKey(
   try {
     const event = registry.encode({ type: 'Idempotency.Claimed', data: claim });
     await deps.store.append(stream, [{ ...event, id: randomUUID(), metadata }], 'no_stream');
+    // In the log for good now: a replay in this process needs no read. A copy, since the cache freezes it.
+    claims.set(deps.store, stream, structuredClone(claim));
     return { first: true, claim };
   } catch (error) {
     if (!(error instanceof WrongExpectedVersionError)) throw error;
@@ -120,8 +125,14 @@ export async function claimIdempotencyKey(
   return { first: false, claim: held };
 }
 
-/** Claims read back (replays), by stream. */
-const claims = new ImmutableFacts<IdempotencyClaim>(5_000);
+/** The claim this process has appended or read back for a scope and key, if any; never reads. */
+export function knownClaim(
+  deps: { store: EventStore },
+  scope: string,
+  key: string,
+): IdempotencyClaim | undefined {
+  return claims.get(deps.store, idempotencyStream(scope, key));
+}
 
 /** The claim held for a scope and key, if any. A claim never changes, so one read back is remembered. */
 export async function readClaim(

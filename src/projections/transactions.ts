@@ -82,12 +82,17 @@ export const transactionsProjection: Projection = {
     const event = decodeTransactionEvent(recorded);
     if (event.type === 'Transaction.Reserved') {
       const d = event.data;
+      // One statement (BENCHMARKS.md "HTTP create and replay", lever a): the row and its snapshot. A
+      // data-modifying CTE always runs to completion whether or not the outer insert reads it, so each
+      // insert happens (or meets its conflict) independently, exactly as two statements would.
       await trx
-        .insertInto('transactions')
-        .values(reservedRow(d, recorded))
-        .onConflict((oc) => oc.column('id').doNothing())
-        .execute();
-      await trx
+        .with('charge', (db) =>
+          db
+            .insertInto('transactions')
+            .values(reservedRow(d, recorded))
+            .onConflict((oc) => oc.column('id').doNothing())
+            .returning('id'),
+        )
         .insertInto('transaction_requests')
         .values(requestRow(d, recorded))
         .onConflict((oc) => oc.column('transaction_id').doNothing())

@@ -46,59 +46,62 @@ export const webhookOutboxProjection: Projection = {
     const status = STATUS_AFTER[event.type];
     if (status === undefined) return;
     const id = event.data.transaction_id;
-    let previous: TransactionStatus | null = null;
-    let charge: { tenant_id: string; livemode: boolean; callback_url: string | null };
-    if (event.type === 'Transaction.Reserved') {
-      const d = event.data;
-      charge = { tenant_id: d.tenant_id, livemode: d.livemode, callback_url: d.callback_url };
-      await trx
-        .insertInto('webhook_charge_states')
-        .values({ transaction_id: id, ...charge, status, sequence: recorded.version })
-        .onConflict((oc) => oc.column('transaction_id').doNothing())
-        .execute();
-    } else {
-      const state = await trx
-        .updateTable('webhook_charge_states as s')
-        .from('webhook_charge_states as old')
-        .set({ status, sequence: recorded.version })
-        .whereRef('old.transaction_id', '=', 's.transaction_id')
-        .where('s.transaction_id', '=', id)
-        .where('s.sequence', '<', String(recorded.version))
-        .returning(['old.status as previous', 's.tenant_id', 's.livemode', 's.callback_url'])
-        .executeTakeFirst();
-      if (!state || state.previous === status) return;
-      previous = state.previous as TransactionStatus;
-      charge = state;
-    }
+    const version = recorded.version;
+    const at = recorded.recordedAt;
+    // The charge's fold and its message in one statement (BENCHMARKS.md "HTTP create and replay", lever a).
+    // `charge` is the row a message needs (tenant, mode, callback_url, status before) or no row at all.
+    // A reservation registers the charge (a replay meets the conflict and changes nothing) and is always
+    // `transaction.created`; any other event moves the fold only forward (`sequence < version`) and reads
+    // the status before from the same statement that writes the new one (the self-join sees the row as
+    // it was when the statement started): no row when the event is stale or the status did not change.
+    const charge =
+      event.type === 'Transaction.Reserved'
+        ? sql`
+      state as (
+        insert into webhook_charge_states (transaction_id, tenant_id, livemode, callback_url, status, sequence)
+        values (${id}, ${event.data.tenant_id}, ${event.data.livemode}, ${event.data.callback_url}, ${status},
+          ${version})
+        on conflict (transaction_id) do nothing),
+      charge as (
+        select ${event.data.tenant_id}::text as tenant_id, ${event.data.livemode}::boolean as livemode,
+          ${event.data.callback_url}::text as callback_url, null::text as previous)`
+        : sql`
+      state as (
+        update webhook_charge_states as s set status = ${status}, sequence = ${version}
+        from webhook_charge_states as old
+        where old.transaction_id = s.transaction_id and s.transaction_id = ${id} and s.sequence < ${version}
+        returning old.status as previous, s.tenant_id, s.livemode, s.callback_url),
+      charge as (select tenant_id, livemode, callback_url, previous from state where previous <> ${status})`;
 
-    // One statement: the destinations (every enabled endpoint of the tenant in the charge's mode, plus the
+    // Then the destinations (every enabled endpoint of the tenant in the charge's mode, plus the
     // callback_url), the message only when there is at least one (a replay inserts nothing, so nothing
     // follows), and one delivery per destination.
-    const at = recorded.recordedAt;
     await sql`
-      with destinations as (
+      with ${charge},
+      destinations as (
         select 'endpoint' as destination, e.id as endpoint_id, null::text as callback_url
-        from webhook_endpoints e
-        where e.tenant_id = ${charge.tenant_id} and e.mode = ${charge.livemode ? 'live' : 'test'}
+        from charge c join webhook_endpoints e
+          on e.tenant_id = c.tenant_id and e.mode = case when c.livemode then 'live' else 'test' end
           and e.enabled and e.deleted_at is null
         union all
-        select 'callback', null, ${charge.callback_url}::text where ${charge.callback_url}::text is not null),
+        select 'callback', null, c.callback_url from charge c where c.callback_url is not null),
       message as (
         insert into webhook_messages (id, event_id, type, tenant_id, livemode, transaction_id, sequence,
           status, previous_status, occurred_at, snapshot, body)
         select ${webhookMessageId(recorded.id)}, ${recorded.id},
-          ${previous === null ? 'transaction.created' : 'transaction.updated'}, ${charge.tenant_id},
-          ${charge.livemode}, ${id}, ${recorded.version}, ${status}, ${previous}, ${at},
+          ${event.type === 'Transaction.Reserved' ? 'transaction.created' : 'transaction.updated'}, c.tenant_id,
+          c.livemode, ${id}, ${version}, ${status}, c.previous, ${at},
           -- Inline, the transactions projection has just written this version in this transaction: a copy
           -- spares the worker a stream read. Async (EventStoreDB) the row may be ahead: then null.
-          (select to_jsonb(t) from transactions t where t.id = ${id} and t.sequence = ${recorded.version}),
+          (select to_jsonb(t) from transactions t where t.id = ${id} and t.sequence = ${version}),
           null
+        from charge c
         where exists (select 1 from destinations)
         on conflict (event_id) do nothing
-        returning id)
+        returning id, tenant_id)
       insert into webhook_deliveries (id, message_id, tenant_id, transaction_id, destination, endpoint_id,
         callback_url, status, attempts, next_attempt_at, created_at, updated_at)
-      select 'whd_' || replace(gen_random_uuid()::text, '-', ''), message.id, ${charge.tenant_id}, ${id},
+      select 'whd_' || replace(gen_random_uuid()::text, '-', ''), message.id, message.tenant_id, ${id},
         d.destination, d.endpoint_id, d.callback_url, 'pending', 0, ${at}, ${at}, ${at}
       from message cross join destinations d`.execute(trx);
   },
