@@ -50,3 +50,39 @@ export async function updateGuarded(
       where t.${sql.ref(key)} = v.${sql.ref(key)} and t.sequence < v.sequence`.execute(trx);
   }
 }
+
+/**
+ * Secondary indexes a `BulkLoad` drops before filling a table from empty and builds back once at the end
+ * (issue 7 B4: one sort per index instead of an index insertion per row). `definitions` maps each index
+ * name to its column list exactly as the table's migration creates it; `restore` builds only the missing
+ * ones and is a catalog read when none is missing.
+ */
+export function droppableIndexes(
+  table: keyof Database & string,
+  definitions: Readonly<Record<string, string>>,
+) {
+  const names = Object.keys(definitions);
+  return {
+    async drop(trx: Transaction<Database>): Promise<void> {
+      for (const name of names) await sql`drop index if exists ${sql.ref(name)}`.execute(trx);
+    },
+    /** Names of the indexes it built. */
+    async restore(trx: Transaction<Database>): Promise<string[]> {
+      const { rows } = await sql<{ indexname: string }>`
+        select indexname from pg_indexes
+        where schemaname = current_schema() and tablename = ${table} and indexname = any(${names}::text[])`.execute(
+        trx,
+      );
+      const missing = names.filter((n) => !rows.some((r) => r.indexname === n));
+      if (missing.length === 0) return missing;
+      // One sort per index; the default 64 MB spills a multi-million-row sort to disk.
+      await sql`set local maintenance_work_mem = '256MB'`.execute(trx);
+      for (const name of missing) {
+        await sql`create index if not exists ${sql.ref(name)} on ${sql.table(table)} ${sql.raw(
+          definitions[name] as string,
+        )}`.execute(trx);
+      }
+      return missing;
+    },
+  };
+}

@@ -8,7 +8,7 @@ import {
   START,
 } from '../events/event-store.ts';
 import { projectionLagSeconds, projectionPosition } from '../metrics.ts';
-import { applyEvents, type Projection } from './projection.ts';
+import { applyEvents, type BulkLoader, type Projection } from './projection.ts';
 
 export interface RunnerOptions {
   batchSize?: number;
@@ -56,6 +56,8 @@ export class ProjectionRunner {
   private lastAppendAt = 0;
   private loops: Promise<void>[] = [];
   private unsubscribe: (() => void) | undefined;
+  /** Projections whose `bulkLoad.restore` this runner has run since it last began a bulk load of them. */
+  private readonly restored = new Set<string>();
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -73,6 +75,7 @@ export class ProjectionRunner {
    * instance holds the projection).
    */
   async step(projection: Projection): Promise<number> {
+    await this.ensureRestored(projection);
     const from = await readCheckpoint(this.db, projection.name);
     const batch = await this.store.readAll(from, this.batchSize);
     const first = batch[0];
@@ -120,6 +123,7 @@ export class ProjectionRunner {
    * the log is not yet readable (an older transaction still open) or another instance holds the lock.
    */
   async catchUp(projection: Projection, onProgress?: (events: number) => void): Promise<number> {
+    await this.ensureRestored(projection);
     const target = await this.store.headCheckpoint();
     let total = 0;
     while (compareCheckpoints(await readCheckpoint(this.db, projection.name), target) < 0) {
@@ -155,6 +159,11 @@ export class ProjectionRunner {
    * applied to every projection (multi-row `handleBatch` where a projection has one; see catchUpTogether).
    * A projection whose checkpoint moved under it (a running instance applied a batch) leaves the shared
    * pass and is finished by its own catch-up.
+   *
+   * A projection with a `bulkLoad` begins it in the reset transaction (e.g. drops its secondary indexes) and
+   * applies the pass through its loader; its `restore` runs when it leaves the pass, before its final
+   * catch-up (`step`), and in any case before this returns or throws. A process killed midway leaves it to
+   * the next `step` of any runner (a start, a catch-up, another rebuild).
    */
   async rebuildAll(
     projections: readonly Projection[],
@@ -162,18 +171,38 @@ export class ProjectionRunner {
     batchSize = 5000,
   ): Promise<number> {
     const ordered = [...projections].sort((a, b) => a.name.localeCompare(b.name));
-    await this.db.transaction().execute(async (trx) => {
+    const loaders = new Map<Projection, BulkLoader>();
+    let total: number;
+    try {
+      await this.db.transaction().execute(async (trx) => {
+        for (const p of ordered) {
+          await sql`select pg_advisory_xact_lock(${lockKey(p.name)})`.execute(trx);
+          await p.reset(trx);
+          await trx
+            .insertInto('projection_checkpoints')
+            .values({ name: p.name, tx: 0, pos: 0, updated_at: this.now() })
+            .onConflict((oc) => oc.column('name').doUpdateSet({ tx: 0, pos: 0, updated_at: this.now() }))
+            .execute();
+          if (p.bulkLoad) {
+            this.restored.delete(p.name);
+            loaders.set(p, await p.bulkLoad.begin(trx));
+          }
+        }
+      });
+      total = await this.pass(ordered, onProgress, batchSize, loaders, true);
+    } catch (error) {
       for (const p of ordered) {
-        await sql`select pg_advisory_xact_lock(${lockKey(p.name)})`.execute(trx);
-        await p.reset(trx);
-        await trx
-          .insertInto('projection_checkpoints')
-          .values({ name: p.name, tx: 0, pos: 0, updated_at: this.now() })
-          .onConflict((oc) => oc.column('name').doUpdateSet({ tx: 0, pos: 0, updated_at: this.now() }))
-          .execute();
+        try {
+          await this.ensureRestored(p);
+        } catch (restoreError) {
+          this.opts.onError?.(p.name, restoreError);
+        }
       }
-    });
-    return this.catchUpTogether(ordered, onProgress, batchSize);
+      throw error;
+    }
+    // Already done by the pass's final catch-ups; kept explicit: a rebuild never returns without it.
+    for (const p of ordered) await this.ensureRestored(p);
+    return total;
   }
 
   /**
@@ -186,6 +215,21 @@ export class ProjectionRunner {
     projections: readonly Projection[],
     onProgress?: (events: number) => void,
     batchSize = 5000,
+  ): Promise<number> {
+    for (const p of projections) await this.ensureRestored(p);
+    return this.pass(projections, onProgress, batchSize, new Map(), false);
+  }
+
+  /**
+   * catchUpTogether's pass; in a rebuild (`rebuilding`), a projection with a loader applies its batches
+   * through it, and the batches commit without waiting for the WAL flush.
+   */
+  private async pass(
+    projections: readonly Projection[],
+    onProgress: ((events: number) => void) | undefined,
+    batchSize: number,
+    loaders: ReadonlyMap<Projection, BulkLoader>,
+    rebuilding: boolean,
   ): Promise<number> {
     const ordered = [...projections].sort((a, b) => a.name.localeCompare(b.name));
     const target = await this.store.headCheckpoint();
@@ -200,56 +244,145 @@ export class ProjectionRunner {
     const largest = [...groups.values()].sort((a, b) => b.members.length - a.members.length)[0];
     let shared = largest?.members ?? [];
     const dropped = ordered.filter((p) => !shared.includes(p));
-    let from: Checkpoint = largest?.from ?? { ...START };
-    let total = 0;
-    // The next batch is read while the current one is applied (another connection), and each projection
-    // applies a batch in its own transaction, in parallel: the database works while this process decodes.
-    const read = (after: Checkpoint) => {
-      const pending = this.store.readAll(after, batchSize);
-      pending.catch(() => {});
-      return pending;
-    };
-    let next = shared.length > 0 && compareCheckpoints(from, target) < 0 ? read(from) : undefined;
-    while (next && shared.length > 0 && compareCheckpoints(from, target) < 0) {
-      const batch = await next;
-      const last = batch.at(-1);
-      if (!last) {
-        await new Promise((r) => setTimeout(r, 10));
-        next = read(from);
-        continue;
+    const from: Checkpoint = largest?.from ?? { ...START };
+    // A loader must see the whole log: none for a pass that does not start at the beginning.
+    const using = compareCheckpoints(from, START) === 0 ? loaders : new Map<Projection, BulkLoader>();
+    // The log is read once, in batches, ahead of the projections (another connection). Each projection
+    // applies the batches in order, each in its own transaction with its checkpoint, at its own pace up to
+    // AHEAD batches in front of the slowest: no barrier after each batch, so this process prepares the next
+    // batch of one projection while the database applies another's.
+    const AHEAD = 2;
+    const batches = new Map<number, Promise<RecordedEvent[]>>();
+    const sizes = new Map<number, number>();
+    let read = 0;
+    let lastRead: Promise<RecordedEvent[]> | undefined;
+    const readAfter = async (after: Checkpoint): Promise<RecordedEvent[]> => {
+      while (compareCheckpoints(after, target) < 0) {
+        const batch = await this.store.readAll(after, batchSize);
+        if (batch.length > 0) return batch;
+        await new Promise((r) => setTimeout(r, 10)); // not readable yet: an older transaction is open
       }
-      next = compareCheckpoints(last.checkpoint, target) < 0 ? read(last.checkpoint) : undefined;
-      const since = from;
-      const outcomes = await Promise.all(
-        shared.map((p) =>
-          this.db.transaction().execute(async (trx) => {
-            await sql`select pg_advisory_xact_lock(${lockKey(p.name)})`.execute(trx);
-            await trx
-              .insertInto('projection_checkpoints')
-              .values({ name: p.name, tx: 0, pos: 0, updated_at: this.now() })
-              .onConflict((oc) => oc.column('name').doNothing())
-              .execute();
-            const current = await readCheckpoint(trx, p.name);
-            if (compareCheckpoints(current, since) !== 0) return false;
-            await applyEvents(p, batch, trx);
-            await trx
-              .updateTable('projection_checkpoints')
-              .set({ tx: last.checkpoint.tx, pos: last.checkpoint.pos, updated_at: this.now() })
-              .where('name', '=', p.name)
-              .execute();
-            return true;
-          }),
-        ),
-      );
-      const applied = shared.filter((_, k) => outcomes[k]);
-      for (const p of shared) if (!applied.includes(p)) dropped.push(p);
-      shared = applied;
-      from = last.checkpoint;
-      total += batch.length;
-      onProgress?.(batch.length);
-    }
+      return [];
+    };
+    /** Batch `k` of the pass; `[]` past the target. Read in order, each after the previous one's end. */
+    const batchAt = (k: number): Promise<RecordedEvent[]> => {
+      for (; read <= k; read++) {
+        const previous = lastRead;
+        const pending = previous
+          ? previous.then((b) => {
+              const last = b.at(-1);
+              return last ? readAfter(last.checkpoint) : [];
+            })
+          : readAfter(from);
+        pending.catch(() => {});
+        batches.set(read, pending);
+        lastRead = pending;
+      }
+      return batches.get(k) as Promise<RecordedEvent[]>;
+    };
+    const active = new Set(shared);
+    const applied = new Map<Projection, number>(shared.map((p) => [p, 0]));
+    let reported = 0;
+    let total = 0;
+    let failed = false;
+    const waiters = new Set<() => void>();
+    const changed = () => {
+      for (const wake of [...waiters]) wake();
+    };
+    const progress = () =>
+      new Promise<void>((resolve) => {
+        const wake = () => {
+          waiters.delete(wake);
+          resolve();
+        };
+        waiters.add(wake);
+      });
+    const slowest = () => Math.min(...[...active].map((p) => applied.get(p) ?? 0));
+    /** Reports (and frees) the batches every projection still in the pass has applied. */
+    const advance = () => {
+      const upTo = active.size > 0 ? slowest() : reported;
+      for (; reported < upTo; reported++) {
+        const events = sizes.get(reported) ?? 0;
+        batches.delete(reported);
+        sizes.delete(reported);
+        total += events;
+        onProgress?.(events);
+      }
+    };
+    const apply = (p: Projection, batch: readonly RecordedEvent[], since: Checkpoint, last: RecordedEvent) =>
+      this.db.transaction().execute(async (trx) => {
+        await sql`select pg_advisory_xact_lock(${lockKey(p.name)})`.execute(trx);
+        await trx
+          .insertInto('projection_checkpoints')
+          .values({ name: p.name, tx: 0, pos: 0, updated_at: this.now() })
+          .onConflict((oc) => oc.column('name').doNothing())
+          .execute();
+        const current = await readCheckpoint(trx, p.name);
+        if (compareCheckpoints(current, since) !== 0) return false;
+        // A rebuild's batch needs no durable commit: lost in a crash, it is lost with its checkpoint, and
+        // the next catch-up applies it again. The pass does not wait for each WAL flush.
+        if (rebuilding) await sql`set local synchronous_commit = off`.execute(trx);
+        await applyEvents(p, batch, trx, using.get(p));
+        await trx
+          .updateTable('projection_checkpoints')
+          .set({ tx: last.checkpoint.tx, pos: last.checkpoint.pos, updated_at: this.now() })
+          .where('name', '=', p.name)
+          .execute();
+        return true;
+      });
+    const run = async (p: Projection) => {
+      let since = from;
+      try {
+        for (let k = 0; !failed; k++) {
+          while (!failed && k - slowest() > AHEAD) await progress();
+          if (failed) return;
+          const batch = await batchAt(k);
+          const last = batch.at(-1);
+          if (!last || failed) return;
+          sizes.set(k, batch.length);
+          batchAt(k + 1); // read ahead while this one is applied
+          if (!(await apply(p, batch, since, last))) {
+            active.delete(p);
+            dropped.push(p);
+            // Whoever moved its checkpoint applies batches the ordinary way: back with what the loader took.
+            await this.ensureRestored(p);
+            return;
+          }
+          since = last.checkpoint;
+          applied.set(p, k + 1);
+          advance();
+          changed();
+        }
+      } catch (error) {
+        failed = true;
+        throw error;
+      } finally {
+        changed();
+      }
+    };
+    // Settled, not all: after a failure, no projection is still writing when the caller restores.
+    const outcomes = await Promise.allSettled(shared.map(run));
+    const rejected = outcomes.find((o) => o.status === 'rejected');
+    if (rejected) throw rejected.reason;
+    advance();
+    shared = shared.filter((p) => active.has(p));
     for (const p of [...shared, ...dropped]) await this.catchUp(p);
     return total;
+  }
+
+  /**
+   * Runs a projection's `bulkLoad.restore` (under its advisory lock) unless this runner already did since
+   * it last began a bulk load of it: the first batch a runner applies finds the read model complete even
+   * when a rebuild died after `BulkLoad.begin`.
+   */
+  private async ensureRestored(projection: Projection): Promise<void> {
+    const bulk = projection.bulkLoad;
+    if (!bulk || this.restored.has(projection.name)) return;
+    await this.db.transaction().execute(async (trx) => {
+      await sql`select pg_advisory_xact_lock(${lockKey(projection.name)})`.execute(trx);
+      await bulk.restore(trx);
+    });
+    this.restored.add(projection.name);
   }
 
   start(): void {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
 import { issueApiKey, revokeApiKey } from '../../src/commands/api-keys.ts';
 import type { CommandDeps } from '../../src/commands/command-handler.ts';
 import { authorizeLiveIssuance, authorizeLiveRefresh } from '../../src/commands/live-payments.ts';
@@ -14,7 +15,8 @@ import { PostgresEventStore } from '../../src/events/postgres-event-store.ts';
 import { createEventRegistry } from '../../src/events/registry.ts';
 import { auditProjection, stripSecrets, targetOf } from '../../src/projections/audit.ts';
 import { inlineProjections } from '../../src/projections/index.ts';
-import { ProjectionRunner } from '../../src/projections/projection-runner.ts';
+import type { Projection } from '../../src/projections/projection.ts';
+import { ProjectionRunner, readCheckpoint } from '../../src/projections/projection-runner.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 
 const meta = (request_id: string, actor = 'user:usr_admin') => ({ actor, request_id });
@@ -140,6 +142,108 @@ describe('audit read model (SPEC 4.14, 5.6, 5.7 "Read logs")', () => {
   test('the audit log rebuilds to the same rows from the events', async () => {
     const first = await rows();
     await runner.rebuild(auditProjection);
+    assert.deepEqual(await rows(), first);
+  });
+
+  const indexes = async () =>
+    (
+      await sql<{ indexname: string; indexdef: string }>`
+        select indexname, indexdef from pg_indexes where tablename = 'audit_log' order by indexname`.execute(
+        t.db,
+      )
+    ).rows;
+
+  test('issue 7 B4: rebuildAll (secondary indexes dropped, tenants kept in memory) leaves the same rows and indexes', async () => {
+    const first = await rows();
+    const made = await indexes();
+    assert.equal(made.length, 5, 'the primary key and the four secondary indexes of the migration');
+    // Batches of 2: attributions inherited across batches (a key's revocation, a session) come from memory.
+    const n = await runner.rebuildAll([auditProjection], undefined, 2);
+    assert.ok(n > 0);
+    assert.deepEqual(await rows(), first);
+    assert.deepEqual(await indexes(), made);
+  });
+
+  test('issue 7 B4: a rebuild that fails midway builds the indexes back before it throws; a catch-up completes it', async () => {
+    const first = await rows();
+    const made = await indexes();
+    const bulk = auditProjection.bulkLoad;
+    assert.ok(bulk);
+    let batches = 0;
+    const failing: Projection = {
+      ...auditProjection,
+      bulkLoad: {
+        async begin(trx) {
+          const loader = await bulk.begin(trx);
+          return {
+            async handleBatch(events, trx) {
+              if (++batches === 3) throw new Error('rebuild died');
+              await loader.handleBatch(events, trx);
+            },
+          };
+        },
+        restore: bulk.restore,
+      },
+    };
+    const other = new ProjectionRunner(t.db, store, [failing]);
+    await assert.rejects(other.rebuildAll([failing], undefined, 2), /rebuild died/);
+    assert.deepEqual(await indexes(), made);
+    assert.ok((await rows()).length < first.length, 'the rebuild stopped midway');
+    await other.catchUp(auditProjection);
+    assert.deepEqual(await rows(), first);
+  });
+
+  test('issue 7 B4: a rebuild killed after dropping the indexes: the next catch-up or started runner builds them back', async () => {
+    const first = await rows();
+    const made = await indexes();
+    const bulk = auditProjection.bulkLoad;
+    assert.ok(bulk);
+    // What a process killed during the pass leaves: the reset and the dropped indexes committed, some
+    // batches applied through the loader (no lookup), the rest never.
+    const killed = async () => {
+      await t.db.transaction().execute(async (trx) => {
+        await auditProjection.reset(trx);
+        await trx
+          .updateTable('projection_checkpoints')
+          .set({ tx: 0, pos: 0 })
+          .where('name', '=', 'audit_log')
+          .execute();
+        const loader = await bulk.begin(trx);
+        const some = await store.readAll({ tx: 0, pos: 0 }, 5);
+        await loader.handleBatch(some, trx);
+        const last = some.at(-1);
+        assert.ok(last);
+        await trx
+          .updateTable('projection_checkpoints')
+          .set({ tx: last.checkpoint.tx, pos: last.checkpoint.pos })
+          .where('name', '=', 'audit_log')
+          .execute();
+      });
+      assert.deepEqual(
+        (await indexes()).map((i) => i.indexname),
+        ['audit_log_pkey'],
+      );
+    };
+
+    await killed();
+    await new ProjectionRunner(t.db, store, [auditProjection]).catchUp(auditProjection);
+    assert.deepEqual(await indexes(), made);
+    assert.deepEqual(await rows(), first);
+
+    await killed();
+    const started = new ProjectionRunner(t.db, store, [auditProjection], { idleMs: 5 });
+    started.start();
+    try {
+      const head = await store.headCheckpoint();
+      for (let i = 0; i < 2000; i++) {
+        const at = await readCheckpoint(t.db, 'audit_log');
+        if (at.tx === head.tx && at.pos === head.pos) break;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    } finally {
+      await started.stop();
+    }
+    assert.deepEqual(await indexes(), made);
     assert.deepEqual(await rows(), first);
   });
 

@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import type { NewEvent } from '../../src/events/event-store.ts';
+import { type NewEvent, START } from '../../src/events/event-store.ts';
 import { PostgresEventStore } from '../../src/events/postgres-event-store.ts';
 import { metrics } from '../../src/metrics.ts';
+import type { Projection } from '../../src/projections/projection.ts';
 import { ProjectionRunner, readCheckpoint } from '../../src/projections/projection-runner.ts';
 import { streamCatalog } from '../../src/projections/stream-catalog.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
@@ -119,6 +120,80 @@ describe('projection runner (DESIGN.md "Projections")', () => {
     const exposition = await metrics.metrics();
     assert.match(exposition, /calebe_projection_lag_seconds\{projection="live_totals"\} 0/);
     assert.match(exposition, /calebe_projection_position\{projection="live_totals"\} \d+/);
+  });
+
+  test('rebuildAll: projections apply the batches at their own pace; a bulk loader sees the whole log once, in order, and restore runs before it returns', async () => {
+    const store = new PostgresEventStore(t.db);
+    await appendMany(store, 7, 13, 'bulk');
+    const totals = totalsProjection('bulk_totals');
+    const loaded: string[] = [];
+    let begun = 0;
+    let restores = 0;
+    const bulk: Projection = {
+      ...totals,
+      bulkLoad: {
+        async begin() {
+          begun++;
+          return {
+            async handleBatch(events, trx) {
+              for (const e of events) {
+                loaded.push(e.id);
+                await totals.handle(e, trx);
+              }
+            },
+          };
+        },
+        async restore() {
+          restores++;
+        },
+      },
+    };
+    // A slow projection: the other one runs ahead of it (a bounded number of batches); both reach the head.
+    const slowSeen: string[] = [];
+    const slow: Projection = {
+      name: 'slow_everything',
+      eventTypes: [],
+      handlesAll: true,
+      async handle(e) {
+        slowSeen.push(e.id);
+      },
+      async handleBatch(events) {
+        await new Promise((r) => setTimeout(r, 15));
+        slowSeen.push(...events.map((e) => e.id));
+      },
+      async reset() {
+        slowSeen.length = 0;
+      },
+    };
+    const runner = new ProjectionRunner(t.db, store, [bulk, slow]);
+    let progressed = 0;
+    const n = await runner.rebuildAll([bulk, slow], (k) => (progressed += k), 10);
+    const log = await store.readAll(START, 1_000_000);
+    assert.equal(n, log.length);
+    assert.equal(progressed, n);
+    assert.deepEqual(
+      loaded,
+      log.filter((e) => e.type === 'Counter.Incremented').map((e) => e.id),
+    );
+    assert.deepEqual(
+      slowSeen,
+      log.map((e) => e.id),
+    );
+    assert.deepEqual(await diffTotals(t.db), []);
+    assert.equal(begun, 1);
+    assert.equal(restores, 1);
+    const head = log.at(-1)?.checkpoint;
+    assert.deepEqual(await readCheckpoint(t.db, 'bulk_totals'), head);
+    assert.deepEqual(await readCheckpoint(t.db, 'slow_everything'), head);
+    // Catching up afterwards is the ordinary path: no loader, restore already done by this runner.
+    await store.append('bulk-after', [inc(4)], 'any');
+    await runner.catchUp(bulk);
+    assert.equal(loaded.length, log.filter((e) => e.type === 'Counter.Incremented').length);
+    assert.equal(restores, 1);
+    assert.deepEqual(await diffTotals(t.db), []);
+    // A fresh runner (a restarted process) restores before its first batch, even with nothing to apply.
+    await new ProjectionRunner(t.db, store, [bulk]).catchUp(bulk);
+    assert.equal(restores, 2);
   });
 
   test('stream_catalog lists every stream with its category, version and last event type', async () => {
