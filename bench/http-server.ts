@@ -86,14 +86,19 @@ function procCpuSeconds(pid: number): number {
   }
 }
 
-export async function startGatewayProcess(opts: GatewayProcessOptions): Promise<GatewayProcess> {
-  const port = await freePort();
-  const prefix = `calebe:bench:${randomBytes(6).toString('hex')}`;
-  const env: NodeJS.ProcessEnv = {
+/** The environment of a gateway process on a bench database (Redis keys under their own prefix). */
+function serverEnv(
+  databaseUrl: string,
+  pool: number,
+  port: number,
+  prefix: string,
+  extra: Record<string, string>,
+) {
+  return {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
-    DATABASE_URL: opts.databaseUrl,
-    DATABASE_POOL_SIZE: String(opts.pool),
+    DATABASE_URL: databaseUrl,
+    DATABASE_POOL_SIZE: String(pool),
     REDIS_URL,
     REDIS_KEY_PREFIX: prefix,
     RATE_LIMIT_PER_MINUTE: '10000000',
@@ -103,12 +108,22 @@ export async function startGatewayProcess(opts: GatewayProcessOptions): Promise<
     HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',
     BCRYPT_COST: '4',
-  };
-  const printed = await run(['bootstrap'], env);
-  const tenant = /Demo tenant: Demo \((ten_[A-Za-z0-9]+)\)/.exec(printed);
-  const key = /test key key_[A-Za-z0-9]+: (\S+)/.exec(printed);
-  if (!tenant?.[1] || !key?.[1]) throw new Error(`unexpected bootstrap output:\n${printed}`);
+    ...extra,
+  } satisfies NodeJS.ProcessEnv;
+}
 
+export interface ServeOptions extends GatewayProcessOptions {
+  /** Added to (and overriding) the bench environment. */
+  env?: Record<string, string>;
+}
+
+export type ServeProcess = Omit<GatewayProcess, 'tenantId' | 'testKey'>;
+
+/** `calebe serve` as a child process on an existing database, answering on a loopback port of its own. */
+export async function serveProcess(opts: ServeOptions): Promise<ServeProcess> {
+  const port = await freePort();
+  const prefix = `calebe:bench:${randomBytes(6).toString('hex')}`;
+  const env = serverEnv(opts.databaseUrl, opts.pool, port, prefix, opts.env ?? {});
   const nodeArgs = opts.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', opts.cpuProfDir] : [];
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, BIN, 'serve', '--role', opts.role], {
     cwd: ROOT,
@@ -136,8 +151,6 @@ export async function startGatewayProcess(opts: GatewayProcessOptions): Promise<
   return {
     url,
     pid,
-    tenantId: tenant[1],
-    testKey: key[1],
     cpuSeconds: () => procCpuSeconds(pid),
     async stop() {
       if (child.exitCode === null) {
@@ -164,7 +177,16 @@ export async function startGatewayProcess(opts: GatewayProcessOptions): Promise<
   };
 }
 
-/** `uptime`'s load averages, recorded with every run (other sessions share the machine). */
+/** A fresh bench database bootstrapped (`calebe bootstrap`: the Demo tenant and its test key), then served. */
+export async function startGatewayProcess(opts: GatewayProcessOptions): Promise<GatewayProcess> {
+  const env = serverEnv(opts.databaseUrl, opts.pool, 0, 'calebe:bench:bootstrap', {});
+  const printed = await run(['bootstrap'], env);
+  const tenant = /Demo tenant: Demo \((ten_[A-Za-z0-9]+)\)/.exec(printed);
+  const key = /test key key_[A-Za-z0-9]+: (\S+)/.exec(printed);
+  if (!tenant?.[1] || !key?.[1]) throw new Error(`unexpected bootstrap output:\n${printed}`);
+  return { ...(await serveProcess(opts)), tenantId: tenant[1], testKey: key[1] };
+}
+
 export function loadAverage(): string {
   try {
     return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');

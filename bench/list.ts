@@ -6,7 +6,6 @@
  * (the query's own cost). Closed loop, `--concurrency` clients, `--duration` seconds per variant and side,
  * sides alternating; medians over `--runs`. Prints `EXPLAIN (ANALYZE, BUFFERS)` of every variant.
  */
-import type { AddressInfo } from 'node:net';
 import type { Kysely } from 'kysely';
 import pg from 'pg';
 import { Agent, request } from 'undici';
@@ -16,6 +15,7 @@ import { loadConfig } from '../src/config.ts';
 import type { Database } from '../src/db/schema.ts';
 import { type ListFilters, listQuery } from '../src/http/routes/transaction-list.ts';
 import { createLogger } from '../src/logger.ts';
+import { serveProcess } from './http-server.ts';
 import { DOCUMENT_SIGNING_SECRET, type SeededDatabase } from './seed.ts';
 import { type BenchOptions, closedLoop, fmt, median, percentile, printTable } from './support.ts';
 
@@ -42,24 +42,38 @@ export interface VariantResult {
   plan: string;
 }
 
-/** A gateway answering HTTP on a loopback port of its own, over the seeded database. */
+/**
+ * The gateway over the seeded database: `calebe serve --role api` as a child process answering HTTP (as
+ * B1/B2 measure it: the load client's CPU never shares the server's event loop), and an in-process
+ * gateway that never listens, for setup (keys, catch-up, compiling the routes' SQL).
+ */
 export async function benchGateway(
   db: SeededDatabase,
   extra: Record<string, string> = {},
-): Promise<{ gateway: Gateway; base: string }> {
+): Promise<{ gateway: Gateway; base: string; close(): Promise<void> }> {
+  const env = { DOCUMENT_SIGNING_SECRET, ENABLE_SIMULATOR: 'false', ...extra };
   const config = loadConfig({
     DATABASE_URL: db.url,
-    DATABASE_POOL_SIZE: '20',
-    DOCUMENT_SIGNING_SECRET,
+    DATABASE_POOL_SIZE: '4',
     RATE_LIMIT_PER_MINUTE: '10000000',
-    ENABLE_SIMULATOR: 'false',
     LOG_LEVEL: 'warn',
-    ...extra,
+    ...env,
   });
   const gateway = await createGateway(config, createLogger('warn'));
-  await gateway.http.listen({ port: 0, host: '127.0.0.1' });
-  const { port } = gateway.http.server.address() as AddressInfo;
-  return { gateway, base: `http://127.0.0.1:${port}` };
+  try {
+    const server = await serveProcess({ databaseUrl: db.url, pool: 20, role: 'api', env });
+    return {
+      gateway,
+      base: server.url,
+      async close() {
+        await server.stop();
+        await gateway.close();
+      },
+    };
+  } catch (error) {
+    await gateway.close();
+    throw error;
+  }
 }
 
 export function summarize(r: { latencies: number[]; perSecond: number }): SideRun {
@@ -107,7 +121,7 @@ async function variants(pool: pg.Pool, db: SeededDatabase, kysely: Kysely<Databa
 }
 
 export async function benchList(opts: BenchOptions, db: SeededDatabase): Promise<VariantResult[]> {
-  const { gateway, base } = await benchGateway(db);
+  const { gateway, base, close } = await benchGateway(db);
   const pool = new pg.Pool({ connectionString: db.url, max: opts.concurrency });
   const agent = new Agent({ connections: opts.concurrency, keepAliveTimeout: 60_000 });
   try {
@@ -203,6 +217,6 @@ export async function benchList(opts: BenchOptions, db: SeededDatabase): Promise
   } finally {
     await agent.close();
     await pool.end();
-    await gateway.close();
+    await close();
   }
 }

@@ -82,7 +82,7 @@ function variants(db: SeededDatabase, kysely: Kysely<Database>): SummaryVariant[
 }
 
 export async function benchSummary(opts: BenchOptions, db: SeededDatabase): Promise<SummaryResult[]> {
-  const { gateway, base } = await benchGateway(db, {
+  const { gateway, base, close } = await benchGateway(db, {
     BOOTSTRAP_ADMIN_EMAIL: ADMIN.email,
     BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password,
     BCRYPT_COST: '4',
@@ -183,6 +183,6 @@ export async function benchSummary(opts: BenchOptions, db: SeededDatabase): Prom
   } finally {
     await agent.close();
     await pool.end();
-    await gateway.close();
+    await close();
   }
 }
