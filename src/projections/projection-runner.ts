@@ -141,16 +141,19 @@ export class ProjectionRunner {
 
   /** Empties the read model and its checkpoint in one transaction, then replays the whole log into it. */
   async rebuild(projection: Projection, onProgress?: (events: number) => void): Promise<number> {
-    await this.db.transaction().execute(async (trx) => {
-      await sql`select pg_advisory_xact_lock(${lockKey(projection.name)})`.execute(trx);
-      await projection.reset(trx);
-      await trx
-        .insertInto('projection_checkpoints')
-        .values({ name: projection.name, tx: 0, pos: 0, updated_at: this.now() })
-        .onConflict((oc) => oc.column('name').doUpdateSet({ tx: 0, pos: 0, updated_at: this.now() }))
-        .execute();
-    });
+    await this.db.transaction().execute((trx) => this.reset(projection, trx));
     return this.catchUp(projection, onProgress);
+  }
+
+  /** Under the projection's lock: its read model emptied and its checkpoint back at the start. */
+  private async reset(projection: Projection, trx: Transaction<Database>): Promise<void> {
+    await sql`select pg_advisory_xact_lock(${lockKey(projection.name)})`.execute(trx);
+    await projection.reset(trx);
+    await trx
+      .insertInto('projection_checkpoints')
+      .values({ name: projection.name, tx: 0, pos: 0, updated_at: this.now() })
+      .onConflict((oc) => oc.column('name').doUpdateSet({ tx: 0, pos: 0, updated_at: this.now() }))
+      .execute();
   }
 
   /**
@@ -176,13 +179,7 @@ export class ProjectionRunner {
     try {
       await this.db.transaction().execute(async (trx) => {
         for (const p of ordered) {
-          await sql`select pg_advisory_xact_lock(${lockKey(p.name)})`.execute(trx);
-          await p.reset(trx);
-          await trx
-            .insertInto('projection_checkpoints')
-            .values({ name: p.name, tx: 0, pos: 0, updated_at: this.now() })
-            .onConflict((oc) => oc.column('name').doUpdateSet({ tx: 0, pos: 0, updated_at: this.now() }))
-            .execute();
+          await this.reset(p, trx);
           if (p.bulkLoad) {
             this.restored.delete(p.name);
             loaders.set(p, await p.bulkLoad.begin(trx));
