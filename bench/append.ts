@@ -10,13 +10,13 @@ import {
   fmt,
   machine,
   median,
-  onDatabase,
   percentile,
+  pgbenchArgs,
   printRecord,
   printTable,
   runPgbench,
   serverSettings,
-  sleep,
+  settle,
 } from './support.ts';
 
 const SCRIPT = fileURLToPath(new URL('./pgbench-append.sql', import.meta.url));
@@ -131,36 +131,16 @@ async function gatewayRun(
   };
 }
 
-function pgbenchArgs(opts: BenchOptions, tag: string, url: string): string[] {
-  return [
-    '-n',
-    '-c',
-    String(opts.clients),
-    '-j',
-    '2',
-    '-T',
-    String(opts.seconds),
-    '-D',
-    `run=${tag}`,
-    '-f',
-    SCRIPT,
-    url,
-  ];
-}
-
 async function pgbenchRun(
   opts: BenchOptions,
   bench: BenchDatabase,
   tag: string,
   run: number,
 ): Promise<PgbenchRun> {
-  return { run, ...(await runPgbench(opts.pgbench, pgbenchArgs(opts, tag, bench.url), opts.seconds)) };
-}
-
-/** Flushes dirty buffers between runs, so a checkpoint started by one side is not charged to the other. */
-async function settle(bench: BenchDatabase): Promise<void> {
-  await onDatabase(bench.url, 'checkpoint');
-  await sleep(500);
+  return {
+    run,
+    ...(await runPgbench(opts.pgbench, pgbenchArgs(opts, SCRIPT, tag, bench.url), opts.seconds)),
+  };
 }
 
 export async function benchAppend(opts: BenchOptions): Promise<AppendReport> {
@@ -171,7 +151,9 @@ export async function benchAppend(opts: BenchOptions): Promise<AppendReport> {
   try {
     const store = new PostgresEventStore(bench.db);
     console.log(`database ${bench.name}; gateway pool ${opts.pool}`);
-    console.log(`pgbench command: ${opts.pgbench} ${pgbenchArgs(opts, '<tag>', '<database url>').join(' ')}`);
+    console.log(
+      `pgbench command: ${opts.pgbench} ${pgbenchArgs(opts, SCRIPT, '<tag>', '<database url>').join(' ')}`,
+    );
     if (opts.warmup > 0) {
       const w = await gatewayRun(store, bench, 'warmup', 0, opts.clients, opts.warmup);
       console.log(`warm-up (discarded): ${fmt(w.rate)} appends/s`);

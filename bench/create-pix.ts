@@ -15,12 +15,12 @@ import {
   fmt,
   machine,
   median,
-  onDatabase,
+  pgbenchArgs,
   printRecord,
   printTable,
   runPgbench,
   serverSettings,
-  sleep,
+  settle,
 } from './support.ts';
 
 const SCRIPT = fileURLToPath(new URL('./pgbench-create-pix.sql', import.meta.url));
@@ -66,32 +66,9 @@ export interface PgbenchRun {
   load: string;
 }
 
-function pgbenchArgs(opts: BenchOptions, tag: string, url: string): string[] {
-  return [
-    '-n',
-    '-c',
-    String(opts.clients),
-    '-j',
-    '2',
-    '-T',
-    String(opts.seconds),
-    '-D',
-    `run=${tag}`,
-    '-f',
-    SCRIPT,
-    url,
-  ];
-}
-
 async function pgbenchRun(opts: BenchOptions, url: string, tag: string, run: number): Promise<PgbenchRun> {
-  const figures = await runPgbench(opts.pgbench, pgbenchArgs(opts, tag, url), opts.seconds);
+  const figures = await runPgbench(opts.pgbench, pgbenchArgs(opts, SCRIPT, tag, url), opts.seconds);
   return { run, ...figures, load: loadAverage() };
-}
-
-/** Flushes dirty buffers between runs, so a checkpoint started by one side is not charged to the other. */
-export async function settle(bench: BenchDatabase): Promise<void> {
-  await onDatabase(bench.url, 'checkpoint');
-  await sleep(500);
 }
 
 export function describeRun(label: string, r: LoadRun, unit = 'requests/s'): string {
@@ -117,17 +94,24 @@ export interface CreateReport {
   payload: { side: string; events: number; dataBytes: number; metadataBytes: number }[];
 }
 
-export async function benchCreatePix(opts: BenchOptions, http: HttpBenchOptions): Promise<CreateReport> {
+/**
+ * The start of an HTTP benchmark (B1, B2): the machine and server settings printed, a fresh bench database,
+ * a bootstrapped gateway process on it. The caller stops the gateway and drops the database.
+ */
+export async function startHttpBench(
+  title: string,
+  opts: BenchOptions,
+  http: HttpBenchOptions,
+): Promise<{ bench: BenchDatabase; gateway: GatewayProcess }> {
   console.log(
-    `\n## create (B1): POST /v1/pix, ${opts.clients} connections, ${opts.seconds} s per run, ${opts.runs} runs per side`,
+    `\n## ${title}, ${opts.clients} connections, ${opts.seconds} s per run, ${opts.runs} runs per side`,
   );
   printRecord('machine', machine());
   printRecord('postgres', await serverSettings());
   console.log(`load average at start: ${loadAverage()}`);
   const bench = await createBenchDatabase(2);
-  let gateway: GatewayProcess | undefined;
   try {
-    gateway = await startGatewayProcess({
+    const gateway = await startGatewayProcess({
       databaseUrl: bench.url,
       pool: opts.pool,
       role: http.role,
@@ -136,7 +120,37 @@ export async function benchCreatePix(opts: BenchOptions, http: HttpBenchOptions)
     console.log(
       `database ${bench.name}; gateway pid ${gateway.pid} (serve --role ${http.role}, pool ${opts.pool}) at ${gateway.url}`,
     );
-    console.log(`pgbench command: ${opts.pgbench} ${pgbenchArgs(opts, '<tag>', '<database url>').join(' ')}`);
+    return { bench, gateway };
+  } catch (error) {
+    await bench.drop();
+    throw error;
+  }
+}
+
+/** Results-table columns of a load run, after the run number: `<label> 2xx/s`, errors, latency, CPU, load. */
+export function loadRunColumns(label: string): string[] {
+  return [`${label} 2xx/s`, 'non-2xx', 'errors', 'p50', 'p99', 'server CPU', 'client CPU', 'load'];
+}
+
+export function loadRunCells(r: LoadRun): string[] {
+  return [
+    fmt(r.rate),
+    String(r.non2xx),
+    String(r.errors),
+    fmt(r.p50, 2),
+    fmt(r.p99, 2),
+    fmt(r.serverCpuUs),
+    fmt(r.clientCpuUs),
+    r.load,
+  ];
+}
+
+export async function benchCreatePix(opts: BenchOptions, http: HttpBenchOptions): Promise<CreateReport> {
+  const { bench, gateway } = await startHttpBench('create (B1): POST /v1/pix', opts, http);
+  try {
+    console.log(
+      `pgbench command: ${opts.pgbench} ${pgbenchArgs(opts, SCRIPT, '<tag>', '<database url>').join(' ')}`,
+    );
     const keyPrefix = `b1-${randomBytes(4).toString('hex')}`;
     let seq = 0;
     const spec = {
@@ -197,33 +211,12 @@ export async function benchCreatePix(opts: BenchOptions, http: HttpBenchOptions)
     };
     console.log('\nraw runs (latency in ms; CPU in µs per 2xx request):\n');
     printTable(
-      [
-        'run',
-        'gateway 2xx/s',
-        'non-2xx',
-        'errors',
-        'p50',
-        'p99',
-        'server CPU',
-        'client CPU',
-        'load',
-        'pgbench tps',
-        'pgbench lat avg',
-        'pgbench load',
-        'ratio',
-      ],
+      ['run', ...loadRunColumns('gateway'), 'pgbench tps', 'pgbench lat avg', 'pgbench load', 'ratio'],
       runs.map((g, i) => {
         const p = pgbench[i];
         return [
           String(i + 1),
-          fmt(g.rate),
-          String(g.non2xx),
-          String(g.errors),
-          fmt(g.p50, 2),
-          fmt(g.p99, 2),
-          fmt(g.serverCpuUs),
-          fmt(g.clientCpuUs),
-          g.load,
+          ...loadRunCells(g),
           p ? fmt(p.rate) : '-',
           p ? fmt(p.latencyAvg, 2) : '-',
           p ? p.load : '-',
@@ -242,7 +235,7 @@ export async function benchCreatePix(opts: BenchOptions, http: HttpBenchOptions)
     );
     return report;
   } finally {
-    await gateway?.stop();
+    await gateway.stop();
     await bench.drop();
   }
 }

@@ -50,3 +50,26 @@ export function parseFlags(argv: readonly string[], flags: Record<string, string
     },
   };
 }
+
+/**
+ * A runner's command line: its parsed flags with a name, or the exit code to end with after printing the
+ * usage (a usage error or no name: 2; `help`: 0).
+ */
+export function runnerArguments<T extends { name: string | undefined }>(
+  usage: string,
+  parse: (argv: readonly string[]) => T,
+): (T & { name: string }) | number {
+  let parsed: T;
+  try {
+    parsed = parse(process.argv.slice(2));
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`${error.message}\n\n${usage}`);
+    return 2;
+  }
+  if (parsed.name === undefined || parsed.name === 'help') {
+    console.log(usage);
+    return parsed.name === undefined ? 2 : 0;
+  }
+  return parsed as T & { name: string };
+}

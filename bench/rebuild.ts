@@ -1,24 +1,11 @@
-/**
- * Issue 7 B4: `calebe rebuild --all` over the seeded log (1,000,000+ charges' events), run as the command
- * an operator types (a child process of `bin/calebe.js`; its own "N events in S s" line is the figure).
- * Target >= 20,000 events/s. Reference in the same run: reading the same log with the store's readAll SQL
- * on a bare `pg` client, batch 5,000, rows counted and dropped (the floor any replay pays). Runs alternate;
- * medians over `--runs`. Then, once and only with BENCH_REBUILD_EVERY=1: every projection, inline ones included (`transactions`, the webhook
- * outbox, tenants, keys, …), rebuilt in one pass in-process (`ProjectionRunner.rebuildAll`), which
- * `rebuild --all` does not do on the PostgreSQL store (it rebuilds the runner's async projections).
- */
-import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { openDatabase } from '../src/db/database.ts';
 import { PostgresEventStore } from '../src/events/postgres-event-store.ts';
 import { allProjections, inlineProjections } from '../src/projections/index.ts';
 import { ProjectionRunner } from '../src/projections/projection-runner.ts';
-import { DOCUMENT_SIGNING_SECRET, type SeededDatabase } from './seed.ts';
+import { runCalebe, type SeededDatabase } from './seed.ts';
 import { type BenchOptions, fmt, median, onDatabase, printTable } from './support.ts';
-
-const CLI = fileURLToPath(new URL('../bin/calebe.js', import.meta.url));
 
 export interface RebuildRun {
   run: number;
@@ -33,24 +20,11 @@ export interface RebuildResult {
   everyProjection: { events: number; seconds: number; eventsPerSecond: number };
 }
 
-function rebuildCommand(url: string): Promise<{ events: number; seconds: number }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'rebuild', '--all'], {
-      env: { ...process.env, DATABASE_URL: url, DOCUMENT_SIGNING_SECRET, LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-      process.stdout.write(chunk);
-    });
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      const m = /: (\d+) events in ([\d.]+) s/.exec(out);
-      if (code !== 0 || !m) reject(new Error(`calebe rebuild --all exited with ${code}`));
-      else resolve({ events: Number(m[1]), seconds: Number(m[2]) });
-    });
-  });
+async function rebuildCommand(url: string): Promise<{ events: number; seconds: number }> {
+  const out = await runCalebe(url, ['rebuild', '--all']);
+  const m = /: (\d+) events in ([\d.]+) s/.exec(out);
+  if (!m) throw new Error(`calebe rebuild --all printed no figure:\n${out}`);
+  return { events: Number(m[1]), seconds: Number(m[2]) };
 }
 
 /** The store's readAll statement over the whole log, batch 5,000, on a bare client. */

@@ -8,24 +8,17 @@
  * HTTP stack alone), the ceiling any route can reach on this machine in that run.
  */
 import { randomBytes } from 'node:crypto';
-import { describeRun, type HttpBenchOptions, PIX_BODY, pixHeaders, settle } from './create-pix.ts';
 import {
-  type GatewayProcess,
-  type LoadRun,
-  loadAverage,
-  loadRun,
-  startGatewayProcess,
-} from './http-server.ts';
-import {
-  type BenchOptions,
-  createBenchDatabase,
-  fmt,
-  machine,
-  median,
-  printRecord,
-  printTable,
-  serverSettings,
-} from './support.ts';
+  describeRun,
+  type HttpBenchOptions,
+  loadRunCells,
+  loadRunColumns,
+  PIX_BODY,
+  pixHeaders,
+  startHttpBench,
+} from './create-pix.ts';
+import { type LoadRun, loadRun } from './http-server.ts';
+import { type BenchOptions, fmt, median, printTable, settle } from './support.ts';
 
 export interface ReplayReport {
   replay: LoadRun[];
@@ -40,24 +33,8 @@ export interface ReplayReport {
 }
 
 export async function benchReplay(opts: BenchOptions, http: HttpBenchOptions): Promise<ReplayReport> {
-  console.log(
-    `\n## replay (B2): POST /v1/pix replaying one key, ${opts.clients} connections, ${opts.seconds} s per run, ${opts.runs} runs per side`,
-  );
-  printRecord('machine', machine());
-  printRecord('postgres', await serverSettings());
-  console.log(`load average at start: ${loadAverage()}`);
-  const bench = await createBenchDatabase(2);
-  let gateway: GatewayProcess | undefined;
+  const { bench, gateway } = await startHttpBench('replay (B2): POST /v1/pix replaying one key', opts, http);
   try {
-    gateway = await startGatewayProcess({
-      databaseUrl: bench.url,
-      pool: opts.pool,
-      role: http.role,
-      cpuProfDir: http.cpuProfDir,
-    });
-    console.log(
-      `database ${bench.name}; gateway pid ${gateway.pid} (serve --role ${http.role}, pool ${opts.pool}) at ${gateway.url}`,
-    );
     const key = `b2-${randomBytes(8).toString('hex')}`;
     const headers = { ...pixHeaders(gateway), 'idempotency-key': key };
     const first = await fetch(`${gateway.url}/v1/pix`, { method: 'POST', headers, body: PIX_BODY });
@@ -144,14 +121,7 @@ export async function benchReplay(opts: BenchOptions, http: HttpBenchOptions): P
     printTable(
       [
         'run',
-        'replay 2xx/s',
-        'non-2xx',
-        'errors',
-        'p50',
-        'p99',
-        'server CPU',
-        'client CPU',
-        'load',
+        ...loadRunColumns('replay'),
         'GET 2xx/s',
         'GET p50',
         'GET p99',
@@ -163,14 +133,7 @@ export async function benchReplay(opts: BenchOptions, http: HttpBenchOptions): P
         const g = read[i];
         return [
           String(i + 1),
-          fmt(r.rate),
-          String(r.non2xx),
-          String(r.errors),
-          fmt(r.p50, 2),
-          fmt(r.p99, 2),
-          fmt(r.serverCpuUs),
-          fmt(r.clientCpuUs),
-          r.load,
+          ...loadRunCells(r),
           g ? fmt(g.rate) : '-',
           g ? fmt(g.p50, 2) : '-',
           g ? fmt(g.p99, 2) : '-',
@@ -187,7 +150,7 @@ export async function benchReplay(opts: BenchOptions, http: HttpBenchOptions): P
     );
     return report;
   } finally {
-    await gateway?.stop();
+    await gateway.stop();
     await bench.drop();
   }
 }

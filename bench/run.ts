@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { benchAppend } from './append.ts';
 import { benchCatchup } from './catchup.ts';
 import { benchCreatePix, type HttpBenchOptions } from './create-pix.ts';
-import { parseFlags, UsageError } from './flags.ts';
+import { parseFlags, runnerArguments, UsageError } from './flags.ts';
 import { benchList } from './list.ts';
 import { benchRebuild } from './rebuild.ts';
 import { benchReplay } from './replay.ts';
@@ -136,19 +136,9 @@ function parse(argv: readonly string[]): {
 }
 
 async function main(): Promise<number> {
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(process.argv.slice(2));
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    console.error(`${error.message}\n\n${USAGE}`);
-    return 2;
-  }
+  const parsed = runnerArguments(USAGE, parse);
+  if (typeof parsed === 'number') return parsed;
   const { name, opts, http } = parsed;
-  if (name === undefined || name === 'help') {
-    console.log(USAGE);
-    return name === undefined ? 2 : 0;
-  }
   const known = ['append', 'catchup', 'webhooks', 'create', 'replay', 'all'];
   if (![...known, 'seed', 'list', 'rebuild', 'summary', 'b345'].includes(name)) {
     console.error(`unknown benchmark ${name}\n\n${USAGE}`);

@@ -34,10 +34,10 @@ export interface SeedRun {
   wallSeconds: number;
 }
 
-/** Runs `calebe dev seed` against `url`; returns what it printed. */
-export async function runSeedCommand(url: string, args: readonly string[]): Promise<string> {
+/** Runs `calebe <args>` against `url`, echoing its output; returns what it printed. */
+export async function runCalebe(url: string, args: readonly string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'dev', 'seed', ...args], {
+    const child = spawn(process.execPath, [CLI, ...args], {
       env: { ...process.env, DATABASE_URL: url, DOCUMENT_SIGNING_SECRET, LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
@@ -48,7 +48,7 @@ export async function runSeedCommand(url: string, args: readonly string[]): Prom
     });
     child.on('error', reject);
     child.on('exit', (code) =>
-      code === 0 ? resolve(out) : reject(new Error(`calebe dev seed exited with ${code}`)),
+      code === 0 ? resolve(out) : reject(new Error(`calebe ${args.join(' ')} exited with ${code}`)),
     );
   });
 }
@@ -105,7 +105,7 @@ export async function seededDatabase(opts: BenchOptions): Promise<SeededDatabase
     ];
     console.log(`\nseeding ${db.name}: calebe dev seed ${args.join(' ')}`);
     const started = performance.now();
-    const out = await runSeedCommand(db.url, args);
+    const out = await runCalebe(db.url, ['dev', 'seed', ...args]);
     const wallSeconds = (performance.now() - started) / 1000;
     const appended = /appended (\d+) transactions \((\d+) events\).* in ([\d.]+) s/.exec(out);
     const caught = /caught up in ([\d.]+) s; total ([\d.]+) s/.exec(out);

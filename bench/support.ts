@@ -230,6 +230,35 @@ export interface PgbenchFigures {
   latencyAvg: number;
 }
 
+/** pgbench arguments for `script` at the benchmark's clients and duration; `tag` names the run (`-D run=`). */
+export function pgbenchArgs(
+  opts: Pick<BenchOptions, 'clients' | 'seconds'>,
+  script: string,
+  tag: string,
+  url: string,
+): string[] {
+  return [
+    '-n',
+    '-c',
+    String(opts.clients),
+    '-j',
+    '2',
+    '-T',
+    String(opts.seconds),
+    '-D',
+    `run=${tag}`,
+    '-f',
+    script,
+    url,
+  ];
+}
+
+/** Flushes dirty buffers between runs, so a checkpoint started by one side is not charged to the other. */
+export async function settle(bench: BenchDatabase): Promise<void> {
+  await onDatabase(bench.url, 'checkpoint');
+  await sleep(500);
+}
+
 /** Runs pgbench with `args` (it stops itself after -T seconds; the guard only catches a hang) and parses it. */
 export async function runPgbench(pgbench: string, args: string[], seconds: number): Promise<PgbenchFigures> {
   const output = await new Promise<string>((resolve, reject) => {

@@ -8,12 +8,16 @@
  * charge whose process died between its reservation and the provider's answer becomes `unknown` within
  * about 30 s and its client's next retry is acknowledged (200 with that record) instead of 202 forever.
  */
+import { median } from '../bench/support.ts';
 import {
+  ackedOnceVerdict,
   auditReplay,
+  auditVerdict,
   background,
   type ChaosOptions,
   checkLedger,
   createChaosDatabase,
+  drainVerdicts,
   fmt,
   freePort,
   GatewayProcess,
@@ -122,12 +126,7 @@ export async function runF1(opts: ChaosOptions): Promise<boolean> {
       measured: `${kills} kills, up ${fmt(Math.min(...uptimes) / 1000, 1)}-${fmt(Math.max(...uptimes) / 1000, 1)} s each`,
       ok: kills >= 2 && uptimes.every((u) => u <= 5_500),
     },
-    {
-      check: 'acknowledged charges present exactly once',
-      target: 'all (claim = answered id = row)',
-      measured: `${ledger.ackedFound} / ${loadResult.acked.length}`,
-      ok: ledger.ackedMissing.length === 0 && loadResult.acked.length > 0,
-    },
+    ackedOnceVerdict(ledger, loadResult),
     {
       check: 'references charged twice',
       target: '0',
@@ -152,37 +151,14 @@ export async function runF1(opts: ChaosOptions): Promise<boolean> {
       measured: `${ledger.rows} / ${ledger.streams}`,
       ok: ledger.rows === ledger.streams,
     },
-    {
-      check: 'non-retryable answers (4xx other than 429)',
-      target: '0',
-      measured: fmt(loadResult.unexpected.length),
-      ok: loadResult.unexpected.length === 0,
-    },
-    {
-      check: 'keys acknowledged by the end of the drain',
-      target: 'all',
-      measured: `${loadResult.acked.length} / ${loadResult.attempted}`,
-      ok: loadResult.unacked.length === 0,
-    },
+    ...drainVerdicts(loadResult),
     {
       check: 'gateway exits other than the SIGKILLs',
       target: '0',
       measured: fmt(gateway.unexpectedExits.length),
       ok: gateway.unexpectedExits.length === 0,
     },
-    {
-      check: 'calebe audit replay --all',
-      target: 'exit 0, 0 differences',
-      measured: `exit ${audit.code}, ${audit.differences} differences in ${audit.checked} streams`,
-      ok: audit.code === 0 && audit.differences === 0 && audit.checked === ledger.streams,
-    },
+    auditVerdict(audit, ledger),
   ];
   return printVerdicts('F1 SIGKILL during create load', verdicts);
-}
-
-function median(values: readonly number[]): number {
-  if (values.length === 0) return Number.NaN;
-  const s = [...values].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
 }

@@ -9,13 +9,16 @@
 import { performance } from 'node:perf_hooks';
 import {
   type Answer,
+  ackedOnceVerdict,
   auditReplay,
+  auditVerdict,
   background,
   type ChaosOptions,
   Counter,
   call,
   checkLedger,
   createChaosDatabase,
+  drainVerdicts,
   fmt,
   freePort,
   GatewayProcess,
@@ -184,36 +187,15 @@ export async function runF2(opts: ChaosOptions): Promise<boolean> {
       measured: fmt(exitsDuringRun.length),
       ok: exitsDuringRun.length === 0,
     },
-    {
-      check: 'acknowledged charges present exactly once',
-      target: 'all',
-      measured: `${ledger.ackedFound} / ${loadResult.acked.length}`,
-      ok: ledger.ackedMissing.length === 0 && loadResult.acked.length > 0,
-    },
+    ackedOnceVerdict(ledger, loadResult),
     {
       check: 'references charged twice',
       target: '0',
       measured: fmt(ledger.duplicateReferences),
       ok: ledger.duplicateReferences === 0 && ledger.strangers === 0,
     },
-    {
-      check: 'non-retryable answers (4xx other than 429)',
-      target: '0',
-      measured: fmt(loadResult.unexpected.length),
-      ok: loadResult.unexpected.length === 0,
-    },
-    {
-      check: 'keys acknowledged by the end of the drain',
-      target: 'all',
-      measured: `${loadResult.acked.length} / ${loadResult.attempted}`,
-      ok: loadResult.unacked.length === 0,
-    },
-    {
-      check: 'calebe audit replay --all',
-      target: 'exit 0, 0 differences',
-      measured: `exit ${audit.code}, ${audit.differences} differences in ${audit.checked} streams`,
-      ok: audit.code === 0 && audit.differences === 0 && audit.checked === ledger.streams,
-    },
+    ...drainVerdicts(loadResult),
+    auditVerdict(audit, ledger),
   ];
   if (loadResult.unexpected.length > 0) console.log('unexpected answers:', loadResult.unexpected.slice(0, 5));
   if (exitsDuringRun.length > 0) console.log('gateway exits:', exitsDuringRun, gateway.logTail());

@@ -5,7 +5,7 @@
  * RELIABILITY.md records the latest figures with the exact commands.
  */
 
-import { parseFlags, UsageError } from '../bench/flags.ts';
+import { parseFlags, runnerArguments } from '../bench/flags.ts';
 import { runF1 } from './f1-sigkill.ts';
 import { runF2 } from './f2-postgres.ts';
 import { runF3 } from './f3-redis.ts';
@@ -77,19 +77,9 @@ function resolveName(name: string): string[] | undefined {
 }
 
 async function main(): Promise<number> {
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(process.argv.slice(2));
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    console.error(`${error.message}\n\n${USAGE}`);
-    return 2;
-  }
+  const parsed = runnerArguments(USAGE, parse);
+  if (typeof parsed === 'number') return parsed;
   const { name, opts } = parsed;
-  if (name === undefined || name === 'help') {
-    console.log(USAGE);
-    return name === undefined ? 2 : 0;
-  }
   const chosen = resolveName(name);
   if (!chosen) {
     console.error(`unknown scenario ${name}\n\n${USAGE}`);

@@ -757,6 +757,44 @@ export interface Verdict {
   informational?: boolean;
 }
 
+/** F1 and F2's shared verdicts on a create load with retried keys: every acknowledged key once, by its claim. */
+export function ackedOnceVerdict(ledger: LedgerCheck, load: CreateLoadResult): Verdict {
+  return {
+    check: 'acknowledged charges present exactly once',
+    target: 'all (claim = answered id = row)',
+    measured: `${ledger.ackedFound} / ${load.acked.length}`,
+    ok: ledger.ackedMissing.length === 0 && load.acked.length > 0,
+  };
+}
+
+/** Nothing refused for good, and every key acknowledged once the load's retries drained. */
+export function drainVerdicts(load: CreateLoadResult): Verdict[] {
+  return [
+    {
+      check: 'non-retryable answers (4xx other than 429)',
+      target: '0',
+      measured: fmt(load.unexpected.length),
+      ok: load.unexpected.length === 0,
+    },
+    {
+      check: 'keys acknowledged by the end of the drain',
+      target: 'all',
+      measured: `${load.acked.length} / ${load.attempted}`,
+      ok: load.unacked.length === 0,
+    },
+  ];
+}
+
+/** `calebe audit replay --all` clean over every transaction stream of the ledger. */
+export function auditVerdict(audit: ReturnType<typeof auditReplay>, ledger: LedgerCheck): Verdict {
+  return {
+    check: 'calebe audit replay --all',
+    target: 'exit 0, 0 differences',
+    measured: `exit ${audit.code}, ${audit.differences} differences in ${audit.checked} streams`,
+    ok: audit.code === 0 && audit.differences === 0 && audit.checked === ledger.streams,
+  };
+}
+
 export function fmt(n: number, digits = 0): string {
   if (!Number.isFinite(n)) return '-';
   return n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });

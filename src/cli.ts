@@ -7,7 +7,7 @@ import { bootstrapDemo } from './commands/bootstrap-demo.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
-import { seed } from './dev/seed.ts';
+import { type SeedOptions, seed } from './dev/seed.ts';
 import { PostgresEventStore } from './events/postgres-event-store.ts';
 import { createLogger } from './logger.ts';
 import { streamCatalog } from './projections/stream-catalog.ts';
@@ -66,6 +66,41 @@ async function migrate() {
   }
 }
 
+/**
+ * A progress bar of `unit`s done against `total` (0: open-ended), with the event rate; `add(n, events)`
+ * counts `n` units holding `events` events (the same by default); `stop` returns the seconds since start.
+ */
+function progressBar(label: string, total: number, unit = 'events') {
+  const counts = unit === 'events' ? '' : ' | {events} events';
+  const bar = new cliProgress.SingleBar(
+    {
+      format: `${label} [{bar}] {value}/{total} ${unit}${counts} | {rate} ev/s`,
+      noTTYOutput: true,
+      notTTYSchedule: 2000,
+    },
+    cliProgress.Presets.shades_classic,
+  );
+  const started = process.hrtime.bigint();
+  const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+  let done = 0;
+  let events = 0;
+  bar.start(total, 0, { events: 0, rate: 0 });
+  return {
+    add: (n: number, inside = n) => {
+      done += n;
+      events += inside;
+      bar.update(total > 0 ? Math.min(done, total) : done, {
+        events,
+        rate: Math.round(events / Math.max(seconds(), 1e-9)),
+      });
+    },
+    stop: (): number => {
+      bar.stop();
+      return seconds();
+    },
+  };
+}
+
 async function rebuild(args: string[]) {
   const { values, positionals } = parseArgs({
     args,
@@ -91,54 +126,15 @@ async function rebuild(args: string[]) {
               ?.n ?? 0,
           )
         : 0;
-    if (chosen.length > 1) {
-      // One pass over the log for all of them (ProjectionRunner.rebuildAll), batch forms where they exist.
-      const bar = new cliProgress.SingleBar(
-        {
-          format: `${chosen.length} projections [{bar}] {value}/{total} events | {rate} ev/s`,
-          noTTYOutput: true,
-          notTTYSchedule: 2000,
-        },
-        cliProgress.Presets.shades_classic,
-      );
-      const started = process.hrtime.bigint();
-      let done = 0;
-      bar.start(total, 0, { rate: 0 });
-      const n = await gateway.runner.rebuildAll(chosen, (batch) => {
-        done += batch;
-        const secs = Number(process.hrtime.bigint() - started) / 1e9;
-        bar.update(Math.min(done, total), { rate: Math.round(done / Math.max(secs, 1e-9)) });
-      });
-      bar.stop();
-      const secs = Number(process.hrtime.bigint() - started) / 1e9;
-      console.log(
-        `${chosen.map((p) => p.name).join(', ')}: ${n} events in ${secs.toFixed(2)} s (${Math.round(n / Math.max(secs, 1e-9))} events/s)`,
-      );
-      return;
-    }
-    for (const projection of chosen) {
-      const bar = new cliProgress.SingleBar(
-        {
-          format: `${projection.name} [{bar}] {value}/{total} events | {rate} ev/s`,
-          noTTYOutput: true,
-          notTTYSchedule: 2000,
-        },
-        cliProgress.Presets.shades_classic,
-      );
-      const started = process.hrtime.bigint();
-      let done = 0;
-      bar.start(total, 0, { rate: 0 });
-      const n = await gateway.runner.rebuild(projection, (batch) => {
-        done += batch;
-        const secs = Number(process.hrtime.bigint() - started) / 1e9;
-        bar.update(done, { rate: Math.round(done / Math.max(secs, 1e-9)) });
-      });
-      bar.stop();
-      const secs = Number(process.hrtime.bigint() - started) / 1e9;
-      console.log(
-        `${projection.name}: ${n} events in ${secs.toFixed(2)} s (${Math.round(n / Math.max(secs, 1e-9))} events/s)`,
-      );
-    }
+    // One pass over the log for all of them (ProjectionRunner.rebuildAll), batch forms and bulk loads where
+    // they exist; one projection is the same pass.
+    const names = chosen.map((p) => p.name).join(', ');
+    const progress = progressBar(chosen.length > 1 ? `${chosen.length} projections` : names, total);
+    const n = await gateway.runner.rebuildAll(chosen, progress.add);
+    const secs = progress.stop();
+    console.log(
+      `${names}: ${n} events in ${secs.toFixed(2)} s (${Math.round(n / Math.max(secs, 1e-9))} events/s)`,
+    );
   } finally {
     await gateway.close();
   }
@@ -270,32 +266,14 @@ async function devSeed(args: string[]) {
       throw new ConfigError('dev seed needs the PostgreSQL event store (unset EVENTSTORE_URL)');
     }
     const { ctx } = gateway;
-    const bar = new cliProgress.SingleBar(
-      {
-        format: 'seed [{bar}] {value}/{total} transactions | {events} events | {rate} ev/s',
-        noTTYOutput: true,
-        notTTYSchedule: 2000,
-      },
-      cliProgress.Presets.shades_classic,
-    );
     const started = process.hrtime.bigint();
     const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
-    let done = 0;
-    let events = 0;
-    bar.start(parsed.transactions, 0, { events: 0, rate: 0 });
+    const bar = progressBar('seed', parsed.transactions, 'transactions');
     const result = await seed(
       { store, registry: ctx.events, now: () => ctx.now() },
-      {
-        ...parsed,
-        onProgress: (n, e) => {
-          done += n;
-          events += e;
-          bar.update(done, { events, rate: Math.round(events / Math.max(seconds(), 1e-9)) });
-        },
-      },
+      { ...parsed, onProgress: bar.add },
     );
-    bar.stop();
-    const appended = seconds();
+    const appended = bar.stop();
     console.log(
       `appended ${result.transactions} transactions (${result.events} events) for ${result.tenants.length} tenants in ${appended.toFixed(1)} s (${Math.round(result.events / Math.max(appended, 1e-9))} events/s)`,
     );
@@ -303,25 +281,11 @@ async function devSeed(args: string[]) {
       (await sql<{ n: string }>`select count(*) as n from events`.execute(gateway.database.db)).rows[0]?.n ??
         0,
     );
-    const catchUp = new cliProgress.SingleBar(
-      {
-        format: `read models [{bar}] {value}/{total} events | {rate} ev/s`,
-        noTTYOutput: true,
-        notTTYSchedule: 2000,
-      },
-      cliProgress.Presets.shades_classic,
-    );
-    const caughtStart = process.hrtime.bigint();
-    let caught = 0;
-    catchUp.start(log, 0, { rate: 0 });
-    await gateway.runner.catchUpTogether(gateway.runner.projections, (n) => {
-      caught += n;
-      const secs = Number(process.hrtime.bigint() - caughtStart) / 1e9;
-      catchUp.update(Math.min(caught, log), { rate: Math.round(caught / Math.max(secs, 1e-9)) });
-    });
-    catchUp.stop();
+    const catchUp = progressBar('read models', log);
+    await gateway.runner.catchUpTogether(gateway.runner.projections, catchUp.add);
+    const caughtUp = catchUp.stop();
     console.log(
-      `async read models (${gateway.runner.projections.map((p) => p.name).join(', ')}) caught up in ${(Number(process.hrtime.bigint() - caughtStart) / 1e9).toFixed(1)} s; total ${seconds().toFixed(1)} s`,
+      `async read models (${gateway.runner.projections.map((p) => p.name).join(', ')}) caught up in ${caughtUp.toFixed(1)} s; total ${seconds().toFixed(1)} s`,
     );
     console.log(
       `statuses: ${Object.entries(result.statuses)
@@ -382,15 +346,7 @@ function parseSeedArgs(args: string[]) {
     tenants,
     transactions,
     ...Object.fromEntries(Object.entries(optional).filter(([, v]) => v !== undefined)),
-  } as {
-    tenants: number;
-    transactions: number;
-    primary?: number;
-    liveShare?: number;
-    days?: number;
-    batch?: number;
-    seed?: number;
-  };
+  } as Pick<SeedOptions, 'tenants' | 'transactions' | 'primary' | 'liveShare' | 'days' | 'batch' | 'seed'>;
 }
 
 export async function main(argv: string[]): Promise<number> {

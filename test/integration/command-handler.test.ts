@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { DomainError } from '../../src/aggregates/decider.ts';
-import { handleCommand } from '../../src/commands/command-handler.ts';
+import { type HandleOptions, handleCommand } from '../../src/commands/command-handler.ts';
 import { ImmutableFacts } from '../../src/commands/immutable-facts.ts';
 import { WrongExpectedVersionError } from '../../src/events/event-store.ts';
 import { PostgresEventStore } from '../../src/events/postgres-event-store.ts';
-import { counter, counterRegistry } from '../support/counter-decider.ts';
+import { type CounterState, counter, counterRegistry } from '../support/counter-decider.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 
 describe('command handler: read, fold, decide, append with the expected version', () => {
@@ -102,50 +102,16 @@ describe('command handler: read, fold, decide, append with the expected version'
   });
 
   test('`from`: decides from the known state without reading; a stale one only costs a re-read', async () => {
-    const first = await handleCommand(
-      deps(),
-      counter,
-      'counter-from',
-      { kind: 'increment', by: 2 },
-      { metadata },
-    );
-    const next = await handleCommand(
-      deps(),
-      counter,
-      'counter-from',
-      { kind: 'increment', by: 3 },
-      {
-        metadata,
-        from: { state: first.state, version: first.version },
-      },
-    );
+    const increment = (by: number, options: Omit<HandleOptions<CounterState>, 'metadata'> = {}) =>
+      handleCommand(deps(), counter, 'counter-from', { kind: 'increment', by }, { metadata, ...options });
+    const first = await increment(2);
+    const from = { state: first.state, version: first.version };
+    const next = await increment(3, { from });
     assert.deepEqual([next.version, next.state.total], [2, 5]);
     // A stale `from` (version 1 while the stream is at 2): the append conflicts, the retry reads the stream.
-    const retried = await handleCommand(
-      deps(),
-      counter,
-      'counter-from',
-      { kind: 'increment', by: 1 },
-      {
-        metadata,
-        from: { state: first.state, version: first.version },
-        retryOnConflict: true,
-      },
-    );
+    const retried = await increment(1, { from, retryOnConflict: true });
     assert.deepEqual([retried.version, retried.state.total], [3, 6]);
-    await assert.rejects(
-      handleCommand(
-        deps(),
-        counter,
-        'counter-from',
-        { kind: 'increment', by: 1 },
-        {
-          metadata,
-          from: { state: first.state, version: first.version },
-        },
-      ),
-      WrongExpectedVersionError,
-    );
+    await assert.rejects(increment(1, { from }), WrongExpectedVersionError);
     assert.equal((await store.read('counter-from')).length, 3);
   });
 });
