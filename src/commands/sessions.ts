@@ -1,4 +1,4 @@
-import bcrypt from 'bcryptjs';
+import bcrypt from 'bcrypt';
 import { sql } from 'kysely';
 import { DomainError } from '../aggregates/decider.ts';
 import { type SessionState, sessionDecider, sessionStream } from '../aggregates/session.ts';

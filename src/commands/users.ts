@@ -1,4 +1,4 @@
-import bcrypt from 'bcryptjs';
+import bcrypt from 'bcrypt';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { DomainError, isDomainError } from '../aggregates/decider.ts';

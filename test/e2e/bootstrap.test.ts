@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { z } from 'zod';
 import { SCOPES } from '../../src/aggregates/access.ts';
 import { createGateway, type Gateway } from '../../src/app.ts';
@@ -43,10 +43,10 @@ function bootstrap(env: NodeJS.ProcessEnv): Promise<{ code: number | null; out: 
 
 describe('npx calebe bootstrap (issue 4 item 8; SPEC 2.7, 5.2, 5.3)', () => {
   let db: TestDatabase;
-  before(async () => {
+  beforeAll(async () => {
     db = await createTestDatabase();
   });
-  after(() => db.drop());
+  afterAll(() => db.drop());
 
   let testKey = '';
   let liveKey = '';

@@ -3,9 +3,9 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, before, describe, test } from 'node:test';
 import jsqr from 'jsqr';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import {
   CHARGE_PAGE_CSP,
   type ChargePageView,
@@ -52,7 +52,7 @@ let server: Server;
 let origin: string;
 let browser: Browser;
 
-before(async () => {
+beforeAll(async () => {
   if (!existsSync(CHROMIUM)) {
     throw new Error(
       `Chromium not found at ${CHROMIUM}. Install it with: apt-get update && apt-get install -y chromium ` +
@@ -84,7 +84,7 @@ before(async () => {
   browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS });
 });
 
-after(async () => {
+afterAll(async () => {
   await browser?.close();
   await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
 });

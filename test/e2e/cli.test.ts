@@ -4,14 +4,14 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, test } from 'node:test';
+import { afterAll, test } from 'vitest';
 import { PostgresEventStore } from '../../src/events/postgres-event-store.ts';
 import { createTestDatabase } from '../support/databases.ts';
 
 const BIN = 'bin/calebe.js';
 const children: ChildProcess[] = [];
 const dataDir = mkdtempSync(join(tmpdir(), 'calebe-cli-'));
-after(() => {
+afterAll(() => {
   for (const c of children) c.kill('SIGKILL');
   rmSync(dataDir, { recursive: true, force: true });
 });

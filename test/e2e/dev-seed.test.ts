@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
 import { sql } from 'kysely';
+import { test } from 'vitest';
 import { cliEnv as env, runCli as run } from '../support/cli.ts';
 import { createTestDatabase } from '../support/databases.ts';
 

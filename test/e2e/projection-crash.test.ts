@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { after, before, test } from 'node:test';
 import { sql } from 'kysely';
+import { afterAll, beforeAll, test } from 'vitest';
 import { compareCheckpoints } from '../../src/events/event-store.ts';
 import { PostgresEventStore } from '../../src/events/postgres-event-store.ts';
 import { readCheckpoint } from '../../src/projections/projection-runner.ts';
@@ -27,11 +27,11 @@ function runChild(
 }
 
 let t: TestDatabase;
-before(async () => {
+beforeAll(async () => {
   t = await createTestDatabase();
   await createTotalsTable(t.db);
 });
-after(() => t.drop());
+afterAll(() => t.drop());
 
 test('issue 2: SIGKILL mid-batch while appending and projecting; after restart the read model equals the fold of the log', async () => {
   const crashed = await runChild(t.url, 'write');

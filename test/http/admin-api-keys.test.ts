@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { z } from 'zod';
 import { SCOPES } from '../../src/aggregates/access.ts';
 import { loadApiKey } from '../../src/commands/api-keys.ts';
@@ -27,7 +27,7 @@ describe('panel API keys over HTTP (SPEC 2.7, 4, 5.2-5.4, 5.7, 7)', () => {
   let child: string;
   let other: string;
 
-  before(async () => {
+  beforeAll(async () => {
     app = await startTestApp(
       { BOOTSTRAP_ADMIN_EMAIL: ADMIN_EMAIL, BOOTSTRAP_ADMIN_PASSWORD: ADMIN_PASSWORD, BCRYPT_COST: '4' },
       (gw) => {
@@ -61,7 +61,7 @@ describe('panel API keys over HTTP (SPEC 2.7, 4, 5.2-5.4, 5.7, 7)', () => {
     adminToken = await tokenFor('ta@example.com', PASSWORD);
     viewerToken = await tokenFor('vw@example.com', PASSWORD);
   });
-  after(() => app.close());
+  afterAll(() => app.close());
 
   async function tokenFor(email: string, password: string): Promise<string> {
     const res = await app.request('POST', '/admin/sessions', { json: { email, password } });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { createUser, identityDeps } from '../../src/commands/users.ts';
 import { sha256Hex } from '../../src/crypto/secrets.ts';
 import { auditProjection } from '../../src/projections/audit.ts';
@@ -48,7 +48,7 @@ describe('GET /admin/audit (SPEC 4.14, 5.7 "Read logs")', () => {
     return res.body.data.token;
   }
 
-  before(async () => {
+  beforeAll(async () => {
     app = await startTestApp(env);
     const ctx = app.gateway.ctx;
     const a = await seedTenantAndKey(ctx);
@@ -79,7 +79,7 @@ describe('GET /admin/audit (SPEC 4.14, 5.7 "Read logs")', () => {
     // The audit log is an async projection: bring it up to date as the worker would.
     await app.gateway.runner.catchUp(auditProjection);
   });
-  after(() => app.close());
+  afterAll(() => app.close());
 
   async function audit(who: keyof typeof tokens, query = '') {
     return app.request('GET', `/admin/audit${query}`, {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { transactionStream } from '../../src/commands/charges.ts';
 import { assertError, idem, roleTokens, startAdminApp } from '../support/admin.ts';
 import { boletoBody } from '../support/charges.ts';
@@ -22,11 +22,11 @@ async function eventCount(): Promise<number> {
   return Number(rows[0]?.n);
 }
 
-before(async () => {
+beforeAll(async () => {
   app = await startAdminApp({ ENABLE_SIMULATOR: 'true' });
   tokens = await roleTokens(app);
 });
-after(() => app.close());
+afterAll(() => app.close());
 
 describe('POST /admin/boleto (SPEC 4.2, 5.7)', () => {
   test('super_admin charges a chosen tenant: 201, live mode on the simulator, actor in the metadata', async () => {

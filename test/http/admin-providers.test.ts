@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { decryptCredentials } from '../../src/crypto/credentials.ts';
 import { roleTokens } from '../support/admin.ts';
 import { startTestApp, type TestApp } from '../support/http.ts';
@@ -20,11 +20,11 @@ describe('admin providers over HTTP (SPEC 2.7, 4.14, 5.7, 7)', () => {
   let app: TestApp;
   let as: Awaited<ReturnType<typeof roleTokens>>;
 
-  before(async () => {
+  beforeAll(async () => {
     app = await startTestApp(env);
     as = await roleTokens(app, ADMIN);
   });
-  after(() => app.close());
+  afterAll(() => app.close());
 
   const create = (json: unknown, headers = as.super_admin) =>
     app.request('POST', '/admin/providers', { json, headers });
@@ -167,12 +167,12 @@ describe('admin providers over HTTP (SPEC 2.7, 4.14, 5.7, 7)', () => {
 describe('providers without CREDENTIALS_ENCRYPTION_KEY on DATABASE_URL (docs/decisions.md "Admin")', () => {
   let app: TestApp;
   let as: Awaited<ReturnType<typeof roleTokens>>;
-  before(async () => {
+  beforeAll(async () => {
     const { CREDENTIALS_ENCRYPTION_KEY: _key, ...withoutKey } = env;
     app = await startTestApp(withoutKey);
     as = await roleTokens(app, ADMIN);
   });
-  after(() => app.close());
+  afterAll(() => app.close());
 
   test('creating with credentials is 422 validation_error and writes nothing; without them it works', async () => {
     const base = { name: 'No key', kind: 'external', environment: 'sandbox', enabled_methods: ['boleto'] };
@@ -197,11 +197,11 @@ describe('providers without CREDENTIALS_ENCRYPTION_KEY on DATABASE_URL (docs/dec
 describe('simulator bootstrap (SPEC 2.8, last line)', () => {
   let app: TestApp;
   let as: Awaited<ReturnType<typeof roleTokens>>;
-  before(async () => {
+  beforeAll(async () => {
     app = await startTestApp({ ...env, ENABLE_SIMULATOR: 'true' });
     as = await roleTokens(app, ADMIN);
   });
-  after(() => app.close());
+  afterAll(() => app.close());
 
   test('ENABLE_SIMULATOR=true: the simulator provider and its global pix and boleto rules exist at start', async () => {
     const p = await app.request('GET', '/admin/providers/prv_simulator', { headers: as.super_admin });

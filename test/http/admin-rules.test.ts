@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { resolveProviderFor } from '../../src/routing/resolve-provider.ts';
 import { roleTokens } from '../support/admin.ts';
 import { seedChildTenant, seedTenantAndKey } from '../support/fixtures.ts';
@@ -18,7 +18,7 @@ describe('admin routing rules over HTTP (SPEC 2.7, 2.8, 4.14, 5.7, 7)', () => {
   let as: Awaited<ReturnType<typeof roleTokens>>;
   let providerId: string;
 
-  before(async () => {
+  beforeAll(async () => {
     app = await startTestApp(env);
     as = await roleTokens(app, ADMIN);
     const res = await app.request('POST', '/admin/providers', {
@@ -28,7 +28,7 @@ describe('admin routing rules over HTTP (SPEC 2.7, 2.8, 4.14, 5.7, 7)', () => {
     assert.equal(res.status, 201, res.text);
     providerId = res.body.data.id;
   });
-  after(() => app.close());
+  afterAll(() => app.close());
 
   const post = (json: unknown, headers = as.super_admin) =>
     app.request('POST', '/admin/rules', { json, headers });

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { createGateway } from '../../src/app.ts';
 import { getPaymentSettings } from '../../src/commands/payment-settings.ts';
 import { createUser, identityDeps } from '../../src/commands/users.ts';
@@ -74,7 +74,7 @@ describe('GET/PATCH /admin/settings/payments (SPEC 2.7, 4.14, 5.7, 5.8, 7)', () 
   let tenantAdmin: { token: string; userId: string };
   let viewer: { token: string; userId: string };
 
-  before(async () => {
+  beforeAll(async () => {
     app = await startTestApp({ ...baseEnv, ALLOW_LIVE_PAYMENTS: 'true' }, (gw) => {
       const b = breakable(gw.ctx.store);
       gw.ctx.store = b.store;
@@ -93,7 +93,7 @@ describe('GET/PATCH /admin/settings/payments (SPEC 2.7, 4.14, 5.7, 5.8, 7)', () 
     tenantAdmin = await logIn(app, 'tenant_admin@example.com', 'a long enough password');
     viewer = await logIn(app, 'viewer@example.com', 'a long enough password');
   });
-  after(() => app.close());
+  afterAll(() => app.close());
 
   test('SPEC 2.7, 4.14: with no record, the environment default applies (source environment)', async () => {
     const res = await app.request('GET', PATH, { headers: bearer(admin.token) });
@@ -243,14 +243,14 @@ describe('GET/PATCH /admin/settings/payments (SPEC 2.7, 4.14, 5.7, 5.8, 7)', () 
 
 describe('SPEC 2.7, 5.8: the scope is reported, never returned', () => {
   let app: TestApp;
-  before(async () => {
+  beforeAll(async () => {
     app = await startTestApp({
       ...baseEnv,
       ALLOW_UNSCOPED_LIVE_PAYMENTS: 'true',
       LIVE_PAYMENT_SCOPE_JSON: JSON.stringify(SCOPE),
     });
   });
-  after(() => app.close());
+  afterAll(() => app.close());
 
   test('SPEC 2.7: has_live_payment_scope and issuance_authorized follow the control; no scope content', async () => {
     const { token } = await logIn(app, ADMIN_EMAIL, ADMIN_PASSWORD);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { type TransactionCommand, transaction } from '../../src/aggregates/transaction.ts';
 import { handleCommand } from '../../src/commands/command-handler.ts';
 import { suspendTenant } from '../../src/commands/tenants.ts';
@@ -64,7 +64,7 @@ describe('GET /admin/summary (SPEC 4.14, 5.7 "Read transactions")', () => {
 
   const get = (path: string, headers: Record<string, string>) => app.request('GET', path, { headers });
 
-  before(async () => {
+  beforeAll(async () => {
     app = await startAdminApp();
     tokens = await roleTokens(app);
     root = tokens.tenantId;
@@ -89,7 +89,7 @@ describe('GET /admin/summary (SPEC 4.14, 5.7 "Read transactions")', () => {
     realNow = app.gateway.ctx.now;
     app.gateway.ctx.now = () => NOW;
   });
-  after(async () => {
+  afterAll(async () => {
     app.gateway.ctx.now = realNow;
     await app.close();
   });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { claimIdempotencyKey } from '../../src/commands/idempotency.ts';
 import { tenantIdFor } from '../../src/http/routes/tenants.ts';
 import {
@@ -21,12 +21,12 @@ describe('admin tenant types and tenants over HTTP (SPEC 1, 2.7, 5.5, 5.6, 5.7, 
   let root: string;
   let admin: ReturnType<typeof adminClient>;
 
-  before(async () => {
+  beforeAll(async () => {
     app = await startAdminApp();
     root = await logIn(app, ADMIN_EMAIL, ADMIN_PASSWORD);
     admin = adminClient(app, root);
   });
-  after(() => app.close());
+  afterAll(() => app.close());
 
   const post = (path: string, json: unknown, headers: Record<string, string> = idem(), token = root) =>
     app.request('POST', path, { headers: { ...bearer(token), ...headers }, json });

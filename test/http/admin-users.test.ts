@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import {
   ADMIN_EMAIL,
   ADMIN_PASSWORD,
@@ -21,7 +21,7 @@ describe('admin users over HTTP (SPEC 2.7, 5.6, 5.7, 7)', () => {
   let admin: ReturnType<typeof adminClient>;
   let typeId: string;
 
-  before(async () => {
+  beforeAll(async () => {
     app = await startAdminApp();
     root = await logIn(app, ADMIN_EMAIL, ADMIN_PASSWORD);
     admin = adminClient(app, root);
@@ -33,7 +33,7 @@ describe('admin users over HTTP (SPEC 2.7, 5.6, 5.7, 7)', () => {
       .executeTakeFirstOrThrow();
     rootId = row.id;
   });
-  after(() => app.close());
+  afterAll(() => app.close());
 
   const post = (path: string, json?: unknown, headers: Record<string, string> = {}, token = root) =>
     app.request('POST', path, { headers: { ...bearer(token), ...headers }, json });

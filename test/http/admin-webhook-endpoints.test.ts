@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { claimIdempotencyKey } from '../../src/commands/idempotency.ts';
 import { disableGoneWebhookEndpoint, endpointSigningSecrets } from '../../src/commands/webhook-endpoints.ts';
 import { newId } from '../../src/ids.ts';
@@ -44,7 +44,7 @@ describe('panel webhook endpoints over HTTP (SPEC 5.7, 6, 7; docs/decisions.md "
   let other: string;
   let tenantAdminId: string;
 
-  before(async () => {
+  beforeAll(async () => {
     app = await startAdminApp(env);
     const superToken = await logIn(app, ADMIN_EMAIL, ADMIN_PASSWORD);
     tokens.super_admin = bearer(superToken);
@@ -59,7 +59,7 @@ describe('panel webhook endpoints over HTTP (SPEC 5.7, 6, 7; docs/decisions.md "
       tokens[role] = bearer(await logIn(app, user.email));
     }
   });
-  after(() => app.close());
+  afterAll(() => app.close());
 
   const body = (tenantId: string, extra: Record<string, unknown> = {}) => ({
     tenant_id: tenantId,
@@ -492,10 +492,10 @@ describe('panel webhook endpoints over HTTP (SPEC 5.7, 6, 7; docs/decisions.md "
 
 describe('webhook endpoints without CREDENTIALS_ENCRYPTION_KEY on DATABASE_URL (docs/decisions.md "Webhooks")', () => {
   let app: TestApp;
-  before(async () => {
+  beforeAll(async () => {
     app = await startAdminApp();
   });
-  after(() => app.close());
+  afterAll(() => app.close());
 
   test('registration is refused with 422 validation_error and nothing is written', async () => {
     const token = await logIn(app, ADMIN_EMAIL, ADMIN_PASSWORD);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { z } from 'zod';
 import type { Gateway } from '../../src/app.ts';
 import { revokeApiKey } from '../../src/commands/api-keys.ts';
@@ -114,10 +114,10 @@ describe('X-API-Key authentication over the real stack (SPEC 4 common rules, 5, 
     assert.equal(res.body.error.code, code);
   }
 
-  before(async () => {
+  beforeAll(async () => {
     app = await startTestApp({}, testRoutes);
   });
-  after(() => app.close());
+  afterAll(() => app.close());
 
   test('SPEC 5.1, 5.2: test and live keys authenticate; the key determines tenant, mode, scopes, profile', async () => {
     const test = await seedTenantAndKey(app.gateway.ctx, { scopes: ['transactions:read', 'pix:write'] });

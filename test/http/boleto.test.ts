@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { boletoCancelAt } from '../../src/providers/simulator.ts';
 import { addDays, boletoBody, today } from '../support/charges.ts';
 import { type SeededKey, seedTenantAndKey } from '../support/fixtures.ts';
@@ -17,12 +17,12 @@ function post(key: string, json: unknown, idem = `boleto-${++counter}`) {
   return app.request('POST', '/v1/boleto', { headers: { 'x-api-key': key, 'idempotency-key': idem }, json });
 }
 
-before(async () => {
+beforeAll(async () => {
   app = await startTestApp({ DOCUMENT_SIGNING_SECRET: SECRET, ENABLE_SIMULATOR: 'true' });
   live = await seedTenantAndKey(app.gateway.ctx, { livemode: true });
   test_ = await seedTenantAndKey(app.gateway.ctx, { livemode: false });
 });
-after(() => app.close());
+afterAll(() => app.close());
 
 describe('POST /v1/boleto (SPEC 4.2, 1 simulator row)', () => {
   test('simulator: 201, simulated, artifacts null, no expiry without cancel_after_due', async () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { saoPauloDate } from '../../src/aggregates/transaction.ts';
 import { claimIdempotencyKey, type JsonValue, readClaim } from '../../src/commands/idempotency.ts';
 import { sha256Hex } from '../../src/crypto/secrets.ts';
@@ -79,14 +79,14 @@ function post(path: string, key: string, idem: string, json: unknown) {
 }
 const idem = () => `idem-${++counter}`;
 
-before(async () => {
+beforeAll(async () => {
   app = await startTestApp({ DOCUMENT_SIGNING_SECRET: SECRET, ENABLE_SIMULATOR: 'true' }, (gw) =>
     useProviderAdapter(gw.ctx, 'simulator', counting),
   );
   a = await seedTenantAndKey(app.gateway.ctx, { livemode: true });
   b = await seedTenantAndKey(app.gateway.ctx, { livemode: true });
 });
-after(() => app.close());
+afterAll(() => app.close());
 
 describe('Idempotency-Key on charges (SPEC 4 common rules, 4.1, 4.2)', () => {
   test('replay: 200, Idempotency-Replayed, same record, no provider call; property order irrelevant', async () => {

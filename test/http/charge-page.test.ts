@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { saoPauloDate } from '../../src/aggregates/transaction.ts';
 import { CHARGE_PAGE_CSP, formatBRL, SIMULATED_BANNER, STATUS_LABEL } from '../../src/charge-page/render.ts';
 import { documentUrl } from '../../src/charge-page/signature.ts';
@@ -53,11 +53,11 @@ function tamper(path: string): string {
   return path.slice(0, i) + c + path.slice(i + 1);
 }
 
-before(async () => {
+beforeAll(async () => {
   app = await startTestApp({ DOCUMENT_SIGNING_SECRET: SECRET, ENABLE_SIMULATOR: 'true' });
   key = await seedTenantAndKey(app.gateway.ctx, { livemode: false });
 });
-after(() => app.close());
+afterAll(() => app.close());
 
 describe('GET /cobranca/{id}/{signature} (SPEC 2.2 document_url)', () => {
   test('a simulated test Pix: 200 HTML, strict headers, amount, status, banner, no QR, no marker', async () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { z } from 'zod';
 import type { Gateway } from '../../src/app.ts';
 import { ConfigError, loadConfig } from '../../src/config.ts';
@@ -40,10 +40,10 @@ async function preflight(app: TestApp, path: string, origin: string, requestHead
 
 describe('CORS allowlist (SPEC 5.8, 7 origin_denied)', () => {
   let app: TestApp;
-  before(async () => {
+  beforeAll(async () => {
     app = await startTestApp({ CORS_ORIGINS: `${PANEL}, ${DEV}` }, protectedRoute);
   });
-  after(() => app.close());
+  afterAll(() => app.close());
 
   test('SPEC 5.8: an allowed origin gets the CORS headers', async () => {
     for (const origin of [PANEL, DEV]) {
@@ -116,10 +116,10 @@ describe('CORS allowlist (SPEC 5.8, 7 origin_denied)', () => {
 
 describe('CORS default: no browser origin allowed (SPEC 5.8)', () => {
   let app: TestApp;
-  before(async () => {
+  beforeAll(async () => {
     app = await startTestApp();
   });
-  after(() => app.close());
+  afterAll(() => app.close());
 
   test('SPEC 5.8: with CORS_ORIGINS unset every Origin is 403 origin_denied; no Origin is served', async () => {
     const denied = await app.request('GET', '/health', { headers: { origin: PANEL } });

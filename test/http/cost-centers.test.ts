@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { SCOPES } from '../../src/aggregates/access.ts';
 import { DomainError } from '../../src/aggregates/decider.ts';
 import { issueApiKey } from '../../src/commands/api-keys.ts';
@@ -62,7 +62,7 @@ async function issueKey(tenantId: string, opts: Partial<Parameters<typeof issueA
   return key;
 }
 
-before(async () => {
+beforeAll(async () => {
   app = await startTestApp();
   parent = await seedTenantAndKey(app.gateway.ctx);
   child = await seedChildTenant(app.gateway.ctx, parent.tenantId);
@@ -72,7 +72,7 @@ before(async () => {
   developer = await issueKey(parent.tenantId, { accessProfile: 'developer' });
 });
 
-after(async () => {
+afterAll(async () => {
   await app.close();
 });
 
@@ -323,7 +323,7 @@ describe('GET /v1/cost-centers (SPEC 4.12, 4.3 list conventions)', () => {
   };
   const names = (body: { data: { name: string }[] }) => body.data.map((c) => c.name);
 
-  before(async () => {
+  beforeAll(async () => {
     root = await seedTenantAndKey(app.gateway.ctx);
     kid = await seedChildTenant(app.gateway.ctx, root.tenantId);
     grandkid = await seedChildTenant(app.gateway.ctx, kid.tenantId);

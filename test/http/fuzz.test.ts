@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, test } from 'node:test';
 import fc from 'fast-check';
 import { sql } from 'kysely';
+import { afterAll, beforeAll, test } from 'vitest';
 import { z } from 'zod';
 import { dataEnvelope } from '../../src/http/schemas.ts';
 import { startTestApp, type TestApp } from '../support/http.ts';
@@ -91,7 +91,7 @@ const malformed: fc.Arbitrary<string | Uint8Array> = fc.oneof(
 );
 
 let app: TestApp;
-before(async () => {
+beforeAll(async () => {
   app = await startTestApp({ BCRYPT_COST: '4' }, (gw) => {
     gw.http.post(
       '/test/fuzz',
@@ -107,7 +107,7 @@ before(async () => {
     );
   });
 });
-after(() => app.close());
+afterAll(() => app.close());
 
 test('issue 3 / SPEC 7: 2,000 generated malformed bodies get only 400, 413 or 422 envelopes and append nothing', async () => {
   const statuses = new Map<number, number>();

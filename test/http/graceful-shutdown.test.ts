@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import { type PaymentProvider, useProviderAdapter } from '../../src/providers/provider.ts';
 import { simulatorProvider } from '../../src/providers/simulator.ts';
 import { pixBody } from '../support/charges.ts';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { asyncProjections } from '../../src/projections/index.ts';
 import { startTestApp, type TestApp } from '../support/http.ts';
 
@@ -11,10 +11,10 @@ function sample(text: string, series: string): number | undefined {
 
 describe('Health, readiness and metrics (SPEC 4.14)', () => {
   let app: TestApp;
-  before(async () => {
+  beforeAll(async () => {
     app = await startTestApp();
   });
-  after(() => app.close());
+  afterAll(() => app.close());
 
   test('SPEC 4.14: GET /health answers without a key', async () => {
     const res = await app.request('GET', '/health');

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { type ReserveTransaction, transaction } from '../../src/aggregates/transaction.ts';
 import { transactionStream } from '../../src/commands/charges.ts';
 import { handleCommand } from '../../src/commands/command-handler.ts';
@@ -94,11 +94,11 @@ function post(idempotencyKey: string, json: unknown) {
   });
 }
 
-before(async () => {
+beforeAll(async () => {
   app = await startTestApp({ ENABLE_SIMULATOR: 'true' });
   key = await seedTenantAndKey(app.gateway.ctx, { livemode: false });
 });
-after(() => app.close());
+afterAll(() => app.close());
 
 describe('SPEC 4.1 legacy replay', () => {
   test('the original key and body replay the old record: 200 Idempotency-Replayed, no new event', async () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { afterAll, beforeAll, test } from 'vitest';
 import { z } from 'zod';
 import { dataEnvelope } from '../../src/http/schemas.ts';
 import { seedTenantAndKey } from '../support/fixtures.ts';
@@ -7,7 +7,7 @@ import { startTestApp, type TestApp } from '../support/http.ts';
 
 /** Issue 3: logs carry the request id and never a key, token, password or card number. */
 let app: TestApp;
-before(async () => {
+beforeAll(async () => {
   app = await startTestApp({}, (gw) => {
     gw.http.post(
       '/test/secret-body',
@@ -25,7 +25,7 @@ before(async () => {
     });
   });
 });
-after(() => app.close());
+afterAll(() => app.close());
 
 test('issue 3: log lines carry request_id and no key, token, password or card number', async () => {
   const { key } = await seedTenantAndKey(app.gateway.ctx, { scopes: ['pix:write'] });

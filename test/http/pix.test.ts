@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { createCostCenter, updateCostCenter } from '../../src/commands/cost-centers.ts';
 import { providerDeps } from '../../src/commands/providers.ts';
 import { createRoutingRule } from '../../src/commands/routing-rules.ts';
@@ -34,14 +34,14 @@ function post(key: string, json: unknown, idem: string | null = `pix-${++counter
   });
 }
 
-before(async () => {
+beforeAll(async () => {
   app = await startTestApp({ DOCUMENT_SIGNING_SECRET: SECRET, ENABLE_SIMULATOR: 'true' });
   live = await seedTenantAndKey(app.gateway.ctx, { livemode: true });
   test_ = await seedTenantAndKey(app.gateway.ctx, { livemode: false });
   child = await seedChildTenant(app.gateway.ctx, live.tenantId, { livemode: true });
   outsider = await seedTenantAndKey(app.gateway.ctx, { livemode: true });
 });
-after(() => app.close());
+afterAll(() => app.close());
 
 describe('POST /v1/pix (SPEC 4.1, 1 simulator row, 2.2)', () => {
   test('a live key routed to the simulator: 201, simulated, sandbox, unmistakable marker, signed document_url', async () => {
@@ -276,7 +276,7 @@ describe('GET /v1/transactions/{id} and /request (SPEC 4.4, 4.5)', () => {
   let parentTxn: string;
   let childTxn: string;
   let testTxn: string;
-  before(async () => {
+  beforeAll(async () => {
     parentTxn = (await post(live.key, pixBody())).body.data.id;
     childTxn = (await post(child.key, pixBody())).body.data.id;
     testTxn = (await post(test_.key, pixBody())).body.data.id;

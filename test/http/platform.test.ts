@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { z } from 'zod';
 import { dataEnvelope } from '../../src/http/schemas.ts';
 import { startTestApp, type TestApp } from '../support/http.ts';
@@ -13,7 +13,7 @@ const echoBody = z.strictObject({
 
 describe('HTTP platform: envelope, request id, strict JSON (SPEC 2.1, 4 common rules, 7, 8)', () => {
   let app: TestApp;
-  before(async () => {
+  beforeAll(async () => {
     app = await startTestApp({}, (gw) => {
       gw.http.post(
         '/test/echo',
@@ -22,7 +22,7 @@ describe('HTTP platform: envelope, request id, strict JSON (SPEC 2.1, 4 common r
       );
     });
   });
-  after(() => app.close());
+  afterAll(() => app.close());
 
   test('SPEC 2.1: every response carries X-Request-ID, also in the error envelope', async () => {
     const ok = await app.request('POST', '/test/echo', { json: { amount: 1250, reference: 'r1' } });

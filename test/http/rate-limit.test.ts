@@ -5,8 +5,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { z } from 'zod';
 import type { Gateway } from '../../src/app.ts';
 import { apiKeyPrincipal } from '../../src/http/auth.ts';
@@ -88,10 +88,10 @@ async function deleteKeys(url: string, prefix: string): Promise<void> {
 
 describe('Rate limits, in-process store (SPEC 8)', () => {
   let app: TestApp;
-  before(async () => {
+  beforeAll(async () => {
     app = await startTestApp({}, limitedRoute);
   });
-  after(() => app.close());
+  afterAll(() => app.close());
 
   test('SPEC 8: the 121st request of one key within a minute is 429 rate_limit_exceeded; another key is unaffected', async () => {
     const [a, b] = [await seedKey(app), await seedKey(app)];
@@ -118,12 +118,12 @@ describe('Rate limits, Redis store shared by instances (SPEC 8, DESIGN runtime)'
   const prefix = `calebe-test:${randomBytes(6).toString('hex')}`;
   let app: TestApp;
   let otherInstance: RateLimiter;
-  before(async () => {
+  beforeAll(async () => {
     app = await startTestApp({ REDIS_URL, REDIS_KEY_PREFIX: prefix }, limitedRoute);
     otherInstance = createRedisRateLimiter({ url: REDIS_URL, keyPrefix: prefix });
     await eventually('Redis answers', async () => (await app.request('GET', '/ready')).status === 200);
   });
-  after(async () => {
+  afterAll(async () => {
     await otherInstance?.close();
     await app?.close();
     await deleteKeys(REDIS_URL, prefix);
@@ -163,11 +163,11 @@ describe('Rate limits, Redis store shared by instances (SPEC 8, DESIGN runtime)'
 
 describe('Rate limits fail closed when Redis is down (SPEC 7 rate_limiter_unavailable, 4.14)', () => {
   let app: TestApp;
-  before(async () => {
+  beforeAll(async () => {
     // Nothing listens on port 1: every connection attempt is refused.
     app = await startTestApp({ REDIS_URL: 'redis://127.0.0.1:1' }, limitedRoute);
   });
-  after(() => app.close());
+  afterAll(() => app.close());
 
   test('SPEC 7: a request is refused quickly with 503 rate_limiter_unavailable', async () => {
     const { key } = await seedKey(app);
@@ -250,12 +250,12 @@ async function sparePort(): Promise<number> {
 describe('Rate limits recover when Redis comes back (SPEC 7 rate_limiter_unavailable, DESIGN runtime)', () => {
   let redis: ScratchRedis;
   let app: TestApp | undefined;
-  before(async () => {
+  beforeAll(async () => {
     redis = new ScratchRedis(await sparePort());
     redis.start();
     await eventually('scratch redis starts', async () => redis.answers());
   });
-  after(async () => {
+  afterAll(async () => {
     try {
       await app?.close();
     } finally {

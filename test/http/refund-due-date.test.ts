@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { issueApiKey } from '../../src/commands/api-keys.ts';
 import { transactionStream } from '../../src/commands/charges.ts';
 import { boletoCancelAt } from '../../src/providers/simulator.ts';
@@ -66,7 +66,7 @@ const BANK = {
   holder_document: '12345678000190',
 };
 
-before(async () => {
+beforeAll(async () => {
   app = await startTestApp({ DOCUMENT_SIGNING_SECRET: SECRET, ENABLE_SIMULATOR: 'true' });
   key = await seedTenantAndKey(app.gateway.ctx, { livemode: false });
   child = await seedChildTenant(app.gateway.ctx, key.tenantId, { livemode: false });
@@ -75,7 +75,7 @@ before(async () => {
     scopes: ['transactions:read', 'pix:write'],
   });
 });
-after(() => app.close());
+afterAll(() => app.close());
 
 describe('POST /v1/transactions/{id}/refund (SPEC 4.8, 3.1)', () => {
   test('a paid Pix is refunded in full: 200, status refunded, refund.status; one Refunded event', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import {
   ADMIN_EMAIL,
   ADMIN_PASSWORD,
@@ -95,7 +95,7 @@ describe('SPEC 5.7 role matrix of the tenant, type and user endpoints', () => {
   let apiKey: string;
   const ids: Ids = { type: '', tenant: '', target: '', user: '' };
 
-  before(async () => {
+  beforeAll(async () => {
     app = await startAdminApp();
     tokens.super_admin = await logIn(app, ADMIN_EMAIL, ADMIN_PASSWORD);
     const admin = adminClient(app, tokens.super_admin);
@@ -116,7 +116,7 @@ describe('SPEC 5.7 role matrix of the tenant, type and user endpoints', () => {
     selfIds.super_admin = root.id;
     apiKey = (await seedTenantAndKey(app.gateway.ctx)).key;
   });
-  after(() => app.close());
+  afterAll(() => app.close());
 
   function call(e: Endpoint, headers: Record<string, string>) {
     const body = e.body?.(ids);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { z } from 'zod';
 import { reactivateTenant, suspendTenant } from '../../src/commands/tenants.ts';
 import {
@@ -37,7 +37,7 @@ describe('panel sessions over HTTP (SPEC 5.6, 5.9, 7, 8)', () => {
   /** Every password and token this suite used, for the log check at the end. */
   const secrets: string[] = [ADMIN_PASSWORD];
 
-  before(async () => {
+  beforeAll(async () => {
     app = await startTestApp(env, (gw) => {
       gw.ctx.now = () => new Date(Date.now() + clock.offsetMs);
       const real = gw.ctx.rateLimiter;
@@ -63,7 +63,7 @@ describe('panel sessions over HTTP (SPEC 5.6, 5.9, 7, 8)', () => {
       );
     });
   });
-  after(() => app.close());
+  afterAll(() => app.close());
 
   const deps = () => identityDeps(app.gateway.ctx);
 
@@ -263,10 +263,10 @@ describe('panel sessions over HTTP (SPEC 5.6, 5.9, 7, 8)', () => {
 
 describe('login rate limit (SPEC 5.9, 8)', () => {
   let app: TestApp;
-  before(async () => {
+  beforeAll(async () => {
     app = await startTestApp(env);
   });
-  after(() => app.close());
+  afterAll(() => app.close());
 
   test('SPEC 8: the 11th login attempt within a minute from one address is 429 rate_limit_exceeded', async () => {
     for (let i = 0; i < 10; i++) {

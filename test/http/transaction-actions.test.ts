@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { SCOPES } from '../../src/aggregates/access.ts';
 import { transaction } from '../../src/aggregates/transaction.ts';
 import { issueApiKey } from '../../src/commands/api-keys.ts';
@@ -45,7 +45,7 @@ function refresh(a: TestApp, key: string, id: string) {
   return a.request('POST', `/v1/transactions/${id}/refresh`, { headers: { 'x-api-key': key } });
 }
 
-before(async () => {
+beforeAll(async () => {
   app = await startTestApp({
     BOOTSTRAP_ADMIN_EMAIL: ADMIN_EMAIL,
     BOOTSTRAP_ADMIN_PASSWORD: ADMIN_PASSWORD,
@@ -57,7 +57,7 @@ before(async () => {
   test_ = await seedTenantAndKey(app.gateway.ctx, { livemode: false });
   live = await seedTenantAndKey(app.gateway.ctx, { livemode: true });
 });
-after(async () => {
+afterAll(async () => {
   await app.close();
   await off.close();
 });

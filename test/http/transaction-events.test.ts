@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { createUser, identityDeps } from '../../src/commands/users.ts';
 import { newId } from '../../src/ids.ts';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, assertError, bearer, logIn, startAdminApp } from '../support/admin.ts';
@@ -34,7 +34,7 @@ describe('GET /admin/transactions/{id}/events (issue 5 item 10; SPEC 5.7 "Read t
     return best.id;
   }
 
-  before(async () => {
+  beforeAll(async () => {
     app = await startAdminApp();
     const ctx = app.gateway.ctx;
     const root = (await seedTenantAndKey(ctx)).tenantId;
@@ -66,7 +66,7 @@ describe('GET /admin/transactions/{id}/events (issue 5 item 10; SPEC 5.7 "Read t
       viewer: bearer(await logIn(app, 'viewer@example.com')),
     };
   });
-  after(() => app.close());
+  afterAll(() => app.close());
 
   const get = (id: string, h: Record<string, string>) =>
     app.request('GET', `/admin/transactions/${id}/events`, { headers: h });

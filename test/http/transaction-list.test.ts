@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { SCOPES } from '../../src/aggregates/access.ts';
 import { issueApiKey } from '../../src/commands/api-keys.ts';
 import { createCostCenter } from '../../src/commands/cost-centers.ts';
@@ -61,7 +61,7 @@ async function issue(tenantId: string, opts: { livemode?: boolean; scopes?: (typ
   return secret;
 }
 
-before(async () => {
+beforeAll(async () => {
   app = await startTestApp({
     DOCUMENT_SIGNING_SECRET: SECRET,
     ENABLE_SIMULATOR: 'true',
@@ -98,7 +98,7 @@ before(async () => {
     .where('id', '=', ids.pixA1)
     .execute();
 });
-after(() => app.close());
+afterAll(() => app.close());
 
 describe('GET /v1/transactions (SPEC 4.3, 2.1, 2.2)', () => {
   test('SPEC 4.3/2.1: default is the key tenant only, newest first, list envelope with count = page size', async () => {
@@ -193,7 +193,7 @@ describe('GET /admin/transactions (SPEC 4.3 admin scope, 5.7)', () => {
   let parentAdmin: Record<string, string>;
   let childViewer: Record<string, string>;
 
-  before(async () => {
+  beforeAll(async () => {
     const deps = identityDeps(app.gateway.ctx);
     await createUser(
       deps,

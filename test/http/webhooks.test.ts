@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, before, beforeEach, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, beforeEach, describe, test } from 'vitest';
 import { transactionStream } from '../../src/commands/charges.ts';
 import { WebhookDeliveryWorker } from '../../src/workers/webhook-delivery.ts';
 import { assertError, idem, roleTokens, startAdminApp } from '../support/admin.ts';
@@ -83,7 +83,7 @@ function verify(secret: string, r: Received) {
 
 const at = (path: string) => receiver.received.filter((r) => r.path === path);
 
-before(async () => {
+beforeAll(async () => {
   receiver.server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -110,7 +110,7 @@ before(async () => {
   });
   tokens = await roleTokens(app);
 });
-after(async () => {
+afterAll(async () => {
   await app.close();
   await new Promise((resolve) => receiver.server?.close(resolve));
 });

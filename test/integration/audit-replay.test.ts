@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { formatDifference, replayTransactions } from '../../src/commands/audit-replay.ts';
 import { PostgresEventStore } from '../../src/events/postgres-event-store.ts';
 import { createEventRegistry } from '../../src/events/registry.ts';
@@ -24,13 +24,13 @@ describe('audit replay: the fold of every transaction stream equals the read mod
     return replayTransactions(ctx());
   }
 
-  before(async () => {
+  beforeAll(async () => {
     t = await createTestDatabase();
     store = new PostgresEventStore(t.db, inlineProjections);
     runner = new ProjectionRunner(t.db, store, [streamCatalog]);
     ids = await populateTransactions({ store, registry }, { count: 60, seed: 20261121 });
   });
-  after(() => t.drop());
+  afterAll(() => t.drop());
 
   test('"after the full suite\'s data": a realistic mix of random command histories has 0 differences', async () => {
     const statuses = await t.db.selectFrom('transactions').select('status').distinct().execute();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { issueApiKey, revokeApiKey } from '../../src/commands/api-keys.ts';
 import type { CommandDeps } from '../../src/commands/command-handler.ts';
 import { authorizeLiveIssuance, authorizeLiveRefresh } from '../../src/commands/live-payments.ts';
@@ -29,7 +29,7 @@ describe('audit read model (SPEC 4.14, 5.6, 5.7 "Read logs")', () => {
   const secrets: string[] = [];
   const ids: Record<string, string> = {};
 
-  before(async () => {
+  beforeAll(async () => {
     t = await createTestDatabase();
     store = new PostgresEventStore(t.db, inlineProjections);
     deps = { store, registry: createEventRegistry(), now: () => new Date(), db: t.db, bcryptCost: 4 };
@@ -93,7 +93,7 @@ describe('audit read model (SPEC 4.14, 5.6, 5.7 "Read logs")', () => {
     );
     await runner.catchUp(auditProjection);
   });
-  after(async () => {
+  afterAll(async () => {
     await runner.stop();
     await t.drop();
   });

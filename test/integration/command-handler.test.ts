@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { DomainError } from '../../src/aggregates/decider.ts';
 import { type HandleOptions, handleCommand } from '../../src/commands/command-handler.ts';
 import { ImmutableFacts } from '../../src/commands/immutable-facts.ts';
@@ -14,11 +14,11 @@ describe('command handler: read, fold, decide, append with the expected version'
   const metadata = { actor: 'system:test', request_id: 'req_test' };
   const deps = () => ({ store, registry: counterRegistry, now: () => new Date('2026-11-21T10:00:00Z') });
 
-  before(async () => {
+  beforeAll(async () => {
     t = await createTestDatabase();
     store = new PostgresEventStore(t.db);
   });
-  after(() => t.drop());
+  afterAll(() => t.drop());
 
   test('appends the decided events with metadata and returns the new state', async () => {
     const r = await handleCommand(deps(), counter, 'counter-a', { kind: 'increment', by: 5 }, { metadata });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import {
   type Checkpoint,
   compareCheckpoints,
@@ -46,11 +46,12 @@ async function drain(store: EventStore, from: Checkpoint, limit = 500): Promise<
 export function runEventStoreContract(
   label: string,
   open: () => Promise<ContractTarget>,
-  opts: { skip?: string } = {},
+  opts: { skip?: string; teardown?: () => Promise<void> } = {},
 ) {
   if (opts.skip) {
+    const reason = opts.skip;
     // Reported as a skipped test with its reason in the runner's summary, never as a silent pass.
-    test(`event store contract: ${label}`, { skip: opts.skip }, () => {});
+    test(`event store contract: ${label}`, (ctx) => ctx.skip(reason));
     return;
   }
   describe(`event store contract: ${label}`, () => {
@@ -59,12 +60,13 @@ export function runEventStoreContract(
     const prefix = `contract${randomUUID().replaceAll('-', '')}`;
     const name = (s: string) => `${prefix}-${s}`;
 
-    before(async () => {
+    beforeAll(async () => {
       target = await open();
       store = target.store;
     });
-    after(async () => {
+    afterAll(async () => {
       await target?.close();
+      await opts.teardown?.();
     });
 
     test('(a) 50 concurrent appends with one expected version: exactly one wins, no holes', async () => {

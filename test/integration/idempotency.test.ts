@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { DomainError } from '../../src/aggregates/decider.ts';
 import { type ClaimInput, claimIdempotencyKey, readClaim } from '../../src/commands/idempotency.ts';
 import { PostgresEventStore } from '../../src/events/postgres-event-store.ts';
@@ -11,11 +11,11 @@ const metadata = { actor: 'user:usr_admin', request_id: 'req_test' };
 describe('idempotency reservation streams on PostgreSQL (SPEC 4, DESIGN.md)', () => {
   let db: TestDatabase;
   let store: PostgresEventStore;
-  before(async () => {
+  beforeAll(async () => {
     db = await createTestDatabase();
     store = new PostgresEventStore(db.db, inlineProjections);
   });
-  after(() => db.drop());
+  afterAll(() => db.drop());
 
   const input = (over: Partial<ClaimInput> = {}): ClaimInput => ({
     scope: 'ten_a',

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { DomainError } from '../../src/aggregates/decider.ts';
 import { apiKeyStream, issueApiKey, loadApiKey, revokeApiKey } from '../../src/commands/api-keys.ts';
 import type { CommandDeps } from '../../src/commands/command-handler.ts';
@@ -60,14 +60,14 @@ describe('identity commands (SPEC 2.7, 5, 7; DESIGN.md "Uniqueness uses reservat
   const streamCount = async () =>
     Number((await sql<{ n: string }>`select count(*) as n from streams`.execute(t.db)).rows[0]?.n);
 
-  before(async () => {
+  beforeAll(async () => {
     t = await createTestDatabase();
     store = new PostgresEventStore(t.db, inlineProjections);
     deps = { store, registry, now: () => new Date() };
     branchType = (await createTenantType(deps, { name: 'Branch', allowsChildren: false }, metadata)).type.id;
     companyType = (await createTenantType(deps, { name: 'Company', allowsChildren: true }, metadata)).type.id;
   });
-  after(() => t.drop());
+  afterAll(() => t.drop());
 
   describe('tenant types: unique names through a reservation stream', () => {
     test('SPEC 7 409: a name is unique case-insensitively; an exact repeat answers the same type', async () => {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { type Selectable, sql } from 'kysely';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { type ApiKeyEvent, apiKey } from '../../src/aggregates/api-key.ts';
 import { fold } from '../../src/aggregates/decider.ts';
 import { type TenantEvent, tenant } from '../../src/aggregates/tenant.ts';
@@ -120,12 +120,12 @@ describe('identity read models: tenant_types, tenants, api_keys (DESIGN.md "Proj
   const registry = createEventRegistry();
   const tree = { root: '', child: '', grandchild: '', otherRoot: '' };
 
-  before(async () => {
+  beforeAll(async () => {
     t = await createTestDatabase();
     store = new PostgresEventStore(t.db, inlineProjections);
     deps = { store, registry, now: () => new Date() };
   });
-  after(() => t.drop());
+  afterAll(() => t.drop());
 
   test('SPEC 5.5: a 3-level tree carries ancestor_ids root first, self last', async () => {
     const holding = await createTenantType(deps, { name: 'Holding', allowsChildren: true }, metadata);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { type NewEvent, START } from '../../src/events/event-store.ts';
 import { PostgresEventStore } from '../../src/events/postgres-event-store.ts';
 import { metrics } from '../../src/metrics.ts';
@@ -32,11 +32,11 @@ async function appendMany(store: PostgresEventStore, streams: number, perStream:
 describe('projection runner (DESIGN.md "Projections")', () => {
   let t: TestDatabase;
 
-  before(async () => {
+  beforeAll(async () => {
     t = await createTestDatabase();
     await createTotalsTable(t.db);
   });
-  after(() => t.drop());
+  afterAll(() => t.drop());
 
   test('inline: the read model changes in the append transaction; a failing projection appends nothing', async () => {
     await sql`truncate test_totals`.execute(t.db);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import type { TransactionCommand } from '../../src/aggregates/transaction.ts';
 import { transaction } from '../../src/aggregates/transaction.ts';
 import { type CommandDeps, handleCommand } from '../../src/commands/command-handler.ts';
@@ -23,11 +23,11 @@ describe('reconciler (DESIGN.md reserve -> call -> record outcome; SPEC 3.1 unkn
   let t: TestDatabase;
   let store: PostgresEventStore;
 
-  before(async () => {
+  beforeAll(async () => {
     t = await createTestDatabase();
     store = new PostgresEventStore(t.db, inlineProjections);
   });
-  after(() => t.drop());
+  afterAll(() => t.drop());
 
   /** The app's deps at a given clock (the reservation's `reserved_at` is this clock). */
   const depsAt = (at: Date): CommandDeps => ({ store, registry: createEventRegistry(), now: () => at });

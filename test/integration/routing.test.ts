@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { createProvider, updateProvider } from '../../src/commands/providers.ts';
 import { createRoutingRule, updateRoutingRule } from '../../src/commands/routing-rules.ts';
 import { PostgresEventStore } from '../../src/events/postgres-event-store.ts';
@@ -24,7 +24,7 @@ describe('routing against the read models (SPEC 2.8)', () => {
     config: { DATABASE_URL: t.url, CALEBE_DATA_DIR: '/nonexistent' },
   });
 
-  before(async () => {
+  beforeAll(async () => {
     t = await createTestDatabase();
     ctx = {
       store: new PostgresEventStore(t.db, inlineProjections),
@@ -32,7 +32,7 @@ describe('routing against the read models (SPEC 2.8)', () => {
       now: () => new Date(),
     };
   });
-  after(() => t.drop());
+  afterAll(() => t.drop());
 
   test('SPEC 2.8 last line: ENABLE_SIMULATOR defaults to on only without DATABASE_URL', () => {
     assert.equal(simulatorEnabled({ ENABLE_SIMULATOR: undefined, DATABASE_URL: undefined }), true);

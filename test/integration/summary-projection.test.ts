@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { DomainError, fold } from '../../src/aggregates/decider.ts';
 import {
   type TransactionCommand,
@@ -70,13 +70,13 @@ describe('summary read model (SPEC 4.14; DESIGN.md "Avoid hot rows")', () => {
   let runner: ProjectionRunner;
   let clock = new Date('2026-03-01T12:00:00.000Z').getTime();
 
-  before(async () => {
+  beforeAll(async () => {
     t = await createTestDatabase();
     store = new PostgresEventStore(t.db, inlineProjections);
     deps = { store, registry: createEventRegistry(), now: () => new Date(clock) };
     runner = new ProjectionRunner(t.db, store, [summaryProjection]);
   });
-  after(() => t.drop());
+  afterAll(() => t.drop());
 
   /** Every command here must be accepted: a refusal fails the test. */
   async function run(id: string, command: TransactionCommand) {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { type Selectable, sql } from 'kysely';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { DomainError, fold } from '../../src/aggregates/decider.ts';
 import {
   type TransactionCommand,
@@ -117,12 +117,12 @@ describe('transactions read model (SPEC 2.2, 2.3, 4.3; DESIGN.md "Projections")'
   let deps: CommandDeps;
   let clock = new Date('2026-03-01T12:00:00.000Z').getTime();
 
-  before(async () => {
+  beforeAll(async () => {
     t = await createTestDatabase();
     store = new PostgresEventStore(t.db, inlineProjections);
     deps = { store, registry: createEventRegistry(), now: () => new Date(clock) };
   });
-  after(() => t.drop());
+  afterAll(() => t.drop());
 
   async function run(id: string, command: TransactionCommand) {
     try {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { after, before, describe, test } from 'node:test';
 import { type Kysely, type KyselyPlugin, sql } from 'kysely';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { DomainError, fold } from '../../src/aggregates/decider.ts';
 import { type SessionEvent, sessionDecider } from '../../src/aggregates/session.ts';
 import { type UserEvent, userDecider, userEmailStream, userStream } from '../../src/aggregates/user.ts';
@@ -103,13 +103,13 @@ describe('users and sessions over PostgreSQL (SPEC 5.6, 5.7; DESIGN.md reservati
   let deps: IdentityDeps;
   let tenants: { root: string; child: string };
 
-  before(async () => {
+  beforeAll(async () => {
     t = await createTestDatabase();
     store = new PostgresEventStore(t.db, [usersProjection, sessionsProjection]);
     deps = depsFor(t.db, store);
     tenants = await seedTenantTree(t.db);
   });
-  after(() => t.drop());
+  afterAll(() => t.drop());
 
   test('SPEC 5.7: 10 concurrent createUser with one e-mail (different requests) make exactly one user', async () => {
     const results = await Promise.allSettled(
@@ -476,10 +476,10 @@ describe('users and sessions over PostgreSQL (SPEC 5.6, 5.7; DESIGN.md reservati
 
 describe('bootstrap administrator (SPEC 5, issue 3)', () => {
   let t: TestDatabase;
-  before(async () => {
+  beforeAll(async () => {
     t = await createTestDatabase();
   });
-  after(() => t.drop());
+  afterAll(() => t.drop());
 
   const env = (db: TestDatabase) => ({
     DATABASE_URL: db.url,

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { type AddressInfo, createServer as createTcpServer } from 'node:net';
-import { after, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
+import { afterAll, describe, test } from 'vitest';
 import { parseRetryAfter, type SendWebhookInput, sendWebhook } from '../../src/webhooks/http-sender.ts';
 import { generateWebhookSecret, webhookHeaders } from '../../src/webhooks/signing.ts';
 import type { DestinationPolicy } from '../../src/webhooks/ssrf-guard.ts';
@@ -23,7 +23,7 @@ interface Receiver {
 }
 
 const receivers: Receiver[] = [];
-after(async () => {
+afterAll(async () => {
   await Promise.all(receivers.map((r) => r.close()));
 });
 
@@ -147,7 +147,7 @@ describe('SPEC 6 webhook delivery: one attempt over real HTTP', () => {
       });
     });
     await new Promise<void>((resolve) => tcp.listen(0, '127.0.0.1', resolve));
-    after(() => new Promise<void>((resolve) => tcp.close(() => resolve())));
+    afterAll(() => new Promise<void>((resolve) => tcp.close(() => resolve())));
     const port = (tcp.address() as AddressInfo).port;
     const result = await sendWebhook(
       input(

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { sql, type Transaction } from 'kysely';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { DomainError, fold } from '../../src/aggregates/decider.ts';
 import {
   type TransactionCommand,
@@ -78,7 +78,7 @@ describe('webhook outbox read model (SPEC 6; DESIGN.md "Projections")', () => {
   let deps: CommandDeps;
   let clock = new Date('2026-03-01T12:00:00.000Z').getTime();
 
-  before(async () => {
+  beforeAll(async () => {
     t = await createTestDatabase();
     await seedEndpoints(t);
     store = new PostgresEventStore(t.db, inlineProjections);
@@ -122,7 +122,7 @@ describe('webhook outbox read model (SPEC 6; DESIGN.md "Projections")', () => {
       }
     }
   });
-  after(() => t.drop());
+  afterAll(() => t.drop());
 
   /**
    * Every charge event in commit order. Stream reads, not `readAll`: that one stops below the oldest

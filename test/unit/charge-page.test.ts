@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, test } from 'node:test';
 import QRCode from 'qrcode';
+import { describe, test } from 'vitest';
 import {
   type ChargePageView,
   type ChargeStatus,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
 import fc from 'fast-check';
+import { describe, test } from 'vitest';
 import { canonicalJson, idempotencyStream, requestHash } from '../../src/commands/idempotency.ts';
 
 /** Reorders every object's keys, recursively, keeping arrays in place. */

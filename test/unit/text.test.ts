@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
 import fc from 'fast-check';
+import { test } from 'vitest';
 import { utf8Bytes, utf8Text } from '../../src/http/text.ts';
 
 test('SPEC 8: text limits count UTF-8 bytes after trim', () => {

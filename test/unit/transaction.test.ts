@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
 import fc from 'fast-check';
+import { describe, test } from 'vitest';
 import { type DecideContext, DomainError, fold } from '../../src/aggregates/decider.ts';
 import {
   isRefresh,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
+import { describe, test } from 'vitest';
 import { fold } from '../../src/aggregates/decider.ts';
 import {
   normalizeEmail,

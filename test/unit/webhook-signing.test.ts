@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
+import { test } from 'vitest';
 import { generateWebhookSecret, signatureHeader, webhookHeaders } from '../../src/webhooks/signing.ts';
 
 const body = JSON.stringify({ type: 'transaction.updated', data: { id: 'txn_1', status: 'paid' } });
