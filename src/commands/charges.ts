@@ -233,15 +233,28 @@ interface Route {
   environment: 'sandbox' | 'production';
 }
 
-/** Test keys: no routing, no provider record (SPEC 1, 5.2). Live keys: SPEC 2.8 and 5.8. */
+/**
+ * SPEC 2.8 routing for both modes: a test key gets "the same validation" (SPEC 1), so its charge is routed
+ * exactly as a live one (no rule, method disabled, `max_amount`, marketplace, Pix on an external sandbox),
+ * and only then served by the simulator: no provider record, no provider call, no production controls
+ * (SPEC 5.2, 5.8). Live keys also get the simulator switch, the production controls and the adapter check.
+ */
 async function route(ctx: ChargeContext, input: CreateChargeInput): Promise<Route> {
-  if (!input.livemode) return { providerId: null, kind: 'simulator', environment: 'sandbox' };
   const resolution = await resolveProviderFor(ctx.db, {
     tenantId: input.tenantId,
     method: input.method,
     amount: input.body.amount,
   });
   const p = resolution.provider;
+  if (!input.livemode) {
+    if (p.kind === 'external' && p.isMarketplace) {
+      throw new DomainError('subaccount_not_configured', 'Marketplace subaccounts are not available yet.');
+    }
+    if (p.kind === 'external' && input.method === 'pix' && p.environment === 'sandbox') {
+      throw new DomainError('provider_pix_sandbox_unsupported', 'The external provider has no Pix sandbox.');
+    }
+    return { providerId: null, kind: 'simulator', environment: 'sandbox' };
+  }
   if (p.kind === 'simulator') {
     if (!simulatorEnabled(ctx.config)) {
       throw new DomainError('simulator_disabled', 'The simulator is disabled (ENABLE_SIMULATOR).');

@@ -4,6 +4,8 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { SCOPES } from '../../src/aggregates/access.ts';
 import { issueApiKey } from '../../src/commands/api-keys.ts';
+import { createProvider, providerDeps } from '../../src/commands/providers.ts';
+import { createRoutingRule } from '../../src/commands/routing-rules.ts';
 import { createUser, identityDeps } from '../../src/commands/users.ts';
 import {
   ADMIN_EMAIL,
@@ -18,7 +20,7 @@ import {
 } from '../support/admin.ts';
 import { addDays, boletoBody, pixBody, today } from '../support/charges.ts';
 import { commandDeps, type SeededKey, seedChildTenant, seedTenantAndKey } from '../support/fixtures.ts';
-import type { TestApp, TestResponse } from '../support/http.ts';
+import { startTestApp, type TestApp, type TestResponse } from '../support/http.ts';
 
 /**
  * Issue 12 (external review): idempotency per mode (SPEC 4 common rules, 5.2), replays that answer the
@@ -521,5 +523,74 @@ describe('issue 12 item 5: POST /v1/cost-centers takes an Idempotency-Key but do
   test('SPEC 4 common rules: a malformed Idempotency-Key is still 400 idempotency_key_required', async () => {
     const res = await post(test_.key, '/v1/cost-centers', 'bad key!', { name: 'Bad key' });
     assertError(res, 400, 'idempotency_key_required');
+  });
+});
+
+describe('issue 12 item 6: test keys are routed like live keys, then served by the simulator (SPEC 1, 2.8, 5.8)', () => {
+  let bare: TestApp;
+  let bareTest: SeededKey;
+  beforeAll(async () => {
+    // No simulator: no global rule exists (SPEC 2.8 last line), so nothing routes until a rule is added.
+    bare = await startTestApp({ ENABLE_SIMULATOR: 'false' });
+    bareTest = await seedTenantAndKey(bare.gateway.ctx, { livemode: false });
+  });
+  afterAll(() => bare.close());
+
+  const charge = (key: string, path: '/v1/pix' | '/v1/boleto', json: unknown) =>
+    bare.request('POST', path, { headers: { 'x-api-key': key, 'idempotency-key': randomUUID() }, json });
+
+  test('SPEC 2.8, 7: a test key with no rule for the method is 422 provider_not_configured and nothing is stored', async () => {
+    const before = await bare.gateway.ctx.db
+      .selectFrom('transactions')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow();
+    const res = await charge(bareTest.key, '/v1/pix', pixBody());
+    assertError(res, 422, 'provider_not_configured');
+    const after = await bare.gateway.ctx.db
+      .selectFrom('transactions')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow();
+    assert.equal(after.n, before.n);
+  });
+
+  test('SPEC 2.8, 7: a test key whose rule’s provider does not list the method is 422 provider_method_disabled', async () => {
+    const deps = providerDeps(bare.gateway.ctx);
+    const provider = await createProvider(
+      deps,
+      {
+        name: 'Boleto only',
+        kind: 'simulator',
+        environment: 'sandbox',
+        enabledMethods: ['boleto'],
+        isMarketplace: false,
+      },
+      metadata,
+    );
+    for (const method of ['pix', 'boleto'] as const) {
+      await createRoutingRule(
+        deps,
+        {
+          method,
+          tenantId: bareTest.tenantId,
+          providerId: provider.provider.id,
+          priority: 1,
+          maxAmount: 10000,
+          enabled: true,
+        },
+        metadata,
+      );
+    }
+    assertError(await charge(bareTest.key, '/v1/pix', pixBody()), 422, 'provider_method_disabled');
+    assertError(
+      await charge(bareTest.key, '/v1/boleto', boletoBody({}, { amount: 10001 })),
+      422,
+      'amount_limit_exceeded',
+    );
+    // SPEC 5.8 production controls are not consulted for test keys; the simulator serves the charge.
+    const ok = await charge(bareTest.key, '/v1/boleto', boletoBody());
+    assert.equal(ok.status, 201, ok.text);
+    assert.equal(ok.body.data.simulated, true);
+    assert.equal(ok.body.data.livemode, false);
+    assert.equal(ok.body.data.environment, 'sandbox');
   });
 });
