@@ -7,6 +7,8 @@ import { issueApiKey } from '../../src/commands/api-keys.ts';
 import { createProvider, providerDeps } from '../../src/commands/providers.ts';
 import { createRoutingRule } from '../../src/commands/routing-rules.ts';
 import { createUser, identityDeps } from '../../src/commands/users.ts';
+import { type PaymentProvider, useProviderAdapter } from '../../src/providers/provider.ts';
+import { simulatorProvider } from '../../src/providers/simulator.ts';
 import {
   ADMIN_EMAIL,
   ADMIN_PASSWORD,
@@ -64,6 +66,20 @@ async function streamLength(stream: string): Promise<number> {
   return Number(rows[0]?.n);
 }
 
+/** Calls that reach the (simulated) provider for changes of a charge (SPEC 4.8). */
+const providerCalls = { refund: 0, dueDate: 0 };
+const counting: PaymentProvider = {
+  ...simulatorProvider,
+  async refundCharge(request) {
+    providerCalls.refund++;
+    return simulatorProvider.refundCharge(request);
+  },
+  async changeDueDate(request) {
+    providerCalls.dueDate++;
+    return simulatorProvider.changeDueDate(request);
+  },
+};
+
 async function allEvents(): Promise<number> {
   const { rows } = await sql<{ n: string }>`select count(*) as n from events`.execute(app.gateway.ctx.db);
   return Number(rows[0]?.n);
@@ -84,6 +100,7 @@ beforeAll(async () => {
     ENABLE_SIMULATOR: 'true',
     CREDENTIALS_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
   });
+  useProviderAdapter(app.gateway.ctx, 'simulator', counting);
   superAdmin = bearer(await logIn(app, ADMIN_EMAIL, ADMIN_PASSWORD));
   test_ = await seedTenantAndKey(app.gateway.ctx, { livemode: false });
   live = await secondKey(test_.tenantId, true);
@@ -180,10 +197,12 @@ describe('issue 12 item 2: a replay answers the stored result and appends nothin
     const b = await move(keyB, dateY);
     assert.equal(b.status, 200, b.text);
     const before = await streamLength(`transaction-${id}`);
+    const calls = providerCalls.dueDate;
 
     const again = await move(keyA, dateX);
     replayed(again);
     assert.equal(await streamLength(`transaction-${id}`), before);
+    assert.equal(providerCalls.dueDate, calls, 'a replay never calls the provider again');
     const request = await app.request('GET', `/v1/transactions/${id}`, {
       headers: { 'x-api-key': test_.key },
     });
@@ -217,8 +236,10 @@ describe('issue 12 item 2: a replay answers the stored result and appends nothin
     assert.equal(first.status, 200, first.text);
     assert.equal(first.body.data.status, 'refunded');
     const before = await streamLength(`transaction-${id}`);
+    const calls = providerCalls.refund;
     const again = await refund();
     replayed(again);
+    assert.equal(providerCalls.refund, calls, 'a replay never calls the provider again');
     assert.equal(again.body.data.status, 'refunded');
     assert.equal(await streamLength(`transaction-${id}`), before);
   });
