@@ -42,7 +42,8 @@ import { authorizeLiveIssuance } from './live-payments.ts';
  *    replay"); another hash is `409 idempotency_conflict`.
  * 4. A new request is validated fully (due date window, cost center, routing, production controls, the
  *    decider's creation checks) before the claim: a claim must always be completable.
- * 5. The claim (`idempotency-<tenant>-<sha256(key)>`) carries the whole reservation; the Reserved append is
+ * 5. The claim (`idempotency-<tenant>-<sha256(key)>` live, `idempotency-<tenant>-test-<sha256(key)>` test:
+ *    the mode is part of the scope, SPEC 5.2) carries the whole reservation; the Reserved append is
  *    `no_stream` on `transaction-<id>`. Whoever appends Reserved, and only they, calls the provider: with 100
  *    concurrent identical requests one claim wins, one Reserved is appended, one provider call is made.
  *    A crash between claim and Reserved is completed by the next replay (which then makes the only call).
@@ -232,15 +233,28 @@ interface Route {
   environment: 'sandbox' | 'production';
 }
 
-/** Test keys: no routing, no provider record (SPEC 1, 5.2). Live keys: SPEC 2.8 and 5.8. */
+/**
+ * SPEC 2.8 routing for both modes: a test key gets "the same validation" (SPEC 1), so its charge is routed
+ * exactly as a live one (no rule, method disabled, `max_amount`, marketplace, Pix on an external sandbox),
+ * and only then served by the simulator: no provider record, no provider call, no production controls
+ * (SPEC 5.2, 5.8). Live keys also get the simulator switch, the production controls and the adapter check.
+ */
 async function route(ctx: ChargeContext, input: CreateChargeInput): Promise<Route> {
-  if (!input.livemode) return { providerId: null, kind: 'simulator', environment: 'sandbox' };
   const resolution = await resolveProviderFor(ctx.db, {
     tenantId: input.tenantId,
     method: input.method,
     amount: input.body.amount,
   });
   const p = resolution.provider;
+  if (!input.livemode) {
+    if (p.kind === 'external' && p.isMarketplace) {
+      throw new DomainError('subaccount_not_configured', 'Marketplace subaccounts are not available yet.');
+    }
+    if (p.kind === 'external' && input.method === 'pix' && p.environment === 'sandbox') {
+      throw new DomainError('provider_pix_sandbox_unsupported', 'The external provider has no Pix sandbox.');
+    }
+    return { providerId: null, kind: 'simulator', environment: 'sandbox' };
+  }
   if (p.kind === 'simulator') {
     if (!simulatorEnabled(ctx.config)) {
       throw new DomainError('simulator_disabled', 'The simulator is disabled (ENABLE_SIMULATOR).');
@@ -412,13 +426,13 @@ export async function createCharge(
   // answered at once. Otherwise the claim is read only when it may exist and matters (BENCHMARKS.md "HTTP
   // create and replay", lever c): when validation fails (this may be a replay of a record that would not
   // pass today) and when the claim append finds the key taken; a new key costs no read.
-  const known = knownClaim(deps(ctx), scope, input.idempotencyKey);
+  const known = knownClaim(deps(ctx), scope, input.idempotencyKey, input.livemode);
   if (known) return replay(known);
   let reserve: ReserveTransaction;
   try {
     reserve = await validReservation(ctx, input, snapshot);
   } catch (error) {
-    const held = await readClaim(deps(ctx), scope, input.idempotencyKey);
+    const held = await readClaim(deps(ctx), scope, input.idempotencyKey, input.livemode);
     if (!held) throw error;
     return replay(held);
   }
@@ -429,6 +443,7 @@ export async function createCharge(
       deps(ctx),
       {
         scope,
+        livemode: input.livemode,
         key: input.idempotencyKey,
         method: 'POST',
         route: input.route,
@@ -441,7 +456,7 @@ export async function createCharge(
   } catch (error) {
     // Taken by another body: the same answer (and message) as when the claim is found first.
     if (!isDomainError(error) || error.code !== 'idempotency_conflict') throw error;
-    const held = await readClaim(deps(ctx), scope, input.idempotencyKey);
+    const held = await readClaim(deps(ctx), scope, input.idempotencyKey, input.livemode);
     if (!held) throw error;
     return replay(held);
   }

@@ -16,6 +16,13 @@ import { ImmutableFacts } from './immutable-facts.ts';
  *
  * `scope` keeps namespaces apart: the tenant id (`ten_...`) for public creations, the user id (`usr_...`) for
  * panel creations, `system_<job>` for jobs. Prefixed ids cannot collide with each other.
+ *
+ * The mode is part of the scope (SPEC 4 common rules, 5.2; docs/decisions.md "Hardening (issue 12)"): test
+ * and live are separate worlds, so a record of one mode is never answered, created or touched by the other.
+ * Live (and mode-less panel and job scopes) keep the stream id claims always had, so stored live claims
+ * replay as they are; test claims get a `-test` segment. A test claim stored before issue 12 sits at the old
+ * id: a test request finds it there (its mode comes from the claim's metadata), and a live request finding
+ * it is `409 idempotency_conflict` (the key is taken in the other mode; nothing is answered or changed).
  */
 
 const claimedData = z.strictObject({
@@ -28,12 +35,21 @@ const claimedData = z.strictObject({
   resource_id: z.string().min(1),
   /** What the caller needs to complete a claim left without its resource. Never a secret. */
   payload: z.record(z.string(), z.json()),
+  /** The mode of the API key (or panel charge) that claimed; absent for mode-less scopes and old claims. */
+  livemode: z.boolean().optional(),
 });
 export type IdempotencyClaim = z.infer<typeof claimedData>;
 export type JsonValue = z.infer<ReturnType<typeof z.json>>;
 
+/**
+ * The claimed change was applied (SPEC 4.8 changes of a charge): a replay answers the stored record and
+ * never applies it again, even after newer changes.
+ */
+const completedData = z.strictObject({ resource_id: z.string().min(1) });
+
 export const idempotencyEvents = [
   defineEvent({ type: 'Idempotency.Claimed', version: 1, schema: claimedData }),
+  defineEvent({ type: 'Idempotency.Completed', version: 1, schema: completedData }),
 ];
 
 // The module decodes its own events: a claim is read back only here.
@@ -58,9 +74,22 @@ export function requestHash(method: string, route: string, body: unknown): strin
   return sha256Hex(canonicalJson({ method: method.toUpperCase(), route, body }));
 }
 
-/** The reservation stream; the key itself is hashed, so any header value makes a valid stream id. */
-export function idempotencyStream(scope: string, key: string): string {
-  return `idempotency-${scope}-${sha256Hex(key)}`;
+/**
+ * The reservation stream; the key itself is hashed, so any header value makes a valid stream id. Live and
+ * mode-less scopes keep the id used before modes were told apart (stored claims stay replayable); test
+ * mode adds a segment no prefixed id contains.
+ */
+export function idempotencyStream(scope: string, key: string, livemode?: boolean): string {
+  return livemode === false
+    ? `idempotency-${scope}-test-${sha256Hex(key)}`
+    : `idempotency-${scope}-${sha256Hex(key)}`;
+}
+
+function otherMode(): DomainError {
+  return new DomainError(
+    'idempotency_conflict',
+    'This Idempotency-Key was already used in the other mode (test or live) before modes were kept apart.',
+  );
 }
 
 export interface ClaimInput {
@@ -75,6 +104,8 @@ export interface ClaimInput {
   /** The id the new resource gets if this request is the first. */
   resourceId: string;
   payload: Record<string, JsonValue>;
+  /** The requester's mode (API keys, panel charges); undefined for mode-less scopes (panel, jobs). */
+  livemode?: boolean | undefined;
 }
 
 export type ClaimResult =
@@ -96,7 +127,7 @@ export async function claimIdempotencyKey(
   input: ClaimInput,
   metadata: EventMetadata,
 ): Promise<ClaimResult> {
-  const stream = idempotencyStream(input.scope, input.key);
+  const stream = idempotencyStream(input.scope, input.key, input.livemode);
   const claim: IdempotencyClaim = {
     scope: input.scope,
     method: input.method.toUpperCase(),
@@ -104,48 +135,141 @@ export async function claimIdempotencyKey(
     request_hash: requestHash(input.method, input.route, input.body),
     resource_id: input.resourceId,
     payload: input.payload,
+    ...(input.livemode !== undefined ? { livemode: input.livemode } : {}),
   };
+  // A test claim stored before issue 12 sits at the mode-less id: find it before claiming a second time.
+  const legacy =
+    input.livemode === false ? await readLegacyTestClaim(deps, input.scope, input.key) : undefined;
+  if (legacy) return { first: false, claim: sameRequest(legacy, claim.request_hash) };
   try {
     const event = registry.encode({ type: 'Idempotency.Claimed', data: claim });
     await deps.store.append(stream, [{ ...event, id: randomUUID(), metadata }], 'no_stream');
     // In the log for good now: a replay in this process needs no read. A copy, since the cache freezes it.
-    claims.set(deps.store, stream, structuredClone(claim));
+    claims.set(deps.store, stream, withMode(structuredClone(claim), metadata));
     return { first: true, claim };
   } catch (error) {
     if (!(error instanceof WrongExpectedVersionError)) throw error;
   }
-  const held = await readClaim(deps, input.scope, input.key);
+  const held = await readClaim(deps, input.scope, input.key, input.livemode);
   if (!held) throw new Error(`idempotency stream ${stream} exists without a claim`);
-  if (held.request_hash !== claim.request_hash) {
+  return { first: false, claim: sameRequest(held, claim.request_hash) };
+}
+
+function sameRequest(held: IdempotencyClaim, hash: string): IdempotencyClaim {
+  if (held.request_hash !== hash) {
     throw new DomainError(
       'idempotency_conflict',
       'This Idempotency-Key was already used with another body or endpoint.',
     );
   }
-  return { first: false, claim: held };
+  return held;
 }
 
-/** The claim this process has appended or read back for a scope and key, if any; never reads. */
+/** A live request must never be answered with a test claim stored at the shared pre-issue-12 id. */
+function ofMode(claim: IdempotencyClaim, livemode: boolean | undefined): IdempotencyClaim {
+  if (livemode === true && claim.livemode === false) throw otherMode();
+  return claim;
+}
+
+/** The claim this process has appended or read back for a scope, key and mode, if any; never reads. */
 export function knownClaim(
   deps: { store: EventStore },
   scope: string,
   key: string,
+  livemode?: boolean,
 ): IdempotencyClaim | undefined {
-  return claims.get(deps.store, idempotencyStream(scope, key));
+  const known = claims.get(deps.store, idempotencyStream(scope, key, livemode));
+  return known && ofMode(known, livemode);
 }
 
-/** The claim held for a scope and key, if any. A claim never changes, so one read back is remembered. */
-export async function readClaim(
-  deps: { store: EventStore },
-  scope: string,
-  key: string,
-): Promise<IdempotencyClaim | undefined> {
-  const stream = idempotencyStream(scope, key);
+/** The claim at `stream`, its mode taken from the claim or, for claims older than the field, its metadata. */
+async function readAt(deps: { store: EventStore }, stream: string): Promise<IdempotencyClaim | undefined> {
   const known = claims.get(deps.store, stream);
   if (known) return known;
   const [first] = await deps.store.read(stream);
   if (!first) return undefined;
-  const claim = registry.decode(first).data as IdempotencyClaim;
+  const claim = withMode(registry.decode(first).data as IdempotencyClaim, first.metadata);
   claims.set(deps.store, stream, claim);
   return claim;
+}
+
+/** The claim with its mode: its own field or, for claims older than the field, the metadata's or the reservation's. */
+function withMode(claim: IdempotencyClaim, metadata: EventMetadata): IdempotencyClaim {
+  const livemode = claim.livemode ?? metadata.livemode ?? reservedMode(claim.payload);
+  return livemode === undefined ? claim : { ...claim, livemode };
+}
+
+/** The mode a charge claim's reservation records (claims imported without the key's metadata). */
+function reservedMode(payload: IdempotencyClaim['payload']): boolean | undefined {
+  const reserve = payload.reserve;
+  if (reserve === null || typeof reserve !== 'object' || Array.isArray(reserve)) return undefined;
+  return typeof reserve.livemode === 'boolean' ? reserve.livemode : undefined;
+}
+
+/**
+ * A test-mode claim stored at the mode-less id before issue 12, if any. A claim whose mode cannot be told is
+ * taken as live (the mode-less id is the live id).
+ */
+async function readLegacyTestClaim(
+  deps: { store: EventStore },
+  scope: string,
+  key: string,
+): Promise<IdempotencyClaim | undefined> {
+  const legacy = await readAt(deps, idempotencyStream(scope, key));
+  return legacy?.livemode === false ? legacy : undefined;
+}
+
+/**
+ * The claim held for a scope, key and mode, if any. A claim never changes, so one read back is remembered.
+ * A live request meeting a pre-issue-12 test claim at its id is `409 idempotency_conflict`.
+ */
+export async function readClaim(
+  deps: { store: EventStore },
+  scope: string,
+  key: string,
+  livemode?: boolean,
+): Promise<IdempotencyClaim | undefined> {
+  const held = await readAt(deps, idempotencyStream(scope, key, livemode));
+  if (held) return ofMode(held, livemode);
+  return livemode === false ? readLegacyTestClaim(deps, scope, key) : undefined;
+}
+
+/** Whether the claimed change was applied (see `completedData`). Once true it stays true. */
+const completions = new ImmutableFacts<true>(5_000);
+
+export async function isCompleted(
+  deps: { store: EventStore },
+  scope: string,
+  key: string,
+  livemode?: boolean,
+): Promise<boolean> {
+  const own = idempotencyStream(scope, key, livemode);
+  // A test claim found at the pre-issue-12 id is completed there.
+  const stream = livemode === false && !(await hasEvents(deps, own)) ? idempotencyStream(scope, key) : own;
+  if (completions.get(deps.store, stream)) return true;
+  const recorded = await deps.store.read(stream);
+  if (!recorded.some((e) => e.type === 'Idempotency.Completed')) return false;
+  completions.set(deps.store, stream, true);
+  return true;
+}
+
+async function hasEvents(deps: { store: EventStore }, stream: string): Promise<boolean> {
+  if (claims.get(deps.store, stream)) return true;
+  return (await deps.store.read(stream)).length > 0;
+}
+
+/** Records that the claimed change was applied; a second completion (a concurrent replay) is harmless. */
+export async function markCompleted(
+  deps: { store: EventStore },
+  claim: IdempotencyClaim,
+  key: string,
+  metadata: EventMetadata,
+): Promise<void> {
+  const own = idempotencyStream(claim.scope, key, claim.livemode);
+  // A pre-issue-12 test claim lives at the mode-less id.
+  const target =
+    claim.livemode === false && !(await hasEvents(deps, own)) ? idempotencyStream(claim.scope, key) : own;
+  const event = registry.encode({ type: 'Idempotency.Completed', data: { resource_id: claim.resource_id } });
+  await deps.store.append(target, [{ ...event, id: randomUUID(), metadata }], 'any');
+  completions.set(deps.store, target, true);
 }

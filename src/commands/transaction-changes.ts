@@ -6,7 +6,14 @@ import { simulatorProvider } from '../providers/simulator.ts';
 import { transactionStream } from './charges.ts';
 import { type CommandDeps, handleCommand } from './command-handler.ts';
 import { foldStream } from './fold-stream.ts';
-import { claimIdempotencyKey, readClaim, requestHash } from './idempotency.ts';
+import {
+  claimIdempotencyKey,
+  type IdempotencyClaim,
+  isCompleted,
+  markCompleted,
+  readClaim,
+  requestHash,
+} from './idempotency.ts';
 
 /**
  * Changes of an issued charge that need an `Idempotency-Key` (SPEC 4.8): the integral refund and the due
@@ -14,9 +21,11 @@ import { claimIdempotencyKey, readClaim, requestHash } from './idempotency.ts';
  * the charge moved on); a new key is checked against the folded state before it is claimed, so only a
  * request that can succeed holds a key; then the provider is called and its confirmation appended.
  *
- * Both decider cells are repeat-safe (refund of a refunded charge and the same due date are no-ops), so a
- * replay re-runs the change: that also completes a key claimed by a process that died before appending.
- * The provider operations are idempotent by the charge's id (the simulator trivially so).
+ * Once the change is applied the claim is marked completed (`Idempotency.Completed`), and a replay answers
+ * the stored record with no event and no provider call: re-running it would roll a newer change back (key A
+ * to date X, key B to date Y, A again must keep Y; issue 12). Only a claim left uncompleted (a process that
+ * died before appending, or a refused attempt) is run again; both decider cells are repeat-safe and the
+ * provider operations are idempotent by the charge's id (the simulator trivially so).
  */
 
 export interface ChangeContext {
@@ -28,6 +37,8 @@ export interface ChangeContext {
 export interface ChangeInput {
   /** The idempotency scope: the tenant of the key, or of the charge for the panel. */
   scope: string;
+  /** The key's mode, part of the idempotency scope (SPEC 4 common rules, 5.2). */
+  livemode?: boolean | undefined;
   key: string;
   /** Route template, part of the request hash. */
   route: string;
@@ -74,21 +85,26 @@ async function idempotentChange(
   prepare: Prepare,
 ): Promise<ChangeOutcome> {
   const body = { transaction_id: input.transactionId, ...input.body };
-  const held = await readClaim(ctx.deps, input.scope, input.key);
+  const held = await readClaim(ctx.deps, input.scope, input.key, input.livemode);
   if (held && held.request_hash !== requestHash('POST', input.route, body)) {
     throw new DomainError(
       'idempotency_conflict',
       'This Idempotency-Key was used with another body or endpoint.',
     );
   }
+  // An applied change is answered as stored: never applied again, never sent to the provider again.
+  if (held && (await isCompleted(ctx.deps, input.scope, input.key, input.livemode)))
+    return { replayed: true };
   let state = await currentFacts(ctx, input.transactionId);
   let replayed = held !== undefined;
+  let claim: IdempotencyClaim | undefined = held;
   if (!held) {
     precheck(state);
     const claimed = await claimIdempotencyKey(
       ctx.deps,
       {
         scope: input.scope,
+        livemode: input.livemode,
         key: input.key,
         method: 'POST',
         route: input.route,
@@ -98,8 +114,12 @@ async function idempotentChange(
       },
       metadata,
     );
+    claim = claimed.claim;
     replayed = !claimed.first;
-    if (replayed) state = await currentFacts(ctx, input.transactionId);
+    if (replayed) {
+      if (await isCompleted(ctx.deps, input.scope, input.key, input.livemode)) return { replayed };
+      state = await currentFacts(ctx, input.transactionId);
+    }
   }
   try {
     const command = await prepare(state);
@@ -112,6 +132,7 @@ async function idempotentChange(
     // A replay after the charge moved on (say, refunded after its due date changed) answers the stored record.
     if (!(replayed && error instanceof DomainError && error.code === 'conflict')) throw error;
   }
+  if (claim) await markCompleted(ctx.deps, claim, input.key, metadata);
   return { replayed };
 }
 

@@ -4,10 +4,11 @@ import type { PaymentMethod } from '../aggregates/provider.ts';
 import type { Database } from '../db/schema.ts';
 
 /**
- * SPEC 2.8: the one place that picks the provider of a new live charge. `resolveProvider` is pure over
+ * SPEC 2.8: the one place that picks the provider of a new charge. `resolveProvider` is pure over
  * loaded rows (property-tested in test/unit/routing.test.ts); `loadRoutingCandidates` reads them from the
- * read models. Test-mode charges (SPEC 5.2: `livemode: false`) never reach a provider and must not call
- * this; the production controls of SPEC 5.8 are checked by issuance on the provider returned here.
+ * read models. Test-mode charges (SPEC 5.2: `livemode: false`) are routed the same way (SPEC 1: "the same
+ * validation") and then served by the simulator, never reaching the provider returned here; the production
+ * controls of SPEC 5.8 are checked by live issuance only.
  */
 
 export interface CandidateProvider {
@@ -163,7 +164,7 @@ export async function loadRoutingCandidates(
   return { ancestorIds, rules };
 }
 
-/** Loads and resolves: what issuance calls for a new live charge (SPEC 2.8). */
+/** Loads and resolves: what issuance calls for a new charge of either mode (SPEC 2.8). */
 export async function resolveProviderFor(
   db: Kysely<Database>,
   request: { tenantId: string; method: PaymentMethod; amount: number },

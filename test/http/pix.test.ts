@@ -251,24 +251,35 @@ describe('POST /v1/pix (SPEC 4.1, 1 simulator row, 2.2)', () => {
     assert.equal(inactive.body.error.code, 'invalid_cost_center');
   });
 
-  test('routing: a tenant rule with max_amount caps the charge (422 amount_limit_exceeded); test keys skip routing (SPEC 2.8)', async () => {
+  test('routing: a tenant rule with max_amount caps the charge (422 amount_limit_exceeded), for live and test keys alike (SPEC 1, 2.8; issue 12)', async () => {
     const capped = await seedTenantAndKey(app.gateway.ctx, { livemode: true });
-    await createRoutingRule(
-      providerDeps(app.gateway.ctx),
-      {
-        method: 'pix',
-        tenantId: capped.tenantId,
-        providerId: SIMULATOR_PROVIDER_ID,
-        priority: 1,
-        maxAmount: 1000,
-        enabled: true,
-      },
-      metadata,
-    );
+    const cappedTest = await seedTenantAndKey(app.gateway.ctx, { livemode: false });
+    for (const tenantId of [capped.tenantId, cappedTest.tenantId]) {
+      await createRoutingRule(
+        providerDeps(app.gateway.ctx),
+        {
+          method: 'pix',
+          tenantId,
+          providerId: SIMULATOR_PROVIDER_ID,
+          priority: 1,
+          maxAmount: 1000,
+          enabled: true,
+        },
+        metadata,
+      );
+    }
     const over = await post(capped.key, pixBody({ amount: 1001 }));
     assert.equal(over.status, 422, over.text);
     assert.equal(over.body.error.code, 'amount_limit_exceeded');
     assert.equal((await post(capped.key, pixBody({ amount: 1000 }))).status, 201);
+    // SPEC 1: a test key gets the same validation; only the provider is replaced by the simulator.
+    const testOver = await post(cappedTest.key, pixBody({ amount: 1001 }));
+    assert.equal(testOver.status, 422, testOver.text);
+    assert.equal(testOver.body.error.code, 'amount_limit_exceeded');
+    const testOk = await post(cappedTest.key, pixBody({ amount: 1000 }));
+    assert.equal(testOk.status, 201, testOk.text);
+    assert.equal(testOk.body.data.simulated, true);
+    assert.equal(testOk.body.data.livemode, false);
   });
 });
 

@@ -203,13 +203,14 @@ describe('PATCH /v1/transactions/{id}/boleto (SPEC 4.8)', () => {
     assert.equal(res.body.data.id, id);
     assert.equal(res.body.data.boleto_due_date, due);
     assert.equal(res.body.data.status, 'pending');
-    // One DueDateChanged plus the key's claim; no Reserved (no new charge).
+    // One DueDateChanged plus the key's claim and its completion (issue 12); no Reserved (no new charge).
     const appended = await sql<{ type: string }>`
       select type from events order by global_position desc limit ${(await eventCount()) - before_}`.execute(
       app.gateway.ctx.db,
     );
     assert.deepEqual(appended.rows.map((r) => r.type).sort(), [
       'Idempotency.Claimed',
+      'Idempotency.Completed',
       'Transaction.DueDateChanged',
     ]);
   });

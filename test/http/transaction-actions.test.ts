@@ -5,6 +5,8 @@ import { transaction } from '../../src/aggregates/transaction.ts';
 import { issueApiKey } from '../../src/commands/api-keys.ts';
 import { transactionStream } from '../../src/commands/charges.ts';
 import { handleCommand } from '../../src/commands/command-handler.ts';
+import { createProvider, providerDeps } from '../../src/commands/providers.ts';
+import { createRoutingRule } from '../../src/commands/routing-rules.ts';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, assertError, roleTokens } from '../support/admin.ts';
 import { pixBody } from '../support/charges.ts';
 import { commandDeps, type SeededKey, seedTenantAndKey } from '../support/fixtures.ts';
@@ -179,6 +181,32 @@ describe('POST /v1/transactions/{id}/simulate (SPEC 4.7, 3.1)', () => {
 
   test('ENABLE_SIMULATOR false: test-key charges are still created (simulated), simulate is 422 simulator_disabled', async () => {
     const key = await seedTenantAndKey(off.gateway.ctx, { livemode: false });
+    // A test charge is routed like a live one (SPEC 1, 2.8; issue 12): without the simulator's global rule
+    // the tenant needs a rule, here to a production provider the test charge never reaches.
+    const deps = providerDeps(off.gateway.ctx);
+    const { provider } = await createProvider(
+      deps,
+      {
+        name: 'Production',
+        kind: 'external',
+        environment: 'production',
+        enabledMethods: ['pix'],
+        isMarketplace: false,
+      },
+      metadata,
+    );
+    await createRoutingRule(
+      deps,
+      {
+        method: 'pix',
+        tenantId: key.tenantId,
+        providerId: provider.id,
+        priority: 1,
+        maxAmount: 100_000,
+        enabled: true,
+      },
+      metadata,
+    );
     const created = await createPix(off, key.key);
     assert.equal(created.status, 201, created.text);
     assert.equal(created.body.data.simulated, true);

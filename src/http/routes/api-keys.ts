@@ -18,12 +18,18 @@ import type { HttpServer } from '../server.ts';
 /** SPEC 5.7 "Issue/revoke keys": super_admin global, tenant_admin own tree, viewer no. */
 const KEY_ADMINS = ['super_admin', 'tenant_admin'] as const satisfies readonly Role[];
 
+/** Scopes over subtenants: registering tenants and issuing keys are super_admin powers (SPEC 5.7). */
+const SUPER_ADMIN_ONLY: ReadonlySet<Scope> = new Set(['subtenants:write', 'subtenants:keys:write']);
+
 /**
  * SPEC 5.3: a key carries only scopes its creator could exercise. A super_admin may grant every public scope
- * anywhere; a tenant_admin every public scope, for its own tree only (the tree is checked separately).
+ * anywhere; a tenant_admin, for its own tree only (checked separately), every scope except those of SPEC 5.7
+ * "Tenants, types, users" (`subtenants:write`, `subtenants:keys:write`), which it cannot exercise itself.
  */
 export function grantableScopes(role: Role): readonly Scope[] {
-  return role === 'viewer' ? [] : SCOPES;
+  if (role === 'super_admin') return SCOPES;
+  if (role === 'tenant_admin') return SCOPES.filter((s) => !SUPER_ADMIN_ONLY.has(s));
+  return [];
 }
 
 /**

@@ -145,14 +145,13 @@ export function registerCostCenterRoutes(app: HttpServer, ctx: AppContext): void
         access: {
           auth: 'api_key',
           scopes: ['cost_centers:write'],
-          idempotencyKey: true,
           notForDeveloperKeys: true,
         },
       },
       schema: {
         summary: "Create a cost center for the key's tenant",
         description:
-          'Requires Idempotency-Key. A replay with the same key and body answers 200 with `Idempotency-Replayed: true` and the same center; another body is 409 idempotency_conflict. Developer keys are refused (403 insufficient_scope).',
+          'Idempotency-Key optional (SPEC 4 common rules do not require it here); when sent, malformed is 400 idempotency_key_required and the scope is tenant + key (a center is the same in test and production, SPEC 4.12). A replay with the same key and body answers 200 with `Idempotency-Replayed: true` and the same center; another body is 409 idempotency_conflict. Developer keys are refused (403 insufficient_scope).',
         body: createBody,
         response: {
           200: dataEnvelope(costCenterView).meta({ description: 'Replay: the center this key created' }),
@@ -168,7 +167,9 @@ export function registerCostCenterRoutes(app: HttpServer, ctx: AppContext): void
         {
           tenantId: principal.tenantId,
           name: request.body.name,
-          idempotencyKey: idempotencyKeyOf(request),
+          // Optional here, but honoured (and checked) when sent.
+          idempotencyKey:
+            request.headers['idempotency-key'] === undefined ? undefined : idempotencyKeyOf(request),
           route: ROUTE,
         },
         eventMetadata(request),

@@ -77,7 +77,8 @@ const dueDateBody = z.strictObject({
  *   502 provider_refresh_failed with `error.transaction_id`, state kept. Never creates a charge.
  *
  * Public routes: `transactions:read` (route config) plus the method's write scope, checked once the
- * transaction is loaded; developer keys are refused (SPEC 5.4); another tree or mode is 404.
+ * transaction is loaded; developer keys are refused (SPEC 5.4); another tree or mode is 404; every one of
+ * them writes, so a descendant's charge is 403 forbidden (SPEC 5.5).
  */
 export function registerTransactionActionRoutes(app: HttpServer, ctx: AppContext): void {
   const deps = (): CommandDeps => ({ store: ctx.store, registry: ctx.events, now: () => ctx.now() });
@@ -132,7 +133,8 @@ export function registerTransactionActionRoutes(app: HttpServer, ctx: AppContext
       if (principal.livemode) {
         throw new ApiError('simulation_not_allowed', 'Only a test key can simulate (SPEC 4.7).');
       }
-      const row = await readableTransaction(ctx, principal, request.params.id);
+      // SPEC 5.5: simulating changes stored state, so a descendant's charge is 403 like refund.
+      const { row } = await ownTransaction(request);
       requireMethodScope(request, row);
       return simulate(request, row, request.body.status);
     },
@@ -172,8 +174,8 @@ export function registerTransactionActionRoutes(app: HttpServer, ctx: AppContext
       },
     },
     async (request) => {
-      const principal = apiKeyPrincipal(request);
-      const row = await readableTransaction(ctx, principal, request.params.id);
+      // SPEC 5.5: a refresh persists state, so a descendant's charge is 403 like refund.
+      const { row } = await ownTransaction(request);
       requireMethodScope(request, row);
       if (row.status === 'unknown' && row.provider_reference === null) {
         throw new ApiError(
@@ -242,6 +244,7 @@ export function registerTransactionActionRoutes(app: HttpServer, ctx: AppContext
         changeContext(),
         {
           scope: principal.tenantId,
+          livemode: principal.livemode,
           key: idempotencyKeyOf(request),
           route: '/v1/transactions/{id}/refund',
           transactionId: row.id,
@@ -279,6 +282,7 @@ export function registerTransactionActionRoutes(app: HttpServer, ctx: AppContext
         changeContext(),
         {
           scope: principal.tenantId,
+          livemode: principal.livemode,
           key: idempotencyKeyOf(request),
           route: '/v1/transactions/{id}/boleto',
           transactionId: row.id,
