@@ -268,10 +268,14 @@ export function createSafe2PayAdapter(config: Safe2PayConfig = {}): ExternalProv
       return uncertain('unparsable', http, { providerReference: id, providerStatus: code });
     const reference = typeof value.Reference === 'string' ? value.Reference : null;
     const remoteMethod = paymentMethodCode(value.PaymentMethod);
-    const isBoleto = method === 'boleto' || (method === null && remoteMethod === PAYMENT_METHOD.boleto);
+    const po = value.PaymentObject;
+    // By reference the method is not known locally: a boleto reads as method 1 or carries boleto fields.
+    const isBoleto =
+      method === 'boleto' ||
+      (method === null &&
+        (remoteMethod === PAYMENT_METHOD.boleto || (isRecord(po) && po.Barcode !== undefined)));
     let artifacts: TransactionArtifacts | null = null;
     let dueDate: string | null = null;
-    const po = value.PaymentObject;
     if (isBoleto && isRecord(po) && po.Barcode !== undefined) {
       const b = boletoArtifacts(po, { amount, dueDate: boletoDueDate });
       if (b === 'invalid')
@@ -283,14 +287,9 @@ export function createSafe2PayAdapter(config: Safe2PayConfig = {}): ExternalProv
     }
     // The wire doc shows no field that tells a boleto paid by its Pix apart (section 3). The transaction's
     // `PaymentMethod` is read: code 6 (Pix) on a boleto read means its Pix paid it; anything else is boleto.
+    // Only a paid read says how it was paid; a later refund keeps the paid_with recorded at payment (SPEC 2.2).
     const paidWith =
-      status === 'paid' || status === 'refunded'
-        ? isBoleto
-          ? remoteMethod === PAYMENT_METHOD.pix
-            ? 'pix'
-            : 'boleto'
-          : null
-        : null;
+      status === 'paid' && isBoleto ? (remoteMethod === PAYMENT_METHOD.pix ? 'pix' : 'boleto') : null;
     return {
       providerReference: id,
       reference,
