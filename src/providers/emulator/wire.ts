@@ -123,7 +123,8 @@ export function route(req: WireRequest, store: ChargeStore): Route | null {
 
   if (req.method === 'POST' && req.path === '/v2/Payment' && on('payment')) {
     const body = isRecord(req.body) ? req.body : {};
-    if (body.Id !== undefined) {
+    // The official Node SDK's Transaction model sends `Id: 0` on every creation, so only a real id is a change.
+    if (body.Id !== undefined && body.Id !== null && String(body.Id) !== '0') {
       // Wire doc 2.7: change an existing boleto.
       const id = idParam(String(body.Id));
       const charge = visible(id === null ? undefined : store.get(id), env);
