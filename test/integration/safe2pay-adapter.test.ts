@@ -330,10 +330,31 @@ describe('every injectable fault maps to its outcome (SPEC 3.1, 4.2, 4.6)', () =
       reference: charge.transactionId,
       fault: { type: 'no_answer' },
     });
-    const outcome = await create(charge, ctx('production', { signal: AbortSignal.timeout(300) }));
+    // The caller's deadline fires once the provider holds the request (no timing in the assertion).
+    const deadline = new AbortController();
+    const pending = create(charge, ctx('production', { signal: deadline.signal }));
+    while ((await control.calls({ reference: charge.transactionId })).length === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    deadline.abort(new DOMException('deadline', 'TimeoutError'));
+    const outcome = await pending;
     assert.equal(outcome.kind === 'uncertain' && outcome.reason, 'timeout', JSON.stringify(outcome));
     const found = await adapter.queryByReference(charge.transactionId, ctx());
     assert.equal(found.kind === 'issued' && found.charges.length, 1);
+  });
+
+  test('AbortSignal.timeout on a provider that never answers: uncertain timeout', async () => {
+    const charge = pixCharge();
+    await control.fault({
+      operation: 'query_by_reference',
+      reference: charge.transactionId,
+      fault: { type: 'no_answer' },
+    });
+    const outcome = await adapter.queryByReference(
+      charge.transactionId,
+      ctx('production', { signal: AbortSignal.timeout(500) }),
+    );
+    assert.equal(outcome.kind === 'uncertain' && outcome.reason, 'timeout', JSON.stringify(outcome));
   });
 
   test('an already aborted signal sends nothing and is uncertain', async () => {

@@ -7,6 +7,7 @@ import {
 } from '@brazilian-utils/brazilian-utils';
 import fc from 'fast-check';
 import { describe, test } from 'vitest';
+import { wireCentavos, wireDate, wireReais } from '../../src/providers/emulator/amounts.ts';
 import { boletoNumbers, dueFactor, mod10, mod11 } from '../../src/providers/emulator/boleto.ts';
 import { dynamicPixPayload } from '../../src/providers/emulator/pix.ts';
 import { pixCopyPaste, sameBoleto } from '../../src/providers/safe2pay/artifacts.ts';
@@ -70,5 +71,24 @@ describe('emulator Pix copy-and-paste (BCB Manual do BR Code)', () => {
     assert.equal(pixCopyPaste(BCB_EXAMPLE), BCB_EXAMPLE);
     assert.equal(pixCopyPaste(`${BCB_EXAMPLE.slice(0, -4)}1D3E`), null);
     assert.equal(pixCopyPaste('SIMULADOR-TESTE-NAO-PAGAVEL:txn_1'), null);
+  });
+});
+
+describe('emulator money and dates, independent of the adapter’s', () => {
+  test('centavos -> JSON reais -> centavos is the identity; inexact amounts are refused', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 100_000_000 }), (c) => {
+        assert.equal(wireCentavos(JSON.parse(JSON.stringify(wireReais(c)))), c);
+      }),
+      { numRuns: 5_000 },
+    );
+    assert.equal(wireReais(1990), 19.9);
+    assert.equal(wireCentavos(1.99), 199);
+    assert.equal(wireCentavos('1.999'), null);
+  });
+  test('both request date formats', () => {
+    assert.equal(wireDate('30/12/2026'), '2026-12-30');
+    assert.equal(wireDate('2026-12-30'), '2026-12-30');
+    assert.equal(wireDate('31/02/2026'), null);
   });
 });

@@ -69,6 +69,29 @@ describe('diagnostics (SPEC 2.2 rules 2-3, SPEC 8)', () => {
     assert.equal(diagnosticsFor('provider_error', 42, 600).provider_http_status, null);
     assert.equal(diagnosticsFor('timeout', null, null).provider_error_code, null);
   });
+  test('every reason has a static text of at most 400 characters in Portuguese and English', () => {
+    const reasons = [
+      'provider_error',
+      'credentials_refused',
+      'credentials_missing',
+      'status_refused',
+      'not_supported',
+      'timeout',
+      'connection',
+      'server_error',
+      'unexpected_http_status',
+      'unparsable',
+      'incomplete',
+      'unknown_status',
+      'invalid_artifacts',
+      'mismatch',
+    ] as const;
+    for (const reason of reasons) {
+      const message = diagnosticsFor(reason, null, null).provider_error_message ?? '';
+      assert.ok(message.length > 0 && message.length <= 400, reason);
+      assert.match(message, / \/ /, `${reason}: Portuguese / English`);
+    }
+  });
 });
 
 describe('buildPaymentBody: SPEC 2.3 provider_request, wire doc 2.4-2.6', () => {

@@ -1,4 +1,4 @@
-import { centavosToReais } from '../safe2pay/money.ts';
+import { wireReais } from './amounts.ts';
 import { boletoNumbers } from './boleto.ts';
 import { dynamicPixPayload } from './pix.ts';
 
@@ -192,7 +192,7 @@ export function readDetail(c: EmulatedCharge): Record<string, unknown> {
     IsSandbox: c.sandbox,
     CreatedDate: c.createdOn,
     PaymentDate: c.paymentDate,
-    Amount: centavosToReais(c.amount),
+    Amount: wireReais(c.amount),
     // Emulator convention (the wire doc shows no field for it): a boleto paid by its Pix reads as method 6.
     PaymentMethod: c.method === 'pix' || paidByPix ? '6' : '1',
     PaymentObject: c.pix

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { wireCentavos, wireReais } from './amounts.ts';
 import { ChargeStore, type EmulatedCharge, readDetail } from './charges.ts';
 import { type Fault, FaultBook, OPERATIONS, type Operation } from './faults.ts';
 import { type Environment, route, type WireAnswer } from './wire.ts';
@@ -116,8 +117,10 @@ function shape(answer: WireAnswer, fault: Fault): WireAnswer {
     if (fault.type === 'status') t.Status = fault.status;
     if (fault.type === 'override') t[fault.field] = fault.value;
     if (fault.type === 'disagree') {
-      if (fault.field === 'amount' && typeof t.Amount === 'number')
-        t.Amount = Number((t.Amount + 0.01).toFixed(2));
+      if (fault.field === 'amount') {
+        const centavos = wireCentavos(t.Amount);
+        if (centavos !== null) t.Amount = wireReais(centavos + 1);
+      }
       if (fault.field === 'reference') t.Reference = `${String(t.Reference)}-outra`;
       if (fault.field === 'id' && typeof t.IdTransaction === 'number') t.IdTransaction += 1;
     }

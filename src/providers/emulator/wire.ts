@@ -1,5 +1,4 @@
-import { parseProviderDate } from '../safe2pay/dates.ts';
-import { reaisToCentavos } from '../safe2pay/money.ts';
+import { wireCentavos, wireDate } from './amounts.ts';
 import { type ChargeStore, creationDetail, type EmulatedCharge, readDetail } from './charges.ts';
 import type { Operation } from './faults.ts';
 
@@ -79,7 +78,7 @@ function validateCreation(
   let amount = 0;
   for (const product of body.Products) {
     if (!isRecord(product)) return 'Products must be objects';
-    const unit = reaisToCentavos(product.UnitPrice);
+    const unit = wireCentavos(product.UnitPrice);
     const quantity = product.Quantity;
     if (unit === null || unit < 1) return 'UnitPrice must be a positive amount with at most two decimals';
     if (typeof quantity !== 'number' || !Number.isInteger(quantity) || quantity < 1)
@@ -98,7 +97,7 @@ function validateCreation(
     }
     return { amount, dueDate: null };
   }
-  const dueDate = parseProviderDate(po.DueDate);
+  const dueDate = wireDate(po.DueDate);
   if (!dueDate) return 'PaymentObject.DueDate must be dd/MM/yyyy or yyyy-MM-dd';
   return { amount, dueDate };
 }
@@ -137,7 +136,7 @@ export function route(req: WireRequest, store: ChargeStore): Route | null {
           const po = isRecord(body.PaymentObject) ? body.PaymentObject : {};
           if (po.Command !== 1 && po.Command !== '1')
             return error(EMULATOR_CODES.unsupported, 'Comando não suportado pelo emulador.');
-          const dueDate = parseProviderDate(po.DueDate);
+          const dueDate = wireDate(po.DueDate);
           if (!dueDate || dueDate < req.today)
             return error(EMULATOR_CODES.invalidBody, 'Data de vencimento inválida.');
           if (charge.status !== 1) return error(EMULATOR_CODES.notAllowed, 'Boleto não está pendente.');

@@ -116,7 +116,7 @@ interface BoletoCheck {
   readonly dueDate: string | null;
 }
 
-/** Boleto artifacts (wire doc 2.6, 2.10 `PaymentObject`), checked per SPEC 4.2; null when invalid. */
+/** Boleto artifacts (wire doc 2.6, 2.10 `PaymentObject`) checked per SPEC 4.2: malformed, or not the expected boleto. */
 function boletoArtifacts(
   source: Detail,
   check: BoletoCheck,
@@ -190,7 +190,7 @@ export function createSafe2PayAdapter(config: Safe2PayConfig = {}): ExternalProv
     return interpret(answer);
   }
 
-  /** A charge answer (creation or due-date change) to an outcome; `charge` says what must come back. */
+  /** A charge answer (creation or due-date change) to an outcome; `check` says what must come back. */
   function issuedFrom(
     result: Interpreted,
     method: 'pix' | 'boleto',
