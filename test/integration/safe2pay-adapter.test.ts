@@ -285,6 +285,56 @@ describe('every injectable fault maps to its outcome (SPEC 3.1, 4.2, 4.6)', () =
     });
   }
 
+  const transportFaults: Fault[] = [
+    { type: 'reset' },
+    { type: 'truncate' },
+    { type: 'garbage' },
+    { type: 'http_error', status: 503 },
+    { type: 'status', status: 10 },
+  ];
+  for (const fault of transportFaults) {
+    test(`${fault.type}${fault.type === 'status' ? ' 10' : ''} on query, by reference, refund, due date and cancel -> uncertain`, async () => {
+      const pix = pixCharge();
+      const p = await issued(pix);
+      const ref = pix.transactionId;
+      await control.fault({ operation: 'query', reference: ref, fault });
+      assert.equal((await adapter.query(queryTarget(pix, p.providerReference), ctx())).kind, 'uncertain');
+      await control.fault({ operation: 'query_by_reference', reference: ref, fault });
+      assert.equal((await adapter.queryByReference(ref, ctx())).kind, 'uncertain');
+      if (fault.type !== 'status') {
+        await control.move(p.providerReference, 'paid_pix');
+        await control.fault({ operation: 'refund', reference: ref, fault });
+        const refund = {
+          transactionId: ref,
+          method: 'pix' as const,
+          providerReference: p.providerReference,
+          paidWith: null,
+          bankAccount: null,
+        };
+        assert.equal((await adapter.refund(refund, ctx())).kind, 'uncertain');
+      }
+      const boleto = boletoCharge();
+      const b = await issued(boleto);
+      await control.fault({ operation: 'change_due_date', reference: boleto.transactionId, fault });
+      const change = {
+        transactionId: boleto.transactionId,
+        amount: boleto.amount,
+        providerReference: b.providerReference,
+        dueDate: saoPauloDate(30),
+      };
+      assert.equal((await adapter.changeDueDate(change, ctx())).kind, 'uncertain');
+      if (fault.type !== 'status') {
+        await control.fault({ operation: 'cancel', reference: boleto.transactionId, fault });
+        const cancel = {
+          transactionId: boleto.transactionId,
+          method: 'boleto' as const,
+          providerReference: b.providerReference,
+        };
+        assert.equal((await adapter.cancel(cancel, ctx())).kind, 'uncertain');
+      }
+    });
+  }
+
   for (const field of ['amount', 'reference', 'id'] as const) {
     test(`a query that disagrees on ${field} is uncertain mismatch (SPEC 4.6)`, async () => {
       const charge = pixCharge();
