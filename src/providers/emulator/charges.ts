@@ -1,0 +1,202 @@
+import { wireReais } from './amounts.ts';
+import { boletoNumbers } from './boleto.ts';
+import { dynamicPixPayload } from './pix.ts';
+
+/**
+ * The emulator's own charges, in memory, and how they read on the wire (wire doc 2.5, 2.6, 2.10). Amounts are
+ * kept in integer centavos and rendered as decimal reais only in the answers, like the real provider.
+ */
+
+/** Wire doc 2.15 names, used as `Message` in the answers. */
+export const STATUS_NAMES: Readonly<Record<number, string>> = {
+  1: 'Pendente',
+  2: 'Processamento',
+  3: 'Autorizado',
+  4: 'Disponível',
+  5: 'Em disputa',
+  6: 'Devolvido',
+  7: 'Baixado',
+  8: 'Recusado',
+  11: 'Liberado',
+  12: 'Em cancelamento',
+  13: 'Chargeback',
+  14: 'Pré-autorizado',
+};
+
+export interface EmulatedCharge {
+  readonly id: number;
+  reference: string;
+  readonly method: 'pix' | 'boleto';
+  readonly amount: number;
+  readonly sandbox: boolean;
+  readonly description: string;
+  readonly createdOn: string;
+  status: number;
+  /** How it was paid: the `PaymentMethod` a read shows ("1" boleto, "6" its Pix). */
+  paidWith: 'boleto' | 'pix' | null;
+  /** Both the boleto and its Pix were paid (SPEC 2.2: reported as boleto; the Pix is refunded). */
+  duplicatePayment: boolean;
+  paymentDate: string | null;
+  readonly pix: { readonly key: string; readonly qrCode: string } | null;
+  boleto: {
+    dueDate: string;
+    digitableLine: string;
+    barcode: string;
+    readonly url: string;
+    readonly bankSlipNumber: string;
+    readonly keyPix: string;
+    readonly qrCodePix: string;
+    /** Queries left before the attached Pix shows (late Pix fault); 0 = visible. */
+    pixHiddenFor: number;
+  } | null;
+}
+
+export const BANK = '001';
+
+function freeField(id: number, dueDate: string): string {
+  // Convenio (7) + nosso número (10) + agency/wallet filler (8): stable per charge and due date.
+  return `3128557${String(id).padStart(10, '0')}${dueDate.replaceAll('-', '')}`.slice(0, 25).padEnd(25, '0');
+}
+
+export class ChargeStore {
+  #charges = new Map<number, EmulatedCharge>();
+  #next = 1_000_001;
+  readonly #publicBase: string;
+
+  constructor(publicBase: string) {
+    this.#publicBase = publicBase;
+  }
+
+  create(input: {
+    reference: string;
+    method: 'pix' | 'boleto';
+    amount: number;
+    sandbox: boolean;
+    description: string;
+    dueDate: string | null;
+    today: string;
+  }): EmulatedCharge {
+    const id = this.#next++;
+    let boleto: EmulatedCharge['boleto'] = null;
+    let pix: EmulatedCharge['pix'] = null;
+    if (input.method === 'boleto') {
+      const dueDate = input.dueDate ?? input.today;
+      const numbers = boletoNumbers(BANK, input.amount, dueDate, freeField(id, dueDate));
+      const attached = dynamicPixPayload();
+      boleto = {
+        dueDate,
+        digitableLine: numbers.digitableLine,
+        barcode: numbers.barcode,
+        url: `${this.#publicBase}/boleto/${id}.pdf`,
+        bankSlipNumber: String(id).padStart(10, '0'),
+        keyPix: attached.key,
+        qrCodePix: `${this.#publicBase}/qr/${id}-boleto.png`,
+        pixHiddenFor: 0,
+      };
+    } else {
+      pix = { key: dynamicPixPayload().key, qrCode: `${this.#publicBase}/qr/${id}.png` };
+    }
+    const charge: EmulatedCharge = {
+      id,
+      reference: input.reference,
+      method: input.method,
+      amount: input.amount,
+      sandbox: input.sandbox,
+      description: input.description,
+      createdOn: input.today,
+      status: 1,
+      paidWith: null,
+      duplicatePayment: false,
+      paymentDate: null,
+      pix,
+      boleto,
+    };
+    this.#charges.set(id, charge);
+    return charge;
+  }
+
+  /** Wire doc 2.7 `Command 1`: a new due date gives a new due factor, so new barcode and line. */
+  changeDueDate(charge: EmulatedCharge, dueDate: string): void {
+    if (!charge.boleto) return;
+    const numbers = boletoNumbers(BANK, charge.amount, dueDate, freeField(charge.id, dueDate));
+    charge.boleto.dueDate = dueDate;
+    charge.boleto.barcode = numbers.barcode;
+    charge.boleto.digitableLine = numbers.digitableLine;
+  }
+
+  get(id: number): EmulatedCharge | undefined {
+    return this.#charges.get(id);
+  }
+
+  byReference(reference: string): EmulatedCharge[] {
+    return [...this.#charges.values()].filter((c) => c.reference === reference);
+  }
+
+  all(): EmulatedCharge[] {
+    return [...this.#charges.values()];
+  }
+
+  clear(): void {
+    this.#charges.clear();
+  }
+}
+
+function brDate(date: string): string {
+  const [y, m, d] = date.split('-');
+  return `${d}/${m}/${y}`;
+}
+
+/** The boleto fields of a creation answer and of a read's `PaymentObject` (wire doc 2.6, LEO's newer shape). */
+function boletoFields(c: EmulatedCharge, showPix: boolean): Record<string, unknown> {
+  const b = c.boleto;
+  if (!b) return {};
+  return {
+    BankSlipNumber: b.bankSlipNumber,
+    DueDate: brDate(b.dueDate),
+    DigitableLine: b.digitableLine,
+    Barcode: b.barcode,
+    BankSlipUrl: b.url,
+    KeyPix: showPix ? b.keyPix : null,
+    QrCodePix: showPix ? b.qrCodePix : null,
+  };
+}
+
+/** `ResponseDetail` of `POST /v2/Payment` (creation or boleto change). */
+export function creationDetail(c: EmulatedCharge): Record<string, unknown> {
+  const base = {
+    IdTransaction: c.id,
+    Status: c.status,
+    Message: STATUS_NAMES[c.status] ?? '',
+    Description: c.description,
+  };
+  if (c.pix) return { ...base, QrCode: c.pix.qrCode, Key: c.pix.key };
+  return {
+    ...base,
+    ...boletoFields(c, c.boleto?.pixHiddenFor === 0),
+    OperationDate: brDate(c.createdOn),
+    BankName: 'Banco do Brasil',
+    CodeBank: BANK,
+  };
+}
+
+/** `ResponseDetail` of `GET /v2/Transaction/Get` and an item of `/Transaction/Reference` (wire doc 2.10). */
+export function readDetail(c: EmulatedCharge): Record<string, unknown> {
+  const paidByPix = c.paidWith === 'pix';
+  return {
+    IdTransaction: c.id,
+    Status: c.status,
+    Message: STATUS_NAMES[c.status] ?? '',
+    Application: 'Calebe',
+    Description: c.description,
+    Reference: c.reference,
+    IsSandbox: c.sandbox,
+    CreatedDate: c.createdOn,
+    PaymentDate: c.paymentDate,
+    Amount: wireReais(c.amount),
+    // Emulator convention (the wire doc shows no field for it): a boleto paid by its Pix reads as method 6.
+    PaymentMethod: c.method === 'pix' || paidByPix ? '6' : '1',
+    PaymentObject: c.pix
+      ? { QrCode: c.pix.qrCode, Key: c.pix.key }
+      : boletoFields(c, c.boleto?.pixHiddenFor === 0),
+  };
+}

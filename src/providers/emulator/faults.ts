@@ -1,0 +1,106 @@
+/**
+ * Faults the emulator can inject (docs/provider-emulator.md "Faults"). A rule matches by operation and/or
+ * reference and applies to the next `times` matching calls (null: every call until cleared). Transport
+ * faults happen after the emulator did the work (`commit`), so a test sees a charge that exists remotely
+ * while its answer was lost, which is exactly the case the gateway must treat as uncertain.
+ */
+
+export const OPERATIONS = [
+  'create',
+  'change_due_date',
+  'query',
+  'query_by_reference',
+  'refund',
+  'cancel',
+  'release',
+  'sandbox_status',
+] as const;
+export type Operation = (typeof OPERATIONS)[number];
+
+export type Fault =
+  /** Answer normally after a delay. */
+  | { readonly type: 'latency'; readonly ms: number }
+  /** Never answer (the socket stays open until the client gives up or the emulator closes). */
+  | { readonly type: 'no_answer' }
+  /** Destroy the connection without an answer. */
+  | { readonly type: 'reset' }
+  /** Send the status line and part of the body, then cut the connection. */
+  | { readonly type: 'truncate' }
+  /** Answer HTTP 200 with a body that is not JSON. */
+  | { readonly type: 'garbage' }
+  /** Answer this HTTP status with `body` as the raw text (no body when absent). */
+  | { readonly type: 'http_error'; readonly status: number; readonly body?: string }
+  /** The v2 error envelope `{HasError: true, ErrorCode, Error}` with this HTTP status (default 200). */
+  | {
+      readonly type: 'has_error';
+      readonly code: string;
+      readonly message: string;
+      readonly httpStatus?: number;
+    }
+  /** Answer normally but with this `Status` (an unknown code, 8 refused, a string...). */
+  | { readonly type: 'status'; readonly status: number | string }
+  /** A query answer whose amount, reference or id differs from the charge. */
+  | { readonly type: 'disagree'; readonly field: 'amount' | 'reference' | 'id' }
+  /** Broken boleto/Pix data in the answer. */
+  | { readonly type: 'artifacts'; readonly field: 'url' | 'line' | 'barcode' | 'due_date' | 'pix' }
+  /** Set a field of the answer's detail (or of each listed item) to a raw JSON value, e.g. `Amount: "12.505"`. */
+  | { readonly type: 'override'; readonly field: string; readonly value: unknown }
+  /** Boleto creation: the attached Pix is null in the answer and appears on the `queries`-th later query. */
+  | { readonly type: 'late_pix'; readonly queries?: number };
+
+export interface FaultRule {
+  readonly id: number;
+  readonly operation: Operation | null;
+  readonly reference: string | null;
+  /** Remaining matching calls; null = unlimited. */
+  remaining: number | null;
+  readonly fault: Fault;
+  /** Do the work before the fault (default: true except for http_error and has_error). */
+  readonly commit: boolean;
+}
+
+export class FaultBook {
+  #rules: FaultRule[] = [];
+  #next = 1;
+
+  add(input: {
+    operation?: Operation | null;
+    reference?: string | null;
+    times?: number | null;
+    fault: Fault;
+    commit?: boolean;
+  }): FaultRule {
+    const defaultCommit = input.fault.type !== 'http_error' && input.fault.type !== 'has_error';
+    const rule: FaultRule = {
+      id: this.#next++,
+      operation: input.operation ?? null,
+      reference: input.reference ?? null,
+      remaining: input.times === undefined ? 1 : input.times,
+      fault: input.fault,
+      commit: input.commit ?? defaultCommit,
+    };
+    this.#rules.push(rule);
+    return rule;
+  }
+
+  /** The first rule matching this call, consumed once. */
+  take(operation: Operation, reference: string | null): FaultRule | null {
+    const rule = this.#rules.find(
+      (r) =>
+        (r.operation === null || r.operation === operation) &&
+        (r.reference === null || r.reference === reference) &&
+        (r.remaining === null || r.remaining > 0),
+    );
+    if (!rule) return null;
+    if (rule.remaining !== null) rule.remaining -= 1;
+    return rule;
+  }
+
+  list(): readonly FaultRule[] {
+    return this.#rules.filter((r) => r.remaining === null || r.remaining > 0);
+  }
+
+  clear(): void {
+    this.#rules = [];
+  }
+}

@@ -1,0 +1,275 @@
+import { wireCentavos, wireDate } from './amounts.ts';
+import { type ChargeStore, creationDetail, type EmulatedCharge, readDetail } from './charges.ts';
+import type { Operation } from './faults.ts';
+
+/**
+ * The Safe2Pay v2 endpoints the emulator answers (wire doc 2.3-2.11), as plain functions from a parsed
+ * request to an envelope. Error codes 9001-9005 are the emulator's own (Safe2Pay publishes no code table,
+ * wire doc section 3); 301 is SPEC 2.8's "matrix sandbox key" refusal.
+ */
+
+export type Environment = 'sandbox' | 'production';
+
+export interface WireRequest {
+  readonly method: string;
+  readonly host: 'payment' | 'api' | 'any';
+  readonly path: string;
+  readonly query: URLSearchParams;
+  readonly body: unknown;
+  readonly environment: Environment;
+  readonly matrixSandboxKey: boolean;
+  readonly today: string;
+}
+
+export interface WireAnswer {
+  readonly status: number;
+  /** The envelope, or null for a router 404 with no body. */
+  readonly json: Record<string, unknown> | null;
+}
+
+/** A matched route: what it is (for faults and the call log) and how to run it. */
+export interface Route {
+  readonly operation: Operation;
+  readonly reference: string | null;
+  readonly chargeId: number | null;
+  run(): WireAnswer;
+}
+
+export const EMULATOR_CODES = {
+  sandboxMismatch: '9001',
+  invalidBody: '9002',
+  notFound: '9003',
+  notAllowed: '9004',
+  unsupported: '9005',
+  matrixSandboxKey: '301',
+} as const;
+
+export function ok(detail: unknown): WireAnswer {
+  return { status: 200, json: { HasError: false, ErrorCode: '0', Error: '', ResponseDetail: detail } };
+}
+
+export function error(code: string, message: string, status = 200): WireAnswer {
+  return { status, json: { HasError: true, ErrorCode: code, Error: message, ResponseDetail: null } };
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** Validates a creation body as the official SDK models build it; answers the amount in centavos. */
+function validateCreation(
+  body: Record<string, unknown>,
+): { amount: number; dueDate: string | null } | string {
+  const method = String(body.PaymentMethod ?? '');
+  if (method !== '1' && method !== '6') return 'PaymentMethod must be "1" (boleto) or "6" (Pix)';
+  if (typeof body.Reference !== 'string' || body.Reference.length < 1 || body.Reference.length > 60) {
+    return 'Reference must have 1 to 60 characters';
+  }
+  if (typeof body.IsSandbox !== 'boolean') return 'IsSandbox is required';
+  const customer = body.Customer;
+  if (
+    !isRecord(customer) ||
+    typeof customer.Name !== 'string' ||
+    !/^[0-9A-Z]{11}$|^[0-9A-Z]{14}$/.test(String(customer.Identity))
+  ) {
+    return 'Customer.Name and Customer.Identity (CPF or CNPJ) are required';
+  }
+  if (!Array.isArray(body.Products) || body.Products.length === 0) return 'Products is required';
+  let amount = 0;
+  for (const product of body.Products) {
+    if (!isRecord(product)) return 'Products must be objects';
+    const unit = wireCentavos(product.UnitPrice);
+    const quantity = product.Quantity;
+    if (unit === null || unit < 1) return 'UnitPrice must be a positive amount with at most two decimals';
+    if (typeof quantity !== 'number' || !Number.isInteger(quantity) || quantity < 1)
+      return 'Quantity must be a positive integer';
+    amount += unit * quantity;
+  }
+  const po = body.PaymentObject;
+  if (!isRecord(po)) return 'PaymentObject is required';
+  if (method === '6') {
+    const expiration = po.Expiration;
+    if (
+      expiration !== undefined &&
+      (typeof expiration !== 'number' || !Number.isInteger(expiration) || expiration < 1)
+    ) {
+      return 'PaymentObject.Expiration must be a positive number of seconds';
+    }
+    return { amount, dueDate: null };
+  }
+  const dueDate = wireDate(po.DueDate);
+  if (!dueDate) return 'PaymentObject.DueDate must be dd/MM/yyyy or yyyy-MM-dd';
+  return { amount, dueDate };
+}
+
+function visible(charge: EmulatedCharge | undefined, env: Environment): EmulatedCharge | undefined {
+  return charge && charge.sandbox === (env === 'sandbox') ? charge : undefined;
+}
+
+/** Reads the boleto's Pix as visible or not for this query (late Pix fault), counting the query. */
+function countQuery(charge: EmulatedCharge): void {
+  if (charge.boleto && charge.boleto.pixHiddenFor > 0) charge.boleto.pixHiddenFor -= 1;
+}
+
+function idParam(value: string | null | undefined): number | null {
+  return value && /^[0-9]{1,15}$/.test(value) ? Number(value) : null;
+}
+
+/** Finds the endpoint; null means the router's 404 (no envelope), as for an unknown path on the real hosts. */
+export function route(req: WireRequest, store: ChargeStore): Route | null {
+  const on = (host: 'payment' | 'api') => req.host === 'any' || req.host === host;
+  const env = req.environment;
+
+  if (req.method === 'POST' && req.path === '/v2/Payment' && on('payment')) {
+    const body = isRecord(req.body) ? req.body : {};
+    // The official Node SDK's Transaction model sends `Id: 0` on every creation, so only a real id is a change.
+    if (body.Id !== undefined && body.Id !== null && String(body.Id) !== '0') {
+      // Wire doc 2.7: change an existing boleto.
+      const id = idParam(String(body.Id));
+      const charge = visible(id === null ? undefined : store.get(id), env);
+      return {
+        operation: 'change_due_date',
+        reference: charge?.reference ?? null,
+        chargeId: id,
+        run() {
+          if (!charge?.boleto) return error(EMULATOR_CODES.notFound, 'Transação não encontrada.');
+          const po = isRecord(body.PaymentObject) ? body.PaymentObject : {};
+          if (po.Command !== 1 && po.Command !== '1')
+            return error(EMULATOR_CODES.unsupported, 'Comando não suportado pelo emulador.');
+          const dueDate = wireDate(po.DueDate);
+          if (!dueDate || dueDate < req.today)
+            return error(EMULATOR_CODES.invalidBody, 'Data de vencimento inválida.');
+          if (charge.status !== 1) return error(EMULATOR_CODES.notAllowed, 'Boleto não está pendente.');
+          store.changeDueDate(charge, dueDate);
+          return ok(creationDetail(charge));
+        },
+      };
+    }
+    const reference = typeof body.Reference === 'string' ? body.Reference : null;
+    return {
+      operation: 'create',
+      reference,
+      chargeId: null,
+      run() {
+        if (req.matrixSandboxKey) {
+          return error(
+            EMULATOR_CODES.matrixSandboxKey,
+            'A chave sandbox da conta matriz não emite cobranças.',
+          );
+        }
+        const valid = validateCreation(body);
+        if (typeof valid === 'string') return error(EMULATOR_CODES.invalidBody, valid);
+        if (body.IsSandbox !== (env === 'sandbox')) {
+          return error(EMULATOR_CODES.sandboxMismatch, 'IsSandbox não corresponde ao token utilizado.');
+        }
+        const products = body.Products as Record<string, unknown>[];
+        const charge = store.create({
+          reference: reference ?? '',
+          method: String(body.PaymentMethod) === '1' ? 'boleto' : 'pix',
+          amount: valid.amount,
+          sandbox: env === 'sandbox',
+          description: String(products[0]?.Description ?? ''),
+          dueDate: valid.dueDate,
+          today: req.today,
+        });
+        return ok(creationDetail(charge));
+      },
+    };
+  }
+
+  if (req.method === 'GET' && req.path === '/v2/Transaction/Get' && on('api')) {
+    const id = idParam(req.query.get('Id') ?? req.query.get('id'));
+    const charge = visible(id === null ? undefined : store.get(id), env);
+    return {
+      operation: 'query',
+      reference: charge?.reference ?? null,
+      chargeId: id,
+      run() {
+        if (!charge) return error(EMULATOR_CODES.notFound, 'Transação não encontrada.');
+        countQuery(charge);
+        return ok(readDetail(charge));
+      },
+    };
+  }
+
+  if (req.method === 'GET' && req.path === '/v2/Transaction/Reference' && on('api')) {
+    const reference = req.query.get('reference') ?? req.query.get('Reference') ?? '';
+    return {
+      operation: 'query_by_reference',
+      reference,
+      chargeId: null,
+      run() {
+        const found = store.byReference(reference).filter((c) => visible(c, env));
+        for (const c of found) countQuery(c);
+        return ok({ TotalItems: found.length, Objects: found.map(readDetail) });
+      },
+    };
+  }
+
+  const pixCancel = /^\/v2\/Pix\/Cancel\/([0-9]{1,15})$/.exec(req.path);
+  if (req.method === 'DELETE' && pixCancel && on('api')) {
+    const id = Number(pixCancel[1]);
+    const charge = visible(store.get(id), env);
+    const paid = charge !== undefined && (charge.status === 3 || charge.status === 4);
+    return {
+      operation: paid ? 'refund' : 'cancel',
+      reference: charge?.reference ?? null,
+      chargeId: id,
+      run() {
+        if (!charge) return error(EMULATOR_CODES.notFound, 'Transação não encontrada.');
+        // A paid Pix (or a boleto paid by its Pix) is returned: 6 Devolvido. An open Pix is cancelled: the wire
+        // doc has no code for "Cancelado", so the emulator uses 12 "Em cancelamento".
+        if (paid && (charge.method === 'pix' || charge.paidWith === 'pix')) {
+          charge.status = 6;
+          return ok(true);
+        }
+        if (!paid && charge.method === 'pix' && charge.status === 1) {
+          charge.status = 12;
+          return ok(true);
+        }
+        return error(EMULATOR_CODES.notAllowed, 'Transação não pode ser estornada via Pix.');
+      },
+    };
+  }
+
+  const boletoOp = /^\/v2\/BankSlip\/(WriteOffBankSlip|ReleaseBankSlip)$/.exec(req.path);
+  const boletoMethod = boletoOp?.[1] === 'WriteOffBankSlip' ? 'DELETE' : 'GET';
+  if (boletoOp && req.method === boletoMethod && on('api')) {
+    const id = idParam(req.query.get('idTransaction'));
+    const charge = visible(id === null ? undefined : store.get(id), env);
+    const writeOff = boletoOp[1] === 'WriteOffBankSlip';
+    return {
+      operation: writeOff ? 'cancel' : 'release',
+      reference: charge?.reference ?? null,
+      chargeId: id,
+      run() {
+        if (!charge?.boleto) return error(EMULATOR_CODES.notFound, 'Transação não encontrada.');
+        if (charge.status !== 1) return error(EMULATOR_CODES.notAllowed, 'Boleto não está pendente.');
+        charge.status = writeOff ? 12 : 11; // wire doc 2.11 and 2.6
+        return ok(true);
+      },
+    };
+  }
+
+  if (req.method === 'PUT' && req.path === '/v2/Transaction/UpdateSandboxTransaction' && on('api')) {
+    const id = idParam(req.query.get('idTransaction'));
+    const charge = visible(id === null ? undefined : store.get(id), env);
+    const status = idParam(req.query.get('idTransactionStatus'));
+    return {
+      operation: 'sandbox_status',
+      reference: charge?.reference ?? null,
+      chargeId: id,
+      run() {
+        if (env !== 'sandbox') return error(EMULATOR_CODES.notAllowed, 'Disponível apenas em sandbox.');
+        if (!charge || status === null) return error(EMULATOR_CODES.notFound, 'Transação não encontrada.');
+        charge.status = status;
+        if (status === 3 && charge.paidWith === null) {
+          charge.paidWith = charge.method;
+          charge.paymentDate = req.today;
+        }
+        return ok(true);
+      },
+    };
+  }
+  return null;
+}

@@ -1,0 +1,160 @@
+import type { BoletoOptions, Diagnostics, TransactionArtifacts } from '../aggregates/transaction.ts';
+import type { ProviderCustomer } from './provider.ts';
+
+/**
+ * The external-provider port (DESIGN.md "Providers", issue 13). It sits beside the older `provider.ts`
+ * (still used by charge creation and the simulator) until issuance and refresh are wired to it.
+ *
+ * One adapter per provider record. Every operation answers exactly one of three outcomes and never throws
+ * for a provider answer: `issued` (the provider confirmed), `refused` (the provider confirmed it did not do
+ * it, or it cannot be asked at all), `uncertain` (timeout, reset, unparsable, incomplete or inconsistent
+ * answer: the remote state is unknown and must not be guessed; SPEC 3.1).
+ */
+
+export type ProviderEnvironment = 'sandbox' | 'production';
+
+export interface ProviderContext {
+  readonly environment: ProviderEnvironment;
+  /** Decrypted credentials of the provider record for its environment, e.g. `{ api_key }`. */
+  readonly credentials: Readonly<Record<string, string>>;
+  /** A marketplace subaccount's token for this environment; replaces the record's key when set (SPEC 2.8). */
+  readonly subaccountToken?: string | null;
+  /** Ends the call: an aborted call is `uncertain` (the provider may have acted). */
+  readonly signal: AbortSignal;
+}
+
+/** What a charge looks like to a provider: the reservation's normalized copies (SPEC 4.1, 4.2). */
+export interface PortCharge {
+  /** Local id (`txn_…`), also the reference sent to the provider (SPEC 2.2 `id`). */
+  readonly transactionId: string;
+  readonly method: 'pix' | 'boleto';
+  /** Integer centavos (SPEC 1). */
+  readonly amount: number;
+  readonly description: string;
+  readonly customer: ProviderCustomer;
+  /** Pix: effective seconds (SPEC 4.1, default 3600). Boleto: null. */
+  readonly expiresIn: number | null;
+  readonly boleto: BoletoOptions | null;
+  readonly callbackUrl: string | null;
+}
+
+/** Why an outcome is refused or uncertain: a closed set, so nothing the provider wrote can leak through it. */
+export type OutcomeReason =
+  | 'provider_error'
+  | 'credentials_refused'
+  | 'credentials_missing'
+  | 'status_refused'
+  | 'not_supported'
+  | 'timeout'
+  | 'connection'
+  | 'server_error'
+  | 'unexpected_http_status'
+  | 'unparsable'
+  | 'incomplete'
+  | 'unknown_status'
+  | 'invalid_artifacts'
+  | 'mismatch';
+
+export interface Refused {
+  readonly kind: 'refused';
+  readonly reason: OutcomeReason;
+  /** Set when the provider created a record and reported it refused (status 8). */
+  readonly providerReference: string | null;
+  readonly diagnostics: Diagnostics;
+}
+
+export interface Uncertain {
+  readonly kind: 'uncertain';
+  readonly reason: OutcomeReason;
+  readonly providerReference: string | null;
+  /** The provider's numeric status when one was read but could not be mapped (SPEC 3.1). */
+  readonly providerStatus: number | null;
+  readonly diagnostics: Diagnostics;
+}
+
+export type Outcome<T> = ({ readonly kind: 'issued' } & T) | Refused | Uncertain;
+
+/** SPEC 3.1 states a provider status can map to; anything else is `uncertain`, never pending or paid. */
+export type RemoteStatus = 'pending' | 'processing' | 'paid' | 'expired' | 'failed' | 'refunded';
+
+export interface IssuedCharge {
+  readonly status: RemoteStatus;
+  readonly artifacts: TransactionArtifacts;
+  /** Boleto: the due date the provider confirmed, `YYYY-MM-DD`. */
+  readonly boletoDueDate: string | null;
+}
+
+/** A charge as a query read it back; the caller compares id, amount and reference (SPEC 4.6). */
+export interface RemoteCharge {
+  readonly providerReference: string;
+  readonly reference: string | null;
+  /** Integer centavos, converted exactly. */
+  readonly amount: number | null;
+  readonly status: RemoteStatus;
+  readonly providerStatus: number;
+  /** SPEC 2.2 `paid_with`: set only for a paid boleto. */
+  readonly paidWith: 'boleto' | 'pix' | null;
+  /** `YYYY-MM-DD` when the provider gave a payment date. */
+  readonly paidOn: string | null;
+  readonly boletoDueDate: string | null;
+  /** Fields that may arrive after creation (the boleto's Pix); null when the answer carries none. */
+  readonly artifacts: TransactionArtifacts | null;
+}
+
+/** What the gateway knows when it asks: used to check the answer is about the same charge (SPEC 4.6). */
+export interface QueryTarget {
+  readonly transactionId: string;
+  readonly method: 'pix' | 'boleto';
+  readonly amount: number;
+  readonly providerReference: string;
+  /** Boleto: the due date expected in the artifacts. */
+  readonly boletoDueDate: string | null;
+}
+
+export interface RefundTarget {
+  readonly transactionId: string;
+  readonly method: 'pix' | 'boleto';
+  readonly providerReference: string;
+  readonly paidWith: 'boleto' | 'pix' | null;
+  /** The payer's account for a boleto paid by boleto (SPEC 4.8); never stored. */
+  readonly bankAccount: Readonly<Record<string, string>> | null;
+}
+
+export interface DueDateTarget {
+  readonly transactionId: string;
+  readonly amount: number;
+  readonly providerReference: string;
+  /** New due date, `YYYY-MM-DD` (SPEC 4.8). */
+  readonly dueDate: string;
+}
+
+export interface CancelTarget {
+  readonly transactionId: string;
+  readonly method: 'pix' | 'boleto';
+  readonly providerReference: string;
+}
+
+export interface ExternalProvider {
+  readonly name: string;
+  /** SPEC 2.3 `provider_request`: the exact body `create` sends, built at reservation. */
+  buildRequest(charge: PortCharge, ctx: Pick<ProviderContext, 'environment'>): Record<string, unknown>;
+  /** Sends `body` (from {@link buildRequest}) unchanged; `charge` is used to validate the answer. */
+  create(
+    charge: PortCharge,
+    body: Record<string, unknown>,
+    ctx: ProviderContext,
+    now: Date,
+  ): Promise<Outcome<IssuedCharge & { readonly providerReference: string }>>;
+  query(target: QueryTarget, ctx: ProviderContext): Promise<Outcome<{ readonly charge: RemoteCharge }>>;
+  /** For a charge left without an external id (SPEC 3.1 `unknown`): every remote charge with the reference. */
+  queryByReference(
+    transactionId: string,
+    ctx: ProviderContext,
+  ): Promise<Outcome<{ readonly charges: readonly RemoteCharge[] }>>;
+  refund(
+    target: RefundTarget,
+    ctx: ProviderContext,
+  ): Promise<Outcome<{ readonly refundStatus: 'succeeded' }>>;
+  changeDueDate(target: DueDateTarget, ctx: ProviderContext): Promise<Outcome<IssuedCharge>>;
+  cancel(target: CancelTarget, ctx: ProviderContext): Promise<Outcome<{ readonly cancelled: true }>>;
+}

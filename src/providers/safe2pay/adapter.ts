@@ -1,0 +1,419 @@
+import type { Dispatcher } from 'undici';
+import type { TransactionArtifacts } from '../../aggregates/transaction.ts';
+import type {
+  CancelTarget,
+  DueDateTarget,
+  ExternalProvider,
+  IssuedCharge,
+  Outcome,
+  OutcomeReason,
+  PortCharge,
+  ProviderContext,
+  QueryTarget,
+  RefundTarget,
+  Refused,
+  RemoteCharge,
+  Uncertain,
+} from '../port.ts';
+import { barcode, barcodeAmount, digitableLine, httpsUrl, pixCopyPaste, sameBoleto } from './artifacts.ts';
+import { buildPaymentBody, PAYMENT_METHOD } from './build-request.ts';
+import { endOfDueDayUtc, parseProviderDate, toProviderDate } from './dates.ts';
+import { diagnosticsFor } from './diagnostics.ts';
+import { exchange } from './http.ts';
+import { reaisToCentavos } from './money.ts';
+import { mapStatus, statusCode } from './status.ts';
+
+/**
+ * The Safe2Pay adapter (wire doc `shared/providers/safe2pay-wire.md`; issue 13). Hosts are configuration:
+ * the defaults are the real ones (wire doc 2.1: the same hosts for sandbox and production; the environment is
+ * the token plus `IsSandbox`), tests point both at the provider emulator.
+ */
+
+export const SAFE2PAY_PAYMENT_HOST = 'https://payment.safe2pay.com.br';
+export const SAFE2PAY_API_HOST = 'https://api.safe2pay.com.br';
+
+export interface Safe2PayConfig {
+  /** Base of `POST /v2/Payment` (creation and boleto changes). */
+  readonly paymentHost?: string;
+  /** Base of `/v2/Transaction/*`, `/v2/Pix/Cancel`, `/v2/BankSlip/*`. */
+  readonly apiHost?: string;
+  readonly application?: string;
+  readonly notificationUrl?: string | null;
+  readonly dispatcher?: Dispatcher;
+}
+
+type Detail = Readonly<Record<string, unknown>>;
+type Interpreted =
+  | { readonly ok: true; readonly detail: unknown; readonly httpStatus: number }
+  | Refused
+  | Uncertain;
+
+function refused(
+  reason: OutcomeReason,
+  code: unknown,
+  httpStatus: number | null,
+  providerReference: string | null = null,
+): Refused {
+  return {
+    kind: 'refused',
+    reason,
+    providerReference,
+    diagnostics: diagnosticsFor(reason, code, httpStatus),
+  };
+}
+
+function uncertain(
+  reason: OutcomeReason,
+  httpStatus: number | null,
+  extra: { code?: unknown; providerReference?: string | null; providerStatus?: number | null } = {},
+): Uncertain {
+  return {
+    kind: 'uncertain',
+    reason,
+    providerReference: extra.providerReference ?? null,
+    providerStatus: extra.providerStatus ?? null,
+    diagnostics: diagnosticsFor(reason, extra.code, httpStatus),
+  };
+}
+
+function isRecord(value: unknown): value is Detail {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** `IdTransaction` is an int in every SDK; some serialize it as a string. */
+function idOf(value: unknown): string | null {
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) return String(value);
+  if (typeof value === 'string' && /^[0-9]{1,19}$/.test(value.trim())) return value.trim();
+  return null;
+}
+
+/**
+ * The v2 envelope `{HasError, ErrorCode, Error, ResponseDetail}` (wire doc 2.3) and the HTTP status, to one
+ * decision. HasError on HTTP 200 is a refusal; 401/403 is a refused credential; other 4xx are refusals (the
+ * request was not processed); 5xx, 408, 429, 1xx/3xx, an unreadable or envelope-less body are uncertain.
+ */
+function interpret(answer: Awaited<ReturnType<typeof exchange>>): Interpreted {
+  if (answer.kind === 'failed') return uncertain(answer.reason, null);
+  const status = answer.httpStatus;
+  const envelope = answer.kind === 'answer' && isRecord(answer.json) ? answer.json : null;
+  const code = envelope?.ErrorCode ?? null;
+  if (status === 401 || status === 403) return refused('credentials_refused', code, status);
+  if (status >= 500) return uncertain('server_error', status, { code });
+  if (status === 408 || status === 429) return uncertain('unexpected_http_status', status, { code });
+  if (status >= 400) return refused('provider_error', code, status);
+  if (status < 200 || status >= 300) return uncertain('unexpected_http_status', status, { code });
+  if (answer.kind === 'not_json') return uncertain(answer.empty ? 'incomplete' : 'unparsable', status);
+  if (!envelope || typeof envelope.HasError !== 'boolean') return uncertain('unparsable', status);
+  if (envelope.HasError) return refused('provider_error', code, status);
+  if (envelope.ResponseDetail === undefined || envelope.ResponseDetail === null) {
+    return uncertain('incomplete', status);
+  }
+  return { ok: true, detail: envelope.ResponseDetail, httpStatus: status };
+}
+
+interface BoletoCheck {
+  readonly amount: number;
+  readonly dueDate: string | null;
+}
+
+/** Boleto artifacts (wire doc 2.6, 2.10 `PaymentObject`) checked per SPEC 4.2: malformed, or not the expected boleto. */
+function boletoArtifacts(
+  source: Detail,
+  check: BoletoCheck,
+):
+  | { artifacts: Omit<TransactionArtifacts, 'provider_reference' | 'expires_at'>; dueDate: string }
+  | 'invalid'
+  | 'mismatch' {
+  const url = httpsUrl(source.BankSlipUrl);
+  const line = digitableLine(source.DigitableLine);
+  const code = barcode(source.Barcode);
+  const dueDate = parseProviderDate(source.DueDate);
+  if (!url || !line || !code || !dueDate || !sameBoleto(line, code)) return 'invalid';
+  if (barcodeAmount(code) !== check.amount) return 'mismatch';
+  if (check.dueDate !== null && dueDate !== check.dueDate) return 'mismatch';
+  // The attached Pix (newer responses, wire doc 1 and 2.6): absent or null while it is being issued.
+  const rawPix = source.KeyPix;
+  const pixAbsent = rawPix === undefined || rawPix === null || rawPix === '';
+  const pix = pixAbsent ? null : pixCopyPaste(rawPix);
+  if (!pixAbsent && pix === null) return 'invalid';
+  return {
+    dueDate,
+    artifacts: {
+      pix_copy_paste: null,
+      pix_qr_code: null,
+      boleto_url: url,
+      boleto_digitable_line: line,
+      boleto_barcode: code,
+      boleto_pix_copy_paste: pix,
+      boleto_pix_expires_at: pix ? endOfDueDayUtc(dueDate) : null,
+    },
+  };
+}
+
+function paymentMethodCode(value: unknown): string | null {
+  if (typeof value === 'string' || typeof value === 'number') return String(value).trim();
+  if (isRecord(value)) return paymentMethodCode(value.Code);
+  return null;
+}
+
+export function createSafe2PayAdapter(config: Safe2PayConfig = {}): ExternalProvider {
+  const paymentHost = (config.paymentHost ?? SAFE2PAY_PAYMENT_HOST).replace(/\/+$/, '');
+  const apiHost = (config.apiHost ?? SAFE2PAY_API_HOST).replace(/\/+$/, '');
+  const buildOptions = {
+    application: config.application ?? 'Calebe',
+    notificationUrl: config.notificationUrl ?? null,
+  };
+
+  /** SPEC 2.8: a subaccount's token replaces the record's key; the matrix key is never a fallback. */
+  function apiKey(ctx: ProviderContext): string | null {
+    if (ctx.subaccountToken !== undefined && ctx.subaccountToken !== null) return ctx.subaccountToken || null;
+    return ctx.credentials.api_key || ctx.credentials.apiKey || null;
+  }
+
+  async function call(
+    ctx: ProviderContext,
+    method: 'GET' | 'POST' | 'DELETE',
+    url: string,
+    body?: Record<string, unknown>,
+  ): Promise<Interpreted> {
+    const key = apiKey(ctx);
+    if (!key) return refused('credentials_missing', null, null);
+    if (ctx.signal.aborted) return uncertain('timeout', null);
+    const answer = await exchange({
+      method,
+      url,
+      apiKey: key,
+      signal: ctx.signal,
+      ...(body ? { body } : {}),
+      ...(config.dispatcher ? { dispatcher: config.dispatcher } : {}),
+    });
+    return interpret(answer);
+  }
+
+  /** A charge answer (creation or due-date change) to an outcome; `check` says what must come back. */
+  function issuedFrom(
+    result: Interpreted,
+    method: 'pix' | 'boleto',
+    check: BoletoCheck & { expiresAt: string | null; expectedId: string | null },
+  ): Outcome<IssuedCharge & { readonly providerReference: string }> {
+    if (!('ok' in result)) return result;
+    const http = result.httpStatus;
+    if (!isRecord(result.detail)) return uncertain('incomplete', http);
+    const detail = result.detail;
+    const id = idOf(detail.IdTransaction);
+    if (!id) return uncertain('incomplete', http);
+    if (check.expectedId !== null && id !== check.expectedId)
+      return uncertain('mismatch', http, { providerReference: id });
+    const code = statusCode(detail.Status);
+    const status = mapStatus(code);
+    // SPEC 3.1: a confirmed refusal also when the error flag is false but the charge status shows failure.
+    if (status === 'failed') return refused('status_refused', null, http, id);
+    if (status !== 'pending' && status !== 'processing' && status !== 'paid') {
+      return uncertain('unknown_status', http, { providerReference: id, providerStatus: code });
+    }
+    if (method === 'pix') {
+      const copyPaste = pixCopyPaste(detail.Key);
+      const qr = detail.QrCode;
+      if (!copyPaste || (qr !== undefined && qr !== null && typeof qr !== 'string')) {
+        return uncertain('invalid_artifacts', http, { providerReference: id });
+      }
+      return {
+        kind: 'issued',
+        providerReference: id,
+        status,
+        boletoDueDate: null,
+        artifacts: {
+          provider_reference: id,
+          pix_copy_paste: copyPaste,
+          pix_qr_code: typeof qr === 'string' && qr !== '' ? qr : null,
+          expires_at: check.expiresAt,
+          boleto_url: null,
+          boleto_digitable_line: null,
+          boleto_barcode: null,
+          boleto_pix_copy_paste: null,
+          boleto_pix_expires_at: null,
+        },
+      };
+    }
+    const boleto = boletoArtifacts(detail, check);
+    if (boleto === 'invalid') return uncertain('invalid_artifacts', http, { providerReference: id });
+    if (boleto === 'mismatch') return uncertain('mismatch', http, { providerReference: id });
+    return {
+      kind: 'issued',
+      providerReference: id,
+      status,
+      boletoDueDate: boleto.dueDate,
+      // A real boleto expires only when the bank reports the write-off (SPEC 3.1), so no local deadline.
+      artifacts: { provider_reference: id, expires_at: null, ...boleto.artifacts },
+    };
+  }
+
+  /** A transaction read (wire doc 2.10) to a {@link RemoteCharge}, or the outcome that stops it. */
+  function remoteCharge(
+    value: unknown,
+    method: 'pix' | 'boleto' | null,
+    http: number,
+    boletoDueDate: string | null,
+  ): RemoteCharge | Uncertain {
+    if (!isRecord(value)) return uncertain('incomplete', http);
+    const id = idOf(value.IdTransaction);
+    if (!id) return uncertain('incomplete', http);
+    const code = statusCode(value.Status ?? value.TransactionStatus);
+    const status = mapStatus(code);
+    if (code === null || status === null) {
+      return uncertain('unknown_status', http, { providerReference: id, providerStatus: code });
+    }
+    const amount = reaisToCentavos(value.Amount);
+    if (amount === null)
+      return uncertain('unparsable', http, { providerReference: id, providerStatus: code });
+    const reference = typeof value.Reference === 'string' ? value.Reference : null;
+    const remoteMethod = paymentMethodCode(value.PaymentMethod);
+    const po = value.PaymentObject;
+    // By reference the method is not known locally: a boleto reads as method 1 or carries boleto fields.
+    const isBoleto =
+      method === 'boleto' ||
+      (method === null &&
+        (remoteMethod === PAYMENT_METHOD.boleto || (isRecord(po) && po.Barcode !== undefined)));
+    let artifacts: TransactionArtifacts | null = null;
+    let dueDate: string | null = null;
+    if (isBoleto && isRecord(po) && po.Barcode !== undefined) {
+      const b = boletoArtifacts(po, { amount, dueDate: boletoDueDate });
+      if (b === 'invalid')
+        return uncertain('invalid_artifacts', http, { providerReference: id, providerStatus: code });
+      if (b === 'mismatch')
+        return uncertain('mismatch', http, { providerReference: id, providerStatus: code });
+      dueDate = b.dueDate;
+      artifacts = { provider_reference: id, expires_at: null, ...b.artifacts };
+    }
+    // The wire doc shows no field that tells a boleto paid by its Pix apart (section 3). The transaction's
+    // `PaymentMethod` is read: code 6 (Pix) on a boleto read means its Pix paid it; anything else is boleto.
+    // Only a paid read says how it was paid; a later refund keeps the paid_with recorded at payment (SPEC 2.2).
+    const paidWith =
+      status === 'paid' && isBoleto ? (remoteMethod === PAYMENT_METHOD.pix ? 'pix' : 'boleto') : null;
+    return {
+      providerReference: id,
+      reference,
+      amount,
+      status,
+      providerStatus: code,
+      paidWith,
+      paidOn: parseProviderDate(value.PaymentDate),
+      boletoDueDate: dueDate,
+      artifacts,
+    };
+  }
+
+  return {
+    name: 'safe2pay',
+
+    buildRequest(charge, ctx) {
+      return buildPaymentBody(charge, ctx.environment, buildOptions);
+    },
+
+    async create(charge: PortCharge, body, ctx, now) {
+      const result = await call(ctx, 'POST', `${paymentHost}/v2/Payment`, body);
+      const expiresAt =
+        charge.method === 'pix'
+          ? new Date(now.getTime() + (charge.expiresIn ?? 3600) * 1000).toISOString()
+          : null;
+      return issuedFrom(result, charge.method, {
+        amount: charge.amount,
+        dueDate: charge.boleto?.due_date ?? null,
+        expiresAt,
+        expectedId: null,
+      });
+    },
+
+    async query(target: QueryTarget, ctx) {
+      const url = `${apiHost}/v2/Transaction/Get?Id=${encodeURIComponent(target.providerReference)}`;
+      const result = await call(ctx, 'GET', url);
+      if (!('ok' in result)) return result;
+      const charge = remoteCharge(result.detail, target.method, result.httpStatus, target.boletoDueDate);
+      if ('kind' in charge) return charge;
+      // SPEC 4.6: external id, exact amount and internal reference must match.
+      const same =
+        charge.providerReference === target.providerReference &&
+        charge.amount === target.amount &&
+        charge.reference === target.transactionId;
+      if (!same) {
+        return uncertain('mismatch', result.httpStatus, {
+          providerReference: target.providerReference,
+          providerStatus: charge.providerStatus,
+        });
+      }
+      return { kind: 'issued', charge };
+    },
+
+    async queryByReference(transactionId, ctx) {
+      const url = `${apiHost}/v2/Transaction/Reference?reference=${encodeURIComponent(transactionId)}`;
+      const result = await call(ctx, 'GET', url);
+      if (!('ok' in result)) return result;
+      // A list answer: `ResponseDetail: {TotalItems, Objects: [...]}` (wire doc 2.3, 2.10).
+      const detail = result.detail;
+      if (!isRecord(detail) || !Array.isArray(detail.Objects))
+        return uncertain('incomplete', result.httpStatus);
+      const charges: RemoteCharge[] = [];
+      for (const item of detail.Objects) {
+        const charge = remoteCharge(item, null, result.httpStatus, null);
+        if ('kind' in charge) return charge;
+        if (charge.reference !== transactionId) {
+          return uncertain('mismatch', result.httpStatus, { providerReference: charge.providerReference });
+        }
+        charges.push(charge);
+      }
+      return { kind: 'issued', charges };
+    },
+
+    async refund(target: RefundTarget, ctx) {
+      // Wire doc 2.11: Pix is refunded by `DELETE /v2/Pix/Cancel/{id}`. A boleto settled by its Pix is refunded
+      // by Pix (SPEC 4.8) through the same call on the boleto's transaction id, the only id the wire shows for
+      // it. A boleto paid by boleto is refunded by bank transfer in the provider's panel, not through the API
+      // (wire doc 2.11): refused locally, nothing is sent.
+      const byPix = target.method === 'pix' || target.paidWith === 'pix';
+      if (!byPix) return refused('not_supported', null, null);
+      const url = `${apiHost}/v2/Pix/Cancel/${encodeURIComponent(target.providerReference)}`;
+      const result = await call(ctx, 'DELETE', url);
+      if (!('ok' in result)) return result;
+      if (result.detail === true) return { kind: 'issued', refundStatus: 'succeeded' };
+      if (result.detail === false) return refused('status_refused', null, result.httpStatus);
+      return uncertain('incomplete', result.httpStatus);
+    },
+
+    async changeDueDate(target: DueDateTarget, ctx) {
+      // Wire doc 2.7: `Command 1` + `DueDate` on the payment host; the answer is a boleto response.
+      const body = {
+        Id: Number(target.providerReference),
+        PaymentMethod: PAYMENT_METHOD.boleto,
+        PaymentObject: { Command: 1, DueDate: toProviderDate(target.dueDate) },
+      };
+      const result = await call(ctx, 'POST', `${paymentHost}/v2/Payment`, body);
+      const outcome = issuedFrom(result, 'boleto', {
+        amount: target.amount,
+        dueDate: target.dueDate,
+        expiresAt: null,
+        expectedId: target.providerReference,
+      });
+      if (outcome.kind !== 'issued') return outcome;
+      return {
+        kind: 'issued',
+        status: outcome.status,
+        artifacts: outcome.artifacts,
+        boletoDueDate: outcome.boletoDueDate,
+      };
+    },
+
+    async cancel(target: CancelTarget, ctx) {
+      // Wire doc 2.11: Pix cancel and boleto write-off ("baixa"), both answering `ResponseDetail: true`.
+      const id = encodeURIComponent(target.providerReference);
+      const url =
+        target.method === 'pix'
+          ? `${apiHost}/v2/Pix/Cancel/${id}`
+          : `${apiHost}/v2/BankSlip/WriteOffBankSlip?idTransaction=${id}`;
+      const result = await call(ctx, 'DELETE', url);
+      if (!('ok' in result)) return result;
+      if (result.detail === true) return { kind: 'issued', cancelled: true };
+      if (result.detail === false) return refused('status_refused', null, result.httpStatus);
+      return uncertain('incomplete', result.httpStatus);
+    },
+  };
+}

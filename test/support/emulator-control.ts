@@ -1,0 +1,49 @@
+import type { Fault, Operation } from '../../src/providers/emulator/faults.ts';
+import type { EmulatorCall, Move } from '../../src/providers/emulator/server.ts';
+
+/** A client of the provider emulator's control API (docs/provider-emulator.md), over a real socket. */
+export function emulatorControl(baseUrl: string) {
+  async function send(method: string, path: string, body?: unknown): Promise<unknown> {
+    const res = await fetch(`${baseUrl}/_emulator${path}`, {
+      method,
+      ...(body === undefined
+        ? {}
+        : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+    });
+    const json: unknown = await res.json();
+    if (!res.ok) throw new Error(`emulator control ${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  }
+  return {
+    async fault(rule: {
+      operation?: Operation;
+      reference?: string;
+      times?: number | null;
+      commit?: boolean;
+      fault: Fault;
+    }): Promise<void> {
+      await send('POST', '/faults', rule);
+    },
+    async move(providerReference: string, to: Move, status?: number): Promise<void> {
+      await send('POST', `/charges/${providerReference}/move`, {
+        to,
+        ...(status === undefined ? {} : { status }),
+      });
+    },
+    async calls(filter: { reference?: string; operation?: Operation } = {}): Promise<EmulatorCall[]> {
+      const q = new URLSearchParams(filter as Record<string, string>).toString();
+      const json = (await send('GET', `/calls${q ? `?${q}` : ''}`)) as { calls: EmulatorCall[] };
+      return json.calls;
+    },
+    async charges(reference: string): Promise<Array<{ id: number; status: number }>> {
+      const json = (await send('GET', `/charges?reference=${encodeURIComponent(reference)}`)) as {
+        charges: Array<{ id: number; status: number }>;
+      };
+      return json.charges;
+    },
+    async reset(): Promise<void> {
+      await send('POST', '/reset');
+    },
+  };
+}
+export type EmulatorControl = ReturnType<typeof emulatorControl>;
