@@ -16,6 +16,7 @@ import { ApiError } from './errors.ts';
 import { registerHttpMetrics } from './http-metrics.ts';
 import type { InFlight } from './in-flight.ts';
 import { BODY_LIMIT, useStrictJsonBodies } from './json-body.ts';
+import { refuseNulCharacters } from './nul-guard.ts';
 import { describeRoutes, registerOpenApi } from './openapi.ts';
 import { registerApiKeyRoutes } from './routes/api-keys.ts';
 import { registerAuditRoutes } from './routes/audit.ts';
@@ -102,6 +103,8 @@ export async function buildHttpServer({ ctx, authenticators, inFlight }: HttpDep
     checkAccess(principal, access);
     if (access.idempotencyKey) idempotencyKeyOf(request);
   });
+  // After the body is parsed, before any schema or handler: no NUL reaches PostgreSQL (issue 12).
+  app.addHook('preValidation', async (request) => refuseNulCharacters(request));
 
   describeRoutes(app);
   await registerOpenApi(app, ctx.config.baseUrl);
