@@ -9,6 +9,7 @@ import {
   idempotencyKeyOf,
   type SessionPrincipal,
 } from './auth.ts';
+import { clientErrorHandler } from './client-errors.ts';
 import type { AppContext } from './context.ts';
 import { installCors } from './cors.ts';
 import { installErrorHandling, sendError } from './error-handler.ts';
@@ -61,6 +62,8 @@ export function createFastify(logger: Logger) {
       reply.header('x-request-id', request.id);
       return sendError(request, reply, new ApiError('not_found', 'No such resource.'));
     },
+    // What the HTTP parser refuses before fastify sees a request still gets the envelope (issue 12).
+    clientErrorHandler: clientErrorHandler(loggerInstance),
   }).withTypeProvider<ZodTypeProvider>();
 }
 
