@@ -71,12 +71,39 @@ export function serializeError(err: unknown): unknown {
   };
 }
 
+/**
+ * Issue 12: a charge page URL (`/cobranca/<id>/<signature>`, SPEC 2.2) is a capability; the log keeps the
+ * id and drops the signature, whatever follows it (`/boleto.pdf`, a query string).
+ */
+export function redactUrl(url: string): string {
+  return url.replace(/^(\/cobranca\/[^/?#]*\/)[^/?#]+/, '$1[redacted]');
+}
+
+/** fastify's request serializer (lib/logger-pino.js), with the URL redacted. */
+function serializeRequest(req: {
+  method?: string;
+  url?: string;
+  headers?: Record<string, unknown>;
+  host?: string;
+  ip?: string;
+  socket?: { remotePort?: number };
+}) {
+  return {
+    method: req.method,
+    url: typeof req.url === 'string' ? redactUrl(req.url) : req.url,
+    version: req.headers?.['accept-version'],
+    host: req.host,
+    remoteAddress: req.ip,
+    remotePort: req.socket?.remotePort,
+  };
+}
+
 /** `destination` lets tests capture the lines the gateway writes. */
 export function createLogger(level: string, destination?: DestinationStream) {
   const options = {
     level,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-    serializers: { err: serializeError, error: serializeError },
+    serializers: { err: serializeError, error: serializeError, req: serializeRequest },
   };
   return destination ? pino(options, destination) : pino(options);
 }
