@@ -100,7 +100,22 @@ export async function buildHttpServer({ ctx, authenticators, inFlight }: HttpDep
   app.addHook('onRequest', async (request) => {
     const access = request.routeOptions.config.access;
     if (!access?.auth) return;
-    const principal = await authenticators[access.auth](request);
+    // Failed authentication is limited per direct connection address (issue 12, OWASP API4): a blocked
+    // address is refused before its credential costs a lookup. X-Forwarded-For is never trusted (SPEC 8).
+    const address = request.socket.remoteAddress ?? 'unknown';
+    await ctx.rateLimiter.check('auth_failure', address);
+    let principal: ApiKeyPrincipal | SessionPrincipal;
+    try {
+      principal = await authenticators[access.auth](request);
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'unauthorized') {
+        await ctx.rateLimiter.consume('auth_failure', address).catch((limited: unknown) => {
+          // This failure is answered as what it is (401); the next request from the address gets the 429.
+          if (!(limited instanceof ApiError && limited.code === 'rate_limit_exceeded')) throw limited;
+        });
+      }
+      throw error;
+    }
     request.principal = principal;
     await ctx.rateLimiter.consume('api', principal.actor);
     checkAccess(principal, access);
