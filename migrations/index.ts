@@ -10,6 +10,7 @@ import * as m0008 from './0008_summary.ts';
 import * as m0009 from './0009_webhook_endpoints.ts';
 import * as m0010 from './0010_webhook_outbox.ts';
 import * as m0011 from './0011_summary_daily.ts';
+import * as m0012 from './0012_audit_action_names.ts';
 
 /** Every migration, in order. Kept as static imports so the same list works under tsx and a bundle. */
 export const migrations: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '0009_webhook_endpoints': m0009,
   '0010_webhook_outbox': m0010,
   '0011_summary_daily': m0011,
+  '0012_audit_action_names': m0012,
 };

@@ -80,6 +80,11 @@ const schema = z
      * the login limit (10 per minute per address) is not configurable.
      */
     RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(10_000_000).default(120),
+    /**
+     * Issue 12 (OWASP API4): failed authentications (401 for an API key or session) per minute per direct
+     * connection address; past it the address gets 429 before any lookup (docs/decisions.md).
+     */
+    AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(20),
     CORS_ORIGINS: z
       .string()
       .default('')

@@ -8,7 +8,12 @@ import type { Logger } from '../logger.ts';
 /** Counts requests per actor; the store is Redis when REDIS_URL is set, in-process otherwise. */
 export interface RateLimiter {
   /** Throws `429 rate_limit_exceeded` past the limit, `503 rate_limiter_unavailable` when the store fails. */
-  consume(bucket: 'api' | 'login', actor: string): Promise<void>;
+  consume(bucket: 'api' | 'login' | 'auth_failure', actor: string): Promise<void>;
+  /**
+   * Throws `429 rate_limit_exceeded` when the actor has already used the bucket's minute, without counting
+   * this call (a blocked address is refused before its credential is looked up); 503 when the store fails.
+   */
+  check(bucket: 'auth_failure', actor: string): Promise<void>;
   /** Readiness probe of the store; rejects when it does not answer. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -11,8 +11,15 @@ import { withTimeout } from '../timeouts.ts';
 import type { RateLimiter } from './context.ts';
 import { ApiError } from './errors.ts';
 
-/** SPEC 8: 120 requests per minute per actor (key or user); 10 login attempts per minute per address. */
-export const LIMITS = { api: { points: 120, duration: 60 }, login: { points: 10, duration: 60 } } as const;
+/**
+ * SPEC 8: 120 requests per minute per actor (key or user); 10 login attempts per minute per address.
+ * Issue 12 (OWASP API4): 20 failed authentications (401) per minute per address, AUTH_FAILURES_PER_MINUTE.
+ */
+export const LIMITS = {
+  api: { points: 120, duration: 60 },
+  login: { points: 10, duration: 60 },
+  auth_failure: { points: 20, duration: 60 },
+} as const;
 
 type Bucket = keyof typeof LIMITS;
 
@@ -29,26 +36,44 @@ function limiterOver(
   store: Pick<RateLimiter, 'ping' | 'close'>,
   guardMs?: number,
 ): RateLimiter {
+  const guarded = <T>(p: Promise<T>) =>
+    guardMs === undefined ? p : withTimeout(p, guardMs, 'rate-limit store');
   return {
     async consume(bucket, actor) {
       try {
-        const consumed = limiters[bucket].consume(actor);
-        await (guardMs === undefined ? consumed : withTimeout(consumed, guardMs, 'rate-limit store'));
+        await guarded(limiters[bucket].consume(actor));
       } catch (error) {
         if (error instanceof RateLimiterRes) throw new ApiError('rate_limit_exceeded');
         throw new ApiError('rate_limiter_unavailable');
       }
+    },
+    async check(bucket, actor) {
+      let used: number;
+      try {
+        used = (await guarded(limiters[bucket].get(actor)))?.consumedPoints ?? 0;
+      } catch {
+        throw new ApiError('rate_limiter_unavailable');
+      }
+      if (used >= limiters[bucket].points) throw new ApiError('rate_limit_exceeded');
     },
     ...store,
   };
 }
 
 /** In-process store: one instance only. REDIS_URL selects the shared store. */
-export function createMemoryRateLimiter(apiPerMinute: number = LIMITS.api.points): RateLimiter {
+export function createMemoryRateLimiter(
+  apiPerMinute: number = LIMITS.api.points,
+  authFailuresPerMinute: number = LIMITS.auth_failure.points,
+): RateLimiter {
   return limiterOver(
     {
       api: new RateLimiterMemory({ keyPrefix: 'api', ...LIMITS.api, points: apiPerMinute }),
       login: new RateLimiterMemory({ keyPrefix: 'login', ...LIMITS.login }),
+      auth_failure: new RateLimiterMemory({
+        keyPrefix: 'auth_failure',
+        ...LIMITS.auth_failure,
+        points: authFailuresPerMinute,
+      }),
     },
     { async ping() {}, async close() {} },
   );
@@ -61,6 +86,8 @@ export interface RedisRateLimiterOptions {
   logger?: Logger;
   /** Requests per minute per actor; SPEC 8's 120 unless RATE_LIMIT_PER_MINUTE says otherwise. */
   apiPerMinute?: number;
+  /** Failed authentications per minute per address (AUTH_FAILURES_PER_MINUTE). */
+  authFailuresPerMinute?: number;
 }
 
 /**
@@ -74,6 +101,7 @@ export function createRedisRateLimiter({
   keyPrefix,
   logger,
   apiPerMinute = LIMITS.api.points,
+  authFailuresPerMinute = LIMITS.auth_failure.points,
 }: RedisRateLimiterOptions): RateLimiter {
   const client = new Redis(url, {
     enableOfflineQueue: false,
@@ -104,12 +132,13 @@ export function createRedisRateLimiter({
       keyPrefix: `${keyPrefix}:${bucket}`,
       ...LIMITS[bucket],
       ...(bucket === 'api' ? { points: apiPerMinute } : {}),
+      ...(bucket === 'auth_failure' ? { points: authFailuresPerMinute } : {}),
       // Refuse at once while (re)connecting instead of sending into a socket that is not ready.
       rejectIfRedisNotReady: true,
     });
 
   return limiterOver(
-    { api: limiter('api'), login: limiter('login') },
+    { api: limiter('api'), login: limiter('login'), auth_failure: limiter('auth_failure') },
     {
       async ping() {
         const answer = await withTimeout(client.ping(), REDIS_TIMEOUTS.commandMs, 'rate-limit store');
@@ -131,15 +160,20 @@ export function createRedisRateLimiter({
 
 /** The store the configuration names: Redis when REDIS_URL is set, in-process otherwise. */
 export function createRateLimiter(
-  config: Pick<Config, 'REDIS_URL' | 'REDIS_KEY_PREFIX' | 'RATE_LIMIT_PER_MINUTE'>,
+  config: Pick<
+    Config,
+    'REDIS_URL' | 'REDIS_KEY_PREFIX' | 'RATE_LIMIT_PER_MINUTE' | 'AUTH_FAILURES_PER_MINUTE'
+  >,
   logger?: Logger,
 ): RateLimiter {
   const apiPerMinute = config.RATE_LIMIT_PER_MINUTE;
-  if (!config.REDIS_URL) return createMemoryRateLimiter(apiPerMinute);
+  const authFailuresPerMinute = config.AUTH_FAILURES_PER_MINUTE;
+  if (!config.REDIS_URL) return createMemoryRateLimiter(apiPerMinute, authFailuresPerMinute);
   return createRedisRateLimiter({
     url: config.REDIS_URL,
     keyPrefix: config.REDIS_KEY_PREFIX,
     logger,
     apiPerMinute,
+    authFailuresPerMinute,
   });
 }

@@ -9,6 +9,7 @@ import {
   idempotencyKeyOf,
   type SessionPrincipal,
 } from './auth.ts';
+import { clientErrorHandler } from './client-errors.ts';
 import type { AppContext } from './context.ts';
 import { installCors } from './cors.ts';
 import { installErrorHandling, sendError } from './error-handler.ts';
@@ -16,6 +17,7 @@ import { ApiError } from './errors.ts';
 import { registerHttpMetrics } from './http-metrics.ts';
 import type { InFlight } from './in-flight.ts';
 import { BODY_LIMIT, useStrictJsonBodies } from './json-body.ts';
+import { refuseNulCharacters } from './nul-guard.ts';
 import { describeRoutes, registerOpenApi } from './openapi.ts';
 import { registerApiKeyRoutes } from './routes/api-keys.ts';
 import { registerAuditRoutes } from './routes/audit.ts';
@@ -60,6 +62,8 @@ export function createFastify(logger: Logger) {
       reply.header('x-request-id', request.id);
       return sendError(request, reply, new ApiError('not_found', 'No such resource.'));
     },
+    // What the HTTP parser refuses before fastify sees a request still gets the envelope (issue 12).
+    clientErrorHandler: clientErrorHandler(loggerInstance),
   }).withTypeProvider<ZodTypeProvider>();
 }
 
@@ -96,12 +100,29 @@ export async function buildHttpServer({ ctx, authenticators, inFlight }: HttpDep
   app.addHook('onRequest', async (request) => {
     const access = request.routeOptions.config.access;
     if (!access?.auth) return;
-    const principal = await authenticators[access.auth](request);
+    // Failed authentication is limited per direct connection address (issue 12, OWASP API4): a blocked
+    // address is refused before its credential costs a lookup. X-Forwarded-For is never trusted (SPEC 8).
+    const address = request.socket.remoteAddress ?? 'unknown';
+    await ctx.rateLimiter.check('auth_failure', address);
+    let principal: ApiKeyPrincipal | SessionPrincipal;
+    try {
+      principal = await authenticators[access.auth](request);
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'unauthorized') {
+        await ctx.rateLimiter.consume('auth_failure', address).catch((limited: unknown) => {
+          // This failure is answered as what it is (401); the next request from the address gets the 429.
+          if (!(limited instanceof ApiError && limited.code === 'rate_limit_exceeded')) throw limited;
+        });
+      }
+      throw error;
+    }
     request.principal = principal;
     await ctx.rateLimiter.consume('api', principal.actor);
     checkAccess(principal, access);
     if (access.idempotencyKey) idempotencyKeyOf(request);
   });
+  // After the body is parsed, before any schema or handler: no NUL reaches PostgreSQL (issue 12).
+  app.addHook('preValidation', async (request) => refuseNulCharacters(request));
 
   describeRoutes(app);
   await registerOpenApi(app, ctx.config.baseUrl);

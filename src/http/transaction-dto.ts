@@ -77,6 +77,35 @@ export const transactionRequestView = z
     description: 'SPEC 2.3: creation snapshot; contains payer personal data.',
   });
 
+/**
+ * SPEC 2.3 / 4.5: the creation snapshot of a transaction the caller may read (checked by the caller), for
+ * GET /v1/transactions/{id}/request and its panel alias; none stored is `404 not_found`.
+ */
+export async function transactionRequestData(
+  db: Kysely<Database>,
+  transactionId: string,
+): Promise<z.infer<typeof transactionRequestView>> {
+  const snapshot = await db
+    .selectFrom('transaction_requests')
+    .selectAll()
+    .where('transaction_id', '=', transactionId)
+    .executeTakeFirst();
+  if (!snapshot) throw new ApiError('not_found', 'The transaction has no creation snapshot.');
+  const asRecord = (v: unknown): Record<string, unknown> | null => {
+    const parsed = typeof v === 'string' ? JSON.parse(v) : v;
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : null;
+  };
+  return {
+    transaction_id: transactionId,
+    source: snapshot.source,
+    request: asRecord(snapshot.request) ?? {},
+    provider_request: asRecord(snapshot.provider_request),
+    missing_fields: snapshot.missing_fields,
+  };
+}
+
 const iso = (v: Date | string | null): string | null => (v === null ? null : new Date(v).toISOString());
 
 type Row = Selectable<TransactionsTable>;

@@ -3,6 +3,7 @@ import { paymentSettingsEvents } from '../aggregates/payment-settings.ts';
 import type { Database } from '../db/schema.ts';
 import { EventRegistry } from '../events/event-registry.ts';
 import type { RecordedEvent } from '../events/event-store.ts';
+import { auditAction } from './audit-actions.ts';
 import { droppableIndexes, recordset } from './batch-sql.ts';
 import type { Projection } from './projection.ts';
 
@@ -17,6 +18,8 @@ const SKIPPED_TYPES: ReadonlySet<string> = new Set([
   'UserEmail.Claimed',
   'TenantTypeName.Reserved',
   'Idempotency.Claimed',
+  // Marks a claimed change as applied; the change itself is the audited event.
+  'Idempotency.Completed',
 ]);
 
 /** Field names that may hold a secret or a derivative of one: dropped at any depth, whatever the event. */
@@ -127,7 +130,7 @@ function beforeAfter(event: RecordedEvent): { before: unknown; after: unknown } 
 /**
  * The audit read model (async; DESIGN.md: audit queries read projected tables). Every event is recorded
  * (`handlesAll`): configuration changes, keys, sessions, transaction operations and types this file has
- * never heard of, generically: action = event type, target = the stream's aggregate type and id, the payload
+ * never heard of, generically: action = the event type's documented name (audit-actions.ts), target = the stream's aggregate type and id, the payload
  * without secret fields as `after`. Settings changes record previous/new as `before`/`after`. The events
  * themselves are the audit trail; this table is rebuildable from them.
  */
@@ -138,7 +141,7 @@ function auditRow(event: RecordedEvent, target: { type: string; id: string }, te
     position: event.position,
     occurred_at: event.recordedAt,
     actor: event.metadata.actor,
-    action: event.type,
+    action: auditAction(event.type),
     target_type: target.type,
     target_id: target.id,
     tenant_id: tenant,

@@ -93,7 +93,7 @@ describe('GET /admin/audit (SPEC 4.14, 5.7 "Read logs")', () => {
   }
 
   test('SPEC 4.14: the settings change is audited with previous/new values, administrator and request id', async () => {
-    const [entry] = await entries('admin', '?action=PaymentSettings.Updated');
+    const [entry] = await entries('admin', '?action=settings.payments.updated');
     assert.ok(entry);
     assert.equal(entry.request_id, settingsRequestId);
     assert.match(entry.actor, /^user:usr_/);
@@ -107,8 +107,8 @@ describe('GET /admin/audit (SPEC 4.14, 5.7 "Read logs")', () => {
     const all = await entries('admin');
     const tenants = new Set(all.map((e) => e.tenant_id));
     for (const t of [root, child, other, null]) assert.ok(tenants.has(t), `records of ${t}`);
-    assert.ok(all.some((e) => e.action === 'ApiKey.Issued'));
-    assert.ok(all.some((e) => e.action === 'Session.Started'));
+    assert.ok(all.some((e) => e.action === 'api_key.created'));
+    assert.ok(all.some((e) => e.action === 'session.created'));
   });
 
   test('SPEC 5.7: a tenant_admin reads its own tree only; platform records stay hidden', async () => {
@@ -124,11 +124,11 @@ describe('GET /admin/audit (SPEC 4.14, 5.7 "Read logs")', () => {
     assert.ok(seen.length > 0);
     for (const e of seen) assert.equal(e.tenant_id, child);
     // Its own login is there: the session record inherits the user's tenant.
-    assert.ok(seen.some((e) => e.action === 'Session.Started'));
+    assert.ok(seen.some((e) => e.action === 'session.created'));
   });
 
   test('SPEC 5.7: filters by action, target_id and tenant_id', async () => {
-    const keys = await entries('admin', `?action=ApiKey.Issued&tenant_id=${child}`);
+    const keys = await entries('admin', `?action=api_key.created&tenant_id=${child}`);
     assert.equal(keys.length, 1);
     assert.equal(keys[0]?.tenant_id, child);
     const byTarget = await entries('admin', `?target_id=${child}`);
@@ -163,7 +163,7 @@ describe('GET /admin/audit (SPEC 4.14, 5.7 "Read logs")', () => {
       [...first.body.data, ...second.body.data].map((e: Entry) => e.id),
       all.slice(0, 4).map((e) => e.id),
     );
-    assert.equal(all[0]?.action, 'PaymentSettings.Updated', 'newest first');
+    assert.equal(all[0]?.action, 'settings.payments.updated', 'newest first');
   });
 
   test('SPEC 7: invalid query is 422 validation_error; no session is 401 unauthorized', async () => {

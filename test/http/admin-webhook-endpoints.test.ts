@@ -142,7 +142,7 @@ describe('panel webhook endpoints over HTTP (SPEC 5.7, 6, 7; docs/decisions.md "
       .execute();
     assert.deepEqual(
       audited.map((a) => a.action),
-      ['WebhookEndpoint.Registered'],
+      ['webhook_endpoint.created'],
     );
     assert.equal(audited[0]?.tenant_id, root);
     assert.equal(audited[0]?.request_id, res.headers.get('x-request-id'));

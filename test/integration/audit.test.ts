@@ -104,7 +104,7 @@ describe('audit read model (SPEC 4.14, 5.6, 5.7 "Read logs")', () => {
     const [row] = await t.db
       .selectFrom('audit_log')
       .selectAll()
-      .where('action', '=', 'PaymentSettings.Updated')
+      .where('action', '=', 'settings.payments.updated')
       .execute();
     assert.ok(row);
     assert.equal(row.actor, 'user:usr_admin');
@@ -119,17 +119,17 @@ describe('audit read model (SPEC 4.14, 5.6, 5.7 "Read logs")', () => {
   test('SPEC 5.7: records are attributed to the tenant whose tree may read them', async () => {
     const all = await rows();
     const byAction = (action: string) => all.filter((r) => r.action === action);
-    assert.equal(byAction('Tenant.Created').find((r) => r.target_id === ids.child)?.tenant_id, ids.child);
-    assert.equal(byAction('ApiKey.Issued')[0]?.tenant_id, ids.child);
+    assert.equal(byAction('tenant.created').find((r) => r.target_id === ids.child)?.tenant_id, ids.child);
+    assert.equal(byAction('api_key.created')[0]?.tenant_id, ids.child);
     // The revocation names only the key: it inherits the issuance's tenant.
-    assert.equal(byAction('ApiKey.Revoked')[0]?.tenant_id, ids.child);
-    assert.equal(byAction('User.PasswordChanged')[0]?.tenant_id, ids.child);
+    assert.equal(byAction('api_key.revoked')[0]?.tenant_id, ids.child);
+    assert.equal(byAction('user.password_changed')[0]?.tenant_id, ids.child);
     // The session names only the user: it inherits the user's tenant.
-    assert.equal(byAction('Session.Started')[0]?.tenant_id, ids.child);
-    assert.equal(byAction('Tenant.Suspended')[0]?.tenant_id, ids.child);
+    assert.equal(byAction('session.created')[0]?.tenant_id, ids.child);
+    assert.equal(byAction('tenant.suspended')[0]?.tenant_id, ids.child);
     // Reservation claims are not recorded twice.
-    assert.equal(byAction('UserEmail.Claimed').length, 0);
-    assert.equal(byAction('TenantTypeName.Reserved').length, 0);
+    assert.equal(byAction('user_email.claimed').length, 0);
+    assert.equal(byAction('tenant_type_name.reserved').length, 0);
   });
 
   test('SPEC 5.6: no password, password hash, token, token hash or key digest reaches the audit log', async () => {
@@ -351,7 +351,7 @@ describe('audit read model (SPEC 4.14, 5.6, 5.7 "Read logs")', () => {
     const provider = await t.db
       .selectFrom('audit_log')
       .selectAll()
-      .where('action', '=', 'Provider.SomethingNew')
+      .where('action', '=', 'provider.something_new')
       .executeTakeFirstOrThrow();
     assert.equal(provider.target_type, 'provider');
     assert.equal(provider.target_id, 'prv_generic');
@@ -363,7 +363,7 @@ describe('audit read model (SPEC 4.14, 5.6, 5.7 "Read logs")', () => {
     const charge = await t.db
       .selectFrom('audit_log')
       .selectAll()
-      .where('action', '=', 'Charge.SomethingNew')
+      .where('action', '=', 'charge.something_new')
       .executeTakeFirstOrThrow();
     assert.equal(charge.tenant_id, ids.child);
     assert.equal(charge.request_id, null);

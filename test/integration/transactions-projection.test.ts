@@ -189,7 +189,7 @@ describe('transactions read model (SPEC 2.2, 2.3, 4.3; DESIGN.md "Projections")'
     const rows = await t.db
       .selectFrom('audit_log')
       .select(['after', 'tenant_id'])
-      .where('action', '=', 'Transaction.Reserved')
+      .where('action', '=', 'transaction.reserved')
       .execute();
     assert.ok(rows.length > 0);
     for (const row of rows) {

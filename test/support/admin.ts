@@ -32,6 +32,7 @@ export async function startAdminApp(env: Record<string, string> = {}): Promise<T
         async consume(bucket, actor) {
           if (bucket !== 'login') await real.consume(bucket, actor);
         },
+        check: (bucket, actor) => real.check(bucket, actor),
         ping: () => real.ping(),
         close: () => real.close(),
       };

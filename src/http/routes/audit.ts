@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { auditAction } from '../../projections/audit-actions.ts';
 import { requireTenantInTree, tenantInTreeSql } from '../admin-scope.ts';
 import { sessionPrincipal } from '../auth.ts';
 import type { AppContext } from '../context.ts';
@@ -7,12 +8,10 @@ import type { HttpServer } from '../server.ts';
 
 const query = z.strictObject({
   ...pageQuery.shape,
-  action: z
-    .string()
-    .min(1)
-    .max(100)
-    .optional()
-    .meta({ description: 'Event type, e.g. PaymentSettings.Updated' }),
+  action: z.string().min(1).max(100).optional().meta({
+    description:
+      'Action name as documented in docs/audit-actions.md, e.g. settings.payments.updated (SPEC 4.14). An event type (PaymentSettings.Updated) is read as its action name.',
+  }),
   target_id: z.string().min(1).max(200).optional(),
   tenant_id: z.string().min(1).max(100).optional(),
 });
@@ -22,7 +21,10 @@ const auditEntry = z
     id: z.string().meta({ description: 'The id of the event recorded.' }),
     occurred_at: z.iso.datetime(),
     actor: z.string().meta({ description: '`user:<id>`, `api_key:<id>` or `system:<job>`' }),
-    action: z.string().meta({ description: 'The event type.' }),
+    action: z.string().meta({
+      description:
+        'Stable dotted lower-case action name (docs/audit-actions.md), e.g. settings.payments.updated.',
+    }),
     target_type: z.string(),
     target_id: z.string(),
     tenant_id: z.string().nullable(),
@@ -52,11 +54,13 @@ export function registerAuditRoutes(app: HttpServer, ctx: AppContext): void {
     async (request) => {
       const principal = sessionPrincipal(request);
       const q = request.query;
+      // The spelling of entries written before issue 12 (event types) still filters.
+      const action = q.action === undefined ? undefined : auditAction(q.action);
       if (q.tenant_id !== undefined) await requireTenantInTree(ctx.db, principal, q.tenant_id);
       const filtered = ctx.db
         .selectFrom('audit_log')
         .where(tenantInTreeSql(principal, 'audit_log.tenant_id'))
-        .$if(q.action !== undefined, (b) => b.where('action', '=', q.action ?? ''))
+        .$if(action !== undefined, (b) => b.where('action', '=', action ?? ''))
         .$if(q.target_id !== undefined, (b) => b.where('target_id', '=', q.target_id ?? ''))
         .$if(q.tenant_id !== undefined, (b) => b.where('tenant_id', '=', q.tenant_id ?? ''));
       const rows = await filtered

@@ -15,6 +15,7 @@ import {
   findTransactionRow,
   readableTransaction,
   toTransactionView,
+  transactionRequestData,
   transactionRequestView,
   transactionView,
 } from '../transaction-dto.ts';
@@ -345,27 +346,7 @@ export function registerChargeRoutes(app: HttpServer, ctx: AppContext): void {
     },
     async (request) => {
       const row = await readableTransaction(ctx, apiKeyPrincipal(request), request.params.id);
-      const snapshot = await ctx.db
-        .selectFrom('transaction_requests')
-        .selectAll()
-        .where('transaction_id', '=', row.id)
-        .executeTakeFirst();
-      if (!snapshot) throw new ApiError('not_found', 'The transaction has no creation snapshot.');
-      const asRecord = (v: unknown): Record<string, unknown> | null => {
-        const parsed = typeof v === 'string' ? JSON.parse(v) : v;
-        return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
-          ? (parsed as Record<string, unknown>)
-          : null;
-      };
-      return {
-        data: {
-          transaction_id: row.id,
-          source: snapshot.source,
-          request: asRecord(snapshot.request) ?? {},
-          provider_request: asRecord(snapshot.provider_request),
-          missing_fields: snapshot.missing_fields,
-        },
-      };
+      return { data: await transactionRequestData(ctx.db, row.id) };
     },
   );
 }

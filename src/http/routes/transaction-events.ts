@@ -6,6 +6,7 @@ import type { AppContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { dataEnvelope, errorResponses, idParams } from '../schemas.ts';
 import type { HttpServer } from '../server.ts';
+import { findTransactionRow, transactionRequestData, transactionRequestView } from '../transaction-dto.ts';
 
 const transactionEvent = z
   .object({
@@ -78,6 +79,29 @@ export function registerTransactionEventRoutes(app: HttpServer, ctx: AppContext)
           recorded_at: e.recordedAt.toISOString(),
         })),
       };
+    },
+  );
+
+  app.get(
+    '/admin/transactions/:id/request',
+    {
+      config: { access: { auth: 'session', roles: ['super_admin', 'tenant_admin', 'viewer'] } },
+      schema: {
+        summary: 'The creation snapshot of a transaction (panel alias of GET /v1/transactions/{id}/request)',
+        description:
+          'SPEC 4.5, 2.3: the same answer as the public read. super_admin any transaction; tenant_admin and viewer their own tree (SPEC 5.7); outside it or unknown: 404. Contains payer personal data.',
+        params: idParams,
+        response: {
+          200: dataEnvelope(transactionRequestView),
+          ...errorResponses(401, 403, 404, 422, 429),
+        },
+      },
+    },
+    async (request) => {
+      const row = await findTransactionRow(ctx.db, request.params.id);
+      if (!row) throw new ApiError('not_found', 'The transaction does not exist.');
+      await requireTenantInTree(ctx.db, sessionPrincipal(request), row.tenant_id);
+      return { data: await transactionRequestData(ctx.db, row.id) };
     },
   );
 }
