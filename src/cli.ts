@@ -332,9 +332,13 @@ async function bootstrap(args: string[]): Promise<number> {
         '  `npx calebe bootstrap` again (or `npm start`), then log in with them.',
       );
     }
+    // The e-mail when there is one to name; the password is never repeated here.
+    const email =
+      gateway.firstAdmin?.email ?? envAdmin ?? (admins.length === 1 ? admins[0]?.email : undefined);
     out.push(
       '',
-      `Log in: curl -s ${config.baseUrl}/admin/sessions -H 'content-type: application/json' -d '{"email":"…","password":"…"}'`,
+      `Log in (README "Log in to the panel"): curl -sSf ${config.baseUrl}/admin/sessions -H 'content-type: application/json' \\`,
+      `  -d '{"email":"${email ?? '<e-mail>'}","password":"<its password>"}'`,
     );
   } finally {
     await gateway.close();

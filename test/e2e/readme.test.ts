@@ -27,10 +27,7 @@ const EXEMPT: { kind: RegExp; why: string }[] = [
     kind: /\bnpm run (bench|chaos)\b/,
     why: 'benchmarks and fault scenarios run for minutes on their own databases',
   },
-  {
-    kind: /calebe rebuild --all|calebe dev seed/,
-    why: 'rebuild --all wants the gateway stopped; dev seed writes a million charges',
-  },
+  { kind: /calebe dev seed/, why: 'dev seed writes a million charges, for performance work' },
 ];
 
 const README = readFileSync('README.md', 'utf8');
@@ -130,11 +127,15 @@ describe('README.md', () => {
   test('every (no-test) block is of an exempt kind; every curl that runs checks its status', () => {
     const all = blocks();
     assert.ok(all.filter((b) => !b.exempt).length >= 10, 'most blocks run');
+    // Every command line of a skipped block must be of an exempt kind: nothing else hides in one.
     for (const b of all.filter((x) => x.exempt)) {
-      assert.ok(
-        EXEMPT.some((e) => e.kind.test(b.code)),
-        `README.md:${b.line}: a (no-test) block of no exempt kind:\n${b.code}`,
-      );
+      const lines = b.code.split('\n').filter((l) => l.trim() !== '' && !l.trim().startsWith('#'));
+      for (const line of lines) {
+        assert.ok(
+          EXEMPT.some((e) => e.kind.test(line)),
+          `README.md:${b.line}: a (no-test) line of no exempt kind:\n${line}`,
+        );
+      }
     }
     for (const b of all.filter((x) => !x.exempt)) {
       // A command spans continuation lines; join them before looking at its options.
