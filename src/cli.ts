@@ -1,37 +1,112 @@
-import { parseArgs } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import { sql } from 'kysely';
 import { createGateway, type Role, startGateway } from './app.ts';
 import { formatDifference, replayTransactions } from './commands/audit-replay.ts';
 import { bootstrapDemo } from './commands/bootstrap-demo.ts';
 import { ConfigError, loadConfig } from './config.ts';
+import { DataDirLockedError } from './db/data-dir-lock.ts';
 import { openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { type SeedOptions, seed } from './dev/seed.ts';
 import { PostgresEventStore } from './events/postgres-event-store.ts';
+import { logDestination, startBanner } from './log-format.ts';
 import { createLogger } from './logger.ts';
 import { streamCatalog } from './projections/stream-catalog.ts';
 
-const USAGE = `usage: calebe <command>
+const USAGE = `usage: calebe <command> [options]    (calebe <command> --help for one command)
   serve [--role api|worker|all]     run the gateway (default role: all)
   migrate                           apply pending database migrations
   bootstrap                         create a demo tenant with a test and a live key (once; safe to re-run)
-  rebuild <projection> | --all      empty read models and replay the whole log into them
+  rebuild <projection>... | --all   empty read models and replay the whole log into them
                                     (stop the gateway first when rebuilding an inline projection)
   audit replay [--transaction <id> | --all]
                                     fold transaction streams through the decider and compare them with
                                     the transactions read model; exit 1 on any difference
   dev seed --tenants N --transactions M [--primary P] [--live-share F] [--days D] [--batch B] [--seed S]
-                                    development only: append a realistic history (tenant tree, cost
-                                    centers, Pix and boleto charges over the last D days) through the
-                                    event store's bulk path, then catch the async read models up`;
+                                    development only (PostgreSQL): append a realistic history
 
-async function serve(args: string[]) {
-  const { values } = parseArgs({ args, options: { role: { type: 'string', default: 'all' } } });
-  const role = values.role as Role;
-  if (!['api', 'worker', 'all'].includes(role)) throw new ConfigError(`--role must be api, worker or all`);
+Exit codes: 0 done, 1 failed (database unreachable, embedded database in use, audit differences),
+2 usage or configuration error.`;
+
+/** A wrong command line or option: one line on stderr, exit 2. */
+class UsageError extends ConfigError {}
+
+/** Each subcommand's `--help` text; printing it is all `--help` does. */
+const HELP = {
+  serve: `usage: calebe serve [--role api|worker|all]
+
+Runs the gateway (what \`npm start\` runs). Roles: api = HTTP only; worker = projections, reconciler and
+webhook delivery; all (default) = both. Applies pending migrations first. Configuration comes from the
+environment (README "Configuration"); with no DATABASE_URL the data lives in CALEBE_DATA_DIR (./.calebe).`,
+  migrate: `usage: calebe migrate
+
+Applies pending database migrations to DATABASE_URL (or the embedded database) and exits.
+\`calebe serve\` applies them too.`,
+  bootstrap: `usage: calebe bootstrap
+
+Creates a tenant type and a tenant "Demo" with a test key and a live key carrying every scope, prints the
+keys (only this once) and how to log in. Like \`serve\`, it creates the first administrator while no user
+exists. Running it again creates nothing and prints the key prefixes. With the embedded database, stop
+the gateway first (one process per data directory).`,
+  rebuild: `usage: calebe rebuild <projection>... | --all
+
+Empties the named read models (or every projection with --all) and replays the whole event log into them,
+with a progress bar. Stop the gateway first when rebuilding an inline projection.`,
+  audit: `usage: calebe audit replay [--transaction <id> | --all]
+
+Folds transaction streams through the decider and compares them with the transactions read model; prints
+each difference and a summary. Without options it checks every stream. Exit 0: no difference; 1: a
+difference, or --transaction names no transaction; 2: usage error.`,
+  dev: `usage: calebe dev seed --tenants N --transactions M [--primary P] [--live-share F] [--days D]
+                      [--batch B] [--seed S]
+
+Development only, PostgreSQL only (DATABASE_URL): appends a realistic history (tenant tree, cost centers,
+Pix and boleto charges over the last D days, default 365) through the event store's bulk path, then
+catches the async read models up. --primary gives the first tenant P of the charges, --live-share (0.7)
+the share in live mode, --batch charges per SQL transaction (2000), --seed makes a run reproducible.`,
+} as const;
+
+/** Every subcommand takes `--help` (or `-h`). */
+const HELP_OPTION = { help: { type: 'boolean', short: 'h' } } as const;
+
+/**
+ * Strict parsing of one subcommand's arguments: returns undefined after printing the help (the caller then
+ * does nothing else); an unknown option or a stray argument is a one-line UsageError (exit 2).
+ */
+function parse<T extends ParseArgsConfig>(
+  command: keyof typeof HELP,
+  config: T,
+): ReturnType<typeof parseArgs<T>> | undefined {
+  let parsed: ReturnType<typeof parseArgs<T>>;
+  try {
+    parsed = parseArgs<T>({ ...config, strict: true });
+  } catch (error) {
+    // node's messages go on with a hint about '--'; the first sentence is the useful part.
+    const message = (error instanceof Error ? error.message : String(error)).split(/\. (?=To specify)/)[0];
+    throw new UsageError(`${message} (see \`calebe ${command} --help\`)`);
+  }
+  if ((parsed.values as { help?: boolean }).help) {
+    process.stdout.write(`${HELP[command]}\n`);
+    return undefined;
+  }
+  return parsed;
+}
+
+async function serve(args: string[]): Promise<number> {
+  const parsed = parse('serve', {
+    args,
+    options: { role: { type: 'string', default: 'all' }, ...HELP_OPTION },
+  });
+  if (!parsed) return 0;
+  const role = parsed.values.role as Role;
+  if (!['api', 'worker', 'all'].includes(role))
+    throw new UsageError('--role must be api, worker or all (see `calebe serve --help`)');
   const config = loadConfig();
-  const gateway = await createGateway(config);
+  const gateway = await createGateway(
+    config,
+    createLogger(config.LOG_LEVEL, logDestination(config.LOG_FORMAT)),
+  );
   const shutdown = async (signal: string) => {
     gateway.logger.info({ signal }, 'shutting down');
     await gateway.close();
@@ -39,13 +114,18 @@ async function serve(args: string[]) {
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  if (gateway.firstAdmin) {
-    // Shown once on the terminal of the person who started it, never logged.
-    process.stdout.write(
-      `\nPanel administrator created (shown only now):\n  e-mail:   ${gateway.firstAdmin.email}\n  password: ${gateway.firstAdmin.password}\n\n`,
-    );
+  try {
+    await startGateway(gateway, role);
+  } catch (error) {
+    // The administrator exists now: its only chance to be shown is this run (a port in use, say).
+    if (gateway.firstAdmin) {
+      process.stdout.write(
+        `Panel administrator created (shown only now):\n  e-mail:   ${gateway.firstAdmin.email}\n  password: ${gateway.firstAdmin.password}\n`,
+      );
+    }
+    await gateway.close();
+    throw error;
   }
-  await startGateway(gateway, role);
   const where = config.DATABASE_URL
     ? 'PostgreSQL'
     : `embedded PostgreSQL (PGlite) in ${config.CALEBE_DATA_DIR}`;
@@ -53,9 +133,13 @@ async function serve(args: string[]) {
     { role, port: config.PORT, store: gateway.store.kind },
     `calebe listening on ${config.baseUrl}, data in ${where}`,
   );
+  // The administrator's password is shown once on the terminal of the person who started it, never logged.
+  process.stdout.write(startBanner(gateway, role));
+  return -1;
 }
 
-async function migrate() {
+async function migrate(args: string[]): Promise<number> {
+  if (!parse('migrate', { args, options: HELP_OPTION })) return 0;
   const config = loadConfig();
   const database = openDatabase({ url: config.DATABASE_URL, dataDir: config.CALEBE_DATA_DIR });
   try {
@@ -64,6 +148,7 @@ async function migrate() {
   } finally {
     await database.close();
   }
+  return 0;
 }
 
 /**
@@ -101,12 +186,16 @@ function progressBar(label: string, total: number, unit = 'events') {
   };
 }
 
-async function rebuild(args: string[]) {
-  const { values, positionals } = parseArgs({
+async function rebuild(args: string[]): Promise<number> {
+  const parsed = parse('rebuild', {
     args,
     allowPositionals: true,
-    options: { all: { type: 'boolean' } },
+    options: { all: { type: 'boolean' }, ...HELP_OPTION },
   });
+  if (!parsed) return 0;
+  const { values, positionals } = parsed;
+  if (values.all && positionals.length > 0)
+    throw new UsageError('give projection names or --all, not both (see `calebe rebuild --help`)');
   const config = loadConfig();
   const gateway = await createGateway(config, createLogger('warn'), { bootstrap: false });
   try {
@@ -138,6 +227,7 @@ async function rebuild(args: string[]) {
   } finally {
     await gateway.close();
   }
+  return 0;
 }
 
 /**
@@ -146,25 +236,21 @@ async function rebuild(args: string[]) {
  * Returns 1 on any difference, 0 otherwise; usage errors leave as ConfigError (exit 2).
  */
 async function auditReplay(args: string[]): Promise<number> {
-  let parsed: { values: { all?: boolean; transaction?: string }; positionals: string[] };
-  try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      options: { all: { type: 'boolean' }, transaction: { type: 'string' } },
-    });
-  } catch (error) {
-    throw new ConfigError(error instanceof Error ? error.message : String(error));
-  }
+  const parsed = parse('audit', {
+    args,
+    allowPositionals: true,
+    options: { all: { type: 'boolean' }, transaction: { type: 'string' }, ...HELP_OPTION },
+  });
+  if (!parsed) return 0;
   const { values, positionals } = parsed;
   const [sub, ...rest] = positionals;
   if (sub !== 'replay' || rest.length > 0)
-    throw new ConfigError('usage: calebe audit replay [--transaction <id> | --all]');
+    throw new UsageError('usage: calebe audit replay [--transaction <id> | --all]');
   if (values.all && values.transaction !== undefined) {
-    throw new ConfigError('give either --transaction <id> or --all, not both');
+    throw new UsageError('give either --transaction <id> or --all, not both');
   }
   if (values.transaction !== undefined && !/^txn_[A-Za-z0-9]{1,60}$/.test(values.transaction)) {
-    throw new ConfigError(`--transaction must be a transaction id (txn_…)`);
+    throw new UsageError(`--transaction must be a transaction id (txn_…)`);
   }
   const config = loadConfig();
   const gateway = await createGateway(config, createLogger('warn'), { bootstrap: false });
@@ -172,6 +258,11 @@ async function auditReplay(args: string[]): Promise<number> {
     // The catalog is async: bring it up to the log's head so every stream is enumerated.
     if (values.transaction === undefined) await gateway.runner.catchUp(streamCatalog);
     const report = await replayTransactions(gateway.ctx, { transactionId: values.transaction });
+    if (values.transaction !== undefined && report.checked === 0) {
+      // Neither a stream nor a read-model row: a typo must not read as "0 differences".
+      console.error(`calebe: no transaction ${values.transaction} in this database`);
+      return 1;
+    }
     for (const d of report.differences) console.log(formatDifference(d));
     console.log(`${report.checked} transaction streams checked, ${report.differences.length} differences`);
     return report.differences.length === 0 ? 0 : 1;
@@ -184,7 +275,8 @@ async function auditReplay(args: string[]): Promise<number> {
  * `calebe bootstrap`: the demo tenant and its keys (src/commands/bootstrap-demo.ts), then how to log in. Like
  * `serve`, it creates the first administrator while no user exists. Secrets are printed only when created.
  */
-async function bootstrap() {
+async function bootstrap(args: string[]): Promise<number> {
+  if (!parse('bootstrap', { args, options: HELP_OPTION })) return 0;
   const config = loadConfig();
   const gateway = await createGateway(config, createLogger('warn'));
   const out: string[] = [];
@@ -240,30 +332,36 @@ async function bootstrap() {
         '  `npx calebe bootstrap` again (or `npm start`), then log in with them.',
       );
     }
+    // The e-mail when there is one to name; the password is never repeated here.
+    const email =
+      gateway.firstAdmin?.email ?? envAdmin ?? (admins.length === 1 ? admins[0]?.email : undefined);
     out.push(
       '',
-      `Log in: curl -s ${config.baseUrl}/admin/sessions -H 'content-type: application/json' -d '{"email":"…","password":"…"}'`,
+      `Log in (README "Log in to the panel"): curl -sSf ${config.baseUrl}/admin/sessions -H 'content-type: application/json' \\`,
+      `  -d '{"email":"${email ?? '<e-mail>'}","password":"<its password>"}'`,
     );
   } finally {
     await gateway.close();
   }
   process.stdout.write(`${out.join('\n')}\n`);
+  return 0;
 }
 
 /** `calebe dev seed` (src/dev/seed.ts): PostgreSQL store only; prints progress bars and a summary. */
-async function devSeed(args: string[]) {
-  let parsed: ReturnType<typeof parseSeedArgs>;
-  try {
-    parsed = parseSeedArgs(args);
-  } catch (error) {
-    throw new ConfigError(error instanceof Error ? error.message : String(error));
-  }
+async function devSeed(args: string[]): Promise<number> {
+  const parsed = parseSeedArgs(args);
+  if (!parsed) return 0;
   const config = loadConfig();
+  if (!config.DATABASE_URL) {
+    throw new UsageError(
+      'dev seed writes to PostgreSQL only, never to the embedded database: set DATABASE_URL (see `calebe dev --help`)',
+    );
+  }
   const gateway = await createGateway(config, createLogger('warn'), { bootstrap: false });
   try {
     const { store } = gateway;
     if (!(store instanceof PostgresEventStore)) {
-      throw new ConfigError('dev seed needs the PostgreSQL event store (unset EVENTSTORE_URL)');
+      throw new UsageError('dev seed needs the PostgreSQL event store (unset EVENTSTORE_URL)');
     }
     const { ctx } = gateway;
     const started = process.hrtime.bigint();
@@ -300,13 +398,15 @@ async function devSeed(args: string[]) {
   } finally {
     await gateway.close();
   }
+  return 0;
 }
 
 function parseSeedArgs(args: string[]) {
-  const { values, positionals } = parseArgs({
+  const parsed = parse('dev', {
     args,
     allowPositionals: true,
     options: {
+      ...HELP_OPTION,
       tenants: { type: 'string' },
       transactions: { type: 'string' },
       primary: { type: 'string' },
@@ -316,8 +416,10 @@ function parseSeedArgs(args: string[]) {
       seed: { type: 'string' },
     },
   });
+  if (!parsed) return undefined;
+  const { values, positionals } = parsed;
   if (positionals.length !== 1 || positionals[0] !== 'seed') {
-    throw new Error(
+    throw new UsageError(
       'usage: calebe dev seed --tenants N --transactions M [--primary P] [--live-share F] [--days D] [--batch B] [--seed S]',
     );
   }
@@ -325,16 +427,16 @@ function parseSeedArgs(args: string[]) {
     if (raw === undefined) return undefined;
     const n = Number(raw);
     if (!Number.isInteger(n) || n < min || n > max)
-      throw new Error(`--${name} must be an integer in ${min}..${max}`);
+      throw new UsageError(`--${name} must be an integer in ${min}..${max}`);
     return n;
   };
   const tenants = int('tenants', values.tenants, 1, 10_000);
   const transactions = int('transactions', values.transactions, 0, 100_000_000);
   if (tenants === undefined || transactions === undefined)
-    throw new Error('--tenants and --transactions are required');
+    throw new UsageError('--tenants and --transactions are required');
   const liveShare = values['live-share'] === undefined ? undefined : Number(values['live-share']);
   if (liveShare !== undefined && !(liveShare >= 0 && liveShare <= 1))
-    throw new Error('--live-share must be in 0..1');
+    throw new UsageError('--live-share must be in 0..1');
   const optional = {
     primary: int('primary', values.primary, 0, transactions),
     liveShare,
@@ -349,37 +451,64 @@ function parseSeedArgs(args: string[]) {
   } as Pick<SeedOptions, 'tenants' | 'transactions' | 'primary' | 'liveShare' | 'days' | 'batch' | 'seed'>;
 }
 
+/**
+ * The one line an operator sees for a failure outside the command's own output: the database unreachable or
+ * refusing the login, the embedded data directory held by another process, the port taken; any other error
+ * by its message (its stack with LOG_LEVEL=debug).
+ */
+function failureLine(error: unknown): string {
+  if (error instanceof DataDirLockedError) return error.message;
+  const e = error as NodeJS.ErrnoException & { errors?: NodeJS.ErrnoException[]; port?: number };
+  const code = e?.code ?? e?.errors?.[0]?.code;
+  if (code === 'EADDRINUSE') {
+    return `the port is already in use (${e.message}); stop what listens there or set PORT`;
+  }
+  const url = process.env.DATABASE_URL;
+  const unreachable = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH'];
+  // 28000/28P01: authentication refused; 3D000: no such database.
+  if (url && code && (unreachable.includes(code) || ['28000', '28P01', '3D000'].includes(code))) {
+    let where = 'the PostgreSQL server of DATABASE_URL';
+    if (URL.canParse(url)) {
+      const u = new URL(url);
+      where = `PostgreSQL at ${u.hostname}:${u.port || 5432}${u.pathname}`;
+    }
+    const reason = e.message || e.errors?.[0]?.message || code;
+    return `cannot use ${where}: ${reason}; is it running, and is DATABASE_URL right?`;
+  }
+  return error instanceof Error ? error.message.split('\n')[0] || String(error) : String(error);
+}
+
+const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
+  serve,
+  migrate,
+  bootstrap,
+  rebuild,
+  audit: auditReplay,
+  dev: devSeed,
+};
+
+/** Runs one command; the exit code, or -1 when the process keeps running (serve). */
 export async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
+  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const run = COMMANDS[command];
+  if (!run) {
+    console.error(`calebe: unknown command '${command}' (see \`calebe --help\`)`);
+    return 2;
+  }
   try {
-    switch (command) {
-      case 'serve':
-        await serve(args);
-        return -1;
-      case 'migrate':
-        await migrate();
-        return 0;
-      case 'bootstrap':
-        await bootstrap();
-        return 0;
-      case 'rebuild':
-        await rebuild(args);
-        return 0;
-      case 'audit':
-        return await auditReplay(args);
-      case 'dev':
-        await devSeed(args);
-        return 0;
-      default:
-        console.error(USAGE);
-        return command === undefined || command === 'help' || command === '--help' ? 0 : 2;
-    }
+    return await run(args);
   } catch (error) {
     if (error instanceof ConfigError) {
-      console.error(`calebe: ${error.message}`);
+      console.error(`calebe ${command}: ${error.message}`);
       return 2;
     }
-    throw error;
+    console.error(`calebe ${command}: ${failureLine(error)}`);
+    if (['debug', 'trace'].includes(process.env.LOG_LEVEL ?? '')) console.error(error);
+    return 1;
   }
 }
 

@@ -98,6 +98,8 @@ const schema = z
     EVENTSTORE_URL: z.string().min(1).optional(),
     CALEBE_DATA_DIR: z.string().min(1).default('./.calebe'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /** `calebe serve` log lines: unset means pretty on a terminal, JSON otherwise (src/log-format.ts). */
+    LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
     PROJECTION_POLL_MS: z.coerce.number().int().min(5).max(60_000).default(200),
     /**
      * DESIGN.md reserve -> call -> record: a charge still `processing` this long after its reservation is

@@ -23,6 +23,8 @@ export type ChargeStatus = 'processing' | 'pending' | 'paid' | 'expired' | 'fail
 /** The fields of a Transaction (SPEC 2.2) the page shows, with the same names. Timestamps are ISO UTC. */
 export interface ChargePageView {
   id: string;
+  /** Who is charging: the tenant's current name (SPEC 2.2 `tenant_id`, resolved by the route). */
+  merchant_name?: string | null;
   method: 'pix' | 'boleto' | 'credit_card';
   status: ChargeStatus;
   /** Integer centavos. */
@@ -281,14 +283,14 @@ export async function renderChargePage(view: ChargePageView, options: RenderOpti
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex, nofollow">
 <meta name="referrer" content="no-referrer">
-<title>${escapeHtml(`Cobrança ${formatBRL(view.amount)} — ${statusText}`)}</title>
+<title>${escapeHtml(`Cobrança ${formatBRL(view.amount)}${view.merchant_name ? ` de ${view.merchant_name}` : ''} — ${statusText}`)}</title>
 <style>${CSS}</style>
 </head>
 <body>
 <main>
 ${banner}
 <div class="card">
-  <h1>Cobrança</h1>
+  <h1>${view.merchant_name ? `Cobrança de <span class="merchant">${escapeHtml(view.merchant_name)}</span>` : 'Cobrança'}</h1>
   <p class="amount">${escapeHtml(formatBRL(view.amount))}</p>
   <p><span class="status status-${view.status}">${escapeHtml(statusText)}</span></p>
   ${note ? `<p class="note">${escapeHtml(note)}</p>` : ''}
@@ -304,3 +306,34 @@ ${rows.map(([k, v]) => `    <dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`)
 </html>
 `;
 }
+
+/**
+ * What a payer sees for a link that leads nowhere (a wrong or truncated signature, an unknown charge): a
+ * page in Portuguese, never the API's JSON. It says nothing about which part is wrong, like the 404 itself.
+ */
+export function renderNotFoundPage(): string {
+  return `<!doctype html>
+<html lang="pt-BR">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex, nofollow">
+<meta name="referrer" content="no-referrer">
+<title>Cobrança não encontrada</title>
+<style>${CSS}</style>
+</head>
+<body>
+<main>
+<div class="card">
+  <h1>Cobrança não encontrada</h1>
+  <p class="note">${escapeHtml(NOT_FOUND_TEXT)}</p>
+  <p>Confira se o endereço foi copiado por inteiro. Se o problema continuar, peça um novo link a quem enviou a cobrança. Não faça nenhum pagamento a partir desta página.</p>
+</div>
+</main>
+</body>
+</html>
+`;
+}
+
+export const NOT_FOUND_TEXT =
+  'Não encontramos esta cobrança: o link está incompleto, foi alterado ou não existe.';

@@ -4,6 +4,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
+import { lockDataDir } from './data-dir-lock.ts';
 import type { Database } from './schema.ts';
 
 export type DatabaseKind = 'postgres' | 'pglite';
@@ -33,10 +34,28 @@ export function openDatabase(opts: DatabaseOptions): DatabaseHandle {
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, kind: 'postgres', close: () => db.destroy() };
   }
-  const dir = join(opts.dataDir ?? './.calebe', 'pgdata');
-  mkdirSync(dir, { recursive: true });
-  const db = new Kysely<Database>({ dialect: new PGliteDialect(new PGlite(dir)) });
-  return { db, kind: 'pglite', close: () => db.destroy() };
+  const dataDir = opts.dataDir ?? './.calebe';
+  // One process per data directory (src/db/data-dir-lock.ts); throws DataDirLockedError otherwise.
+  const unlock = lockDataDir(dataDir);
+  try {
+    const dir = join(dataDir, 'pgdata');
+    mkdirSync(dir, { recursive: true });
+    const db = new Kysely<Database>({ dialect: new PGliteDialect(new PGlite(dir)) });
+    return {
+      db,
+      kind: 'pglite',
+      close: async () => {
+        try {
+          await db.destroy();
+        } finally {
+          unlock();
+        }
+      },
+    };
+  } catch (error) {
+    unlock();
+    throw error;
+  }
 }
 
 /** An in-memory PGlite database, for tests of the embedded mode. */

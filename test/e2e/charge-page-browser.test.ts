@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import {
   CHARGE_PAGE_CSP,
   type ChargePageView,
+  NOT_FOUND_TEXT,
   renderChargePage,
   SIMULATED_BANNER,
 } from '../../src/charge-page/render.ts';
@@ -32,6 +33,7 @@ const ARTIFACTS = 'test-artifacts';
 const NOW = new Date('2026-11-21T12:00:00Z');
 
 const description = 'Camiseta azul <tamanho M>';
+const MERCHANT = 'Loja da Ana <Centro> & Cia';
 const pages: Record<string, ChargePageView> = {
   simulated: simulatedPixView({ description }),
   real: chargeView({ description }),
@@ -50,15 +52,24 @@ const LAUNCH_ARGS = [
 
 let server: Server;
 let origin: string;
-let browser: Browser;
+let launched: Promise<Browser> | undefined;
 
-beforeAll(async () => {
+/**
+ * Chromium, launched once. Asked for inside each test (not in beforeAll): a missing browser then fails every
+ * test with the instruction, where a failing hook would leave them reported as skipped.
+ */
+function chromiumBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(
       `Chromium not found at ${CHROMIUM}. Install it with: apt-get update && apt-get install -y chromium ` +
-        '(.ci/run does this), or set CHROMIUM_PATH.',
+        '(.ci/run does this), or set CHROMIUM_PATH to a Chromium or Chrome binary (README "Tests").',
     );
   }
+  launched ??= chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS });
+  return launched;
+}
+
+beforeAll(async () => {
   await mkdir(ARTIFACTS, { recursive: true });
   const html = Object.fromEntries(
     await Promise.all(
@@ -81,11 +92,10 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS });
 });
 
 afterAll(async () => {
-  await browser?.close();
+  if (launched) await (await launched).close();
   await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
 });
 
@@ -93,13 +103,17 @@ afterAll(async () => {
  * Opens one page (a name served by this file's server, or a full URL); collects every request (to prove
  * nothing outside is loaded) and console errors (CSP).
  */
-async function open(target: string): Promise<{
+async function open(
+  target: string,
+  expectedStatus = 200,
+): Promise<{
   page: Page;
   requests: string[];
   errors: string[];
   text: string;
   csp: string | null | undefined;
 }> {
+  const browser = await chromiumBrowser();
   const context = await browser.newContext({ viewport: { width: 430, height: 900 }, locale: 'pt-BR' });
   const page = await context.newPage();
   const requests: string[] = [];
@@ -111,7 +125,7 @@ async function open(target: string): Promise<{
   page.on('pageerror', (e) => errors.push(e.message));
   const url = target.startsWith('http') ? target : `${origin}/${target}`;
   const response = await page.goto(url, { waitUntil: 'load' });
-  assert.equal(response?.status(), 200);
+  assert.equal(response?.status(), expectedStatus);
   const text = (await page.locator('body').innerText()).replace(/\u00a0/g, ' ');
   return { page, requests, errors, text, csp: await response?.headerValue('content-security-policy') };
 }
@@ -192,7 +206,7 @@ describe('charge page in headless Chromium (SPEC 1, 2.2, 3.1)', () => {
       ENABLE_SIMULATOR: 'true',
     });
     try {
-      const { key } = await seedTenantAndKey(app.gateway.ctx, { livemode: false });
+      const { key } = await seedTenantAndKey(app.gateway.ctx, { livemode: false, tenantName: MERCHANT });
       const created = await app.request('POST', '/v1/pix', {
         headers: { 'x-api-key': key, 'idempotency-key': 'browser-page-1' },
         json: pixBody({ description }),
@@ -209,12 +223,35 @@ describe('charge page in headless Chromium (SPEC 1, 2.2, 3.1)', () => {
         assert.ok(text.includes('R$ 12,50'), text);
         assert.ok(text.includes('Aguardando pagamento'), text);
         assert.ok(text.includes('Camiseta azul <tamanho M>'), 'escaped text reads as typed');
+        // Issue 12 item 5 (6): the payer sees who is charging, as typed (escaped markup reads as text).
+        assert.ok(await page.getByRole('heading', { name: `Cobrança de ${MERCHANT}` }).isVisible(), text);
+        assert.ok(await page.locator('.merchant').isVisible());
+        assert.equal(await page.locator('.merchant').innerText(), MERCHANT);
         assert.equal(await page.locator('svg, canvas, img').count(), 0, 'no QR code');
         assert.deepEqual(requests, [url], 'nothing else is loaded');
         assert.deepEqual(errors, []);
         await page.screenshot({ path: `${ARTIFACTS}/charge-page-served.png`, fullPage: true });
       } finally {
         await page.context().close();
+      }
+
+      // A tampered link: the payer's browser shows the Portuguese 404 page, not JSON.
+      const wrong = `${url.slice(0, -4)}AAAA`;
+      const missing = await open(wrong, 404);
+      try {
+        assert.equal(await missing.page.locator('html').getAttribute('lang'), 'pt-BR');
+        assert.ok(await missing.page.getByRole('heading', { name: 'Cobrança não encontrada' }).isVisible());
+        assert.ok(missing.text.includes(NOT_FOUND_TEXT), missing.text);
+        assert.ok(!missing.text.includes('not_found') && !missing.text.includes('{'), 'no JSON');
+        assert.deepEqual(missing.requests, [wrong], 'nothing else is loaded');
+        // Chromium reports the 404 of the document itself on the console; nothing else may be there.
+        assert.deepEqual(
+          missing.errors.filter((e) => !/status of 404/.test(e)),
+          [],
+        );
+        await missing.page.screenshot({ path: `${ARTIFACTS}/charge-page-not-found.png`, fullPage: true });
+      } finally {
+        await missing.page.context().close();
       }
     } finally {
       await app.close();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, test } from 'vitest';
@@ -30,7 +30,10 @@ function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return env;
 }
 
-/** Starts `calebe serve` and resolves once it listens, with its port and everything it printed so far. */
+/**
+ * Starts `calebe serve` and resolves once it listens and has printed its banner (the last thing it prints on
+ * start), with its port and everything it printed so far.
+ */
 function serve(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; port: number; output: () => string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -40,7 +43,7 @@ function serve(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; port: num
     const onData = (chunk: Buffer) => {
       out += chunk;
       const m = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
-      if (m) {
+      if (m && /Next step:[\s\S]*\n\n/.test(out)) {
         clearTimeout(timer);
         resolve({ child, port: Number(m[1]), output: () => out });
       }
@@ -72,6 +75,31 @@ test('README first command: serve on an embedded database prints an administrato
   const env = cleanEnv({ PORT: '0', CALEBE_DATA_DIR: dataDir });
   const first = await serve(env);
   const creds = /e-mail: +(\S+)\n +password: +(\S+)/.exec(first.output());
+  // Issue 12 item 5 (5): a short banner for the person, and on a pipe (not a terminal) the log stays JSON.
+  const lines = first.output().split('\n');
+  const bannerAt = lines.indexOf(`Calebe is running on http://localhost:${first.port}`);
+  assert.ok(bannerAt >= 0, first.output());
+  const banner = lines.slice(bannerAt, lines.indexOf('', bannerAt));
+  assert.deepEqual(
+    banner.map((l) => l.replace(/: .*/, ':').trim()),
+    [
+      `Calebe is running on http://localhost:${first.port}`,
+      'API reference:',
+      'Data:',
+      'Panel administrator, created now (the password is shown only this time):',
+      'e-mail:',
+      'password:',
+      'Next step:',
+      'the embedded database allows one process), then `npm start` again.',
+    ].map((l) => l.replace(/: .*/, ':')),
+  );
+  assert.match(banner[1] ?? '', new RegExp(`API reference: http://localhost:${first.port}/docs$`));
+  const rest = lines.filter((l, i) => l !== '' && (i < bannerAt || i >= bannerAt + banner.length));
+  assert.ok(rest.length >= 3, first.output());
+  for (const line of rest) {
+    const entry = JSON.parse(line) as { level: number; msg: string };
+    assert.equal(typeof entry.level, 'number', line);
+  }
   assert.ok(creds, `the administrator is printed:\n${first.output()}`);
   const [, email, password] = creds;
   const base = `http://127.0.0.1:${first.port}`;
@@ -119,5 +147,53 @@ test('calebe migrate and calebe rebuild against PostgreSQL', async () => {
     assert.match(unknown.out, /unknown projection nope/);
   } finally {
     await db.drop();
+  }
+});
+
+/** The pid of a process that has exited: a lock naming it is stale. */
+function deadPid(): Promise<number> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
+    child.on('exit', () => resolve(child.pid ?? 0));
+  });
+}
+
+test('issue 12 item 5 (2): one process per embedded data directory; bootstrap is refused while serve runs, then idempotent', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'calebe-lock-'));
+  children.length = 0;
+  try {
+    const env = cleanEnv({ PORT: '0', CALEBE_DATA_DIR: dir });
+    const running = await serve(env);
+    const lock = JSON.parse(readFileSync(join(dir, 'calebe.lock'), 'utf8')) as Record<string, unknown>;
+    assert.equal(lock.pid, running.child.pid);
+    assert.equal(lock.command, 'calebe serve');
+    assert.ok(!Number.isNaN(Date.parse(String(lock.started_at))));
+
+    for (const args of [['bootstrap'], ['serve'], ['migrate'], ['audit', 'replay']]) {
+      const refused = await run(args, env);
+      assert.equal(refused.code, 1, refused.out);
+      assert.equal(
+        refused.out.trim(),
+        `calebe ${args[0]}: the embedded database in ${dir} is in use by \`calebe serve\` (pid ${running.child.pid}, since ${lock.started_at}); stop it first, or set DATABASE_URL`,
+      );
+    }
+    assert.equal(await stop(running.child), 0);
+    assert.ok(!existsSync(join(dir, 'calebe.lock')), 'a clean stop removes the lock');
+
+    // A process killed without cleaning up leaves a lock whose pid is dead: the next one takes it over.
+    const stale = { pid: await deadPid(), command: 'calebe serve', started_at: new Date().toISOString() };
+    writeFileSync(join(dir, 'calebe.lock'), JSON.stringify(stale));
+    const first = await run(['bootstrap'], env);
+    assert.equal(first.code, 0, first.out);
+    assert.match(first.out, /test key key_\w+: clb_test_/);
+    const second = await run(['bootstrap'], env);
+    assert.equal(second.code, 0, second.out);
+    assert.match(second.out, /Demo \(ten_\w+\), already existed/);
+    assert.match(second.out, /test key key_\w+ \(clb_test_.{4}…\) already exists/);
+    assert.doesNotMatch(second.out, /clb_test_\w{20,}/, 'no secret the second time');
+    assert.doesNotMatch(first.out + second.out, /^\s+at /m, 'no stack trace');
+    assert.ok(!existsSync(join(dir, 'calebe.lock')));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });

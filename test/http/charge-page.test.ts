@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { saoPauloDate } from '../../src/aggregates/transaction.ts';
-import { CHARGE_PAGE_CSP, formatBRL, SIMULATED_BANNER, STATUS_LABEL } from '../../src/charge-page/render.ts';
+import {
+  CHARGE_PAGE_CSP,
+  formatBRL,
+  NOT_FOUND_TEXT,
+  SIMULATED_BANNER,
+  STATUS_LABEL,
+} from '../../src/charge-page/render.ts';
 import { documentUrl } from '../../src/charge-page/signature.ts';
 import { newId } from '../../src/ids.ts';
 import { assertError } from '../support/admin.ts';
@@ -37,7 +43,24 @@ function boletoBody() {
   return pixBody({ amount: 9990, boleto: { due_date: due.toISOString().slice(0, 10) } });
 }
 
-/** The same 404 for every wrong link (SPEC 7 envelope), with the capability headers. */
+/**
+ * Issue 12 item 5 (6): a payer's wrong link is a Portuguese HTML page, 404, with X-Request-ID and the
+ * capability headers; the same page for every cause.
+ */
+function assertNotFoundPage(res: TestResponse): void {
+  assert.equal(res.status, 404, res.text);
+  assert.equal(res.headers.get('content-type'), 'text/html; charset=utf-8');
+  assert.match(res.headers.get('x-request-id') ?? '', /^req_/);
+  assert.equal(res.headers.get('cache-control'), 'no-store');
+  assert.equal(res.headers.get('referrer-policy'), 'no-referrer');
+  assert.equal(res.headers.get('content-security-policy'), CHARGE_PAGE_CSP);
+  assert.equal(res.body, undefined, 'not JSON');
+  assert.ok(res.text.startsWith('<!doctype html>\n<html lang="pt-BR">'), res.text);
+  assert.ok(res.text.includes('<h1>Cobrança não encontrada</h1>'));
+  assert.ok(res.text.includes(NOT_FOUND_TEXT));
+}
+
+/** The same 404 for every wrong PDF link (SPEC 7 envelope), with the capability headers. */
 function assertNotFound(res: TestResponse): void {
   assertError(res, 404, 'not_found');
   assert.equal(res.body.error.message, 'The charge does not exist.');
@@ -82,7 +105,7 @@ describe('GET /cobranca/{id}/{signature} (SPEC 2.2 document_url)', () => {
     assert.ok(!res.text.includes('<textarea'), 'nothing to copy');
   });
 
-  test('wrong links are one 404 not_found: tampered, foreign, truncated, unknown id, garbage', async () => {
+  test('wrong links are one Portuguese 404 page: tampered, foreign, truncated, unknown id, garbage', async () => {
     const a = await create('/v1/pix', pixBody());
     const b = await create('/v1/pix', pixBody());
     const pathA = pathOf(a.document_url);
@@ -98,13 +121,27 @@ describe('GET /cobranca/{id}/{signature} (SPEC 2.2 document_url)', () => {
       `/cobranca/${a.id}/${'%20'.repeat(3)}`,
       `/cobranca/${unknownId}/not-a-signature`,
     ];
-    for (const path of attempts) {
-      const res = await app.request('GET', path);
-      assertNotFound(res);
-      assert.equal(res.headers.get('content-security-policy'), null, path);
-    }
+    for (const path of attempts) assertNotFoundPage(await app.request('GET', path));
     // The right link still works.
     assert.equal((await app.request('GET', pathA)).status, 200);
+  });
+
+  test('the page names who is charging: the tenant name, escaped', async () => {
+    const shop = await seedTenantAndKey(app.gateway.ctx, {
+      livemode: false,
+      tenantName: 'Loja <Ana> & "Filhos"',
+    });
+    const res = await app.request('POST', '/v1/pix', {
+      headers: { 'x-api-key': shop.key, 'idempotency-key': 'page-shop-1' },
+      json: pixBody(),
+    });
+    assert.equal(res.status, 201, res.text);
+    const page = await app.request('GET', pathOf(res.body.data.document_url));
+    assert.equal(page.status, 200, page.text);
+    const escaped = 'Loja &#60;Ana&#62; &#38; &#34;Filhos&#34;';
+    assert.ok(page.text.includes(`<h1>Cobrança de <span class="merchant">${escaped}</span></h1>`), page.text);
+    assert.ok(page.text.includes(`<title>Cobrança R$\u00a012,50 de ${escaped} — `));
+    assert.ok(!page.text.includes('<Ana>'));
   });
 
   test('the description is escaped, never markup', async () => {

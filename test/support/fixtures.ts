@@ -20,6 +20,8 @@ export interface SeedOptions {
   accessProfile?: AccessProfile;
   /** Creates the tenant under this parent instead of as a root. */
   parentId?: string | null;
+  /** The tenant's name (default "Tenant"). */
+  tenantName?: string;
 }
 
 /** What the seeds need of a gateway: `app.gateway.ctx` in HTTP tests, or a store and registry of one's own. */
@@ -45,7 +47,7 @@ export async function seedTenantAndKey(ctx: SeedContext, opts: SeedOptions = {})
   );
   const tenant = await createTenant(
     deps,
-    { name: 'Tenant', typeId: type.id, parentId: opts.parentId ?? null },
+    { name: opts.tenantName ?? 'Tenant', typeId: type.id, parentId: opts.parentId ?? null },
     metadata,
   );
   const { keyId, key } = await issueApiKey(

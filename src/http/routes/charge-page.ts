@@ -1,6 +1,11 @@
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { CHARGE_PAGE_CSP, type ChargePageView, renderChargePage } from '../../charge-page/render.ts';
+import {
+  CHARGE_PAGE_CSP,
+  type ChargePageView,
+  renderChargePage,
+  renderNotFoundPage,
+} from '../../charge-page/render.ts';
 import { verifyDocumentSignature } from '../../charge-page/signature.ts';
 import { documentSigningSecret } from '../../charge-page/signing-secret.ts';
 import type { AppContext } from '../context.ts';
@@ -30,9 +35,10 @@ function secureHeaders(reply: FastifyReply): void {
 }
 
 /** The fields of a Transaction the page shows (same names; see ChargePageView). */
-export function chargePageView(t: TransactionView): ChargePageView {
+export function chargePageView(t: TransactionView, merchantName: string | null = null): ChargePageView {
   return {
     id: t.id,
+    merchant_name: merchantName,
     method: t.method,
     status: t.status,
     amount: t.amount,
@@ -64,6 +70,25 @@ export function chargePageView(t: TransactionView): ChargePageView {
  * path and give the same `404 not_found`, so the answer never tells whether an id exists.
  */
 export function registerChargePageRoutes(app: HttpServer, ctx: AppContext): void {
+  /**
+   * A payer's browser gets a page in Portuguese for a link that leads nowhere, not the API's JSON; same
+   * status (404), same headers (X-Request-ID comes from the server's hook), same answer for every cause.
+   */
+  function notFoundPage(reply: FastifyReply) {
+    reply.header('content-security-policy', CHARGE_PAGE_CSP);
+    return reply.code(404).type('text/html; charset=utf-8').send(renderNotFoundPage());
+  }
+
+  /** The tenant's current name from its read model (a rename shows at once); null if it cannot be read. */
+  async function merchantName(tenantId: string): Promise<string | null> {
+    const row = await ctx.db
+      .selectFrom('tenants')
+      .select('name')
+      .where('id', '=', tenantId)
+      .executeTakeFirst();
+    return row?.name ?? null;
+  }
+
   /** The transaction the link names, or 404. */
   async function linkedTransaction(id: string, signature: string): Promise<TransactionView> {
     const secret = await documentSigningSecret(ctx.config);
@@ -91,14 +116,25 @@ export function registerChargePageRoutes(app: HttpServer, ctx: AppContext): void
               'The charge page (self-contained HTML, strict Content-Security-Policy, not cacheable)',
             content: { 'text/html': { schema: z.string() } },
           },
-          ...errorResponses(404),
+          404: {
+            description:
+              'A page in Portuguese ("Cobrança não encontrada") for a wrong signature or an unknown charge',
+            content: { 'text/html': { schema: z.string() } },
+          },
         },
       },
     },
     async (request, reply) => {
       secureHeaders(reply);
-      const transaction = await linkedTransaction(request.params.id, request.params.signature);
-      const html = await renderChargePage(chargePageView(transaction), { now: ctx.now() });
+      let transaction: TransactionView;
+      try {
+        transaction = await linkedTransaction(request.params.id, request.params.signature);
+      } catch (error) {
+        if (error instanceof ApiError && error.code === 'not_found') return notFoundPage(reply);
+        throw error;
+      }
+      const view = chargePageView(transaction, await merchantName(transaction.tenant_id));
+      const html = await renderChargePage(view, { now: ctx.now() });
       reply.header('content-security-policy', CHARGE_PAGE_CSP);
       return reply.type('text/html; charset=utf-8').send(html);
     },

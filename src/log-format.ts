@@ -1,0 +1,60 @@
+import type { AddressInfo } from 'node:net';
+import type { DestinationStream } from 'pino';
+import pretty from 'pino-pretty';
+import type { Gateway, Role } from './app.ts';
+
+/**
+ * Where `calebe serve` writes its log: readable lines on a terminal (pino-pretty), one JSON object per line
+ * otherwise, for log collectors. LOG_FORMAT (json|pretty) overrides the guess. Undefined means pino's own
+ * JSON to stdout.
+ */
+export function logDestination(
+  format: 'json' | 'pretty' | undefined,
+  isTTY = Boolean(process.stdout.isTTY),
+  destination: NodeJS.WritableStream | number = 1,
+): DestinationStream | undefined {
+  if (format === 'json' || (format === undefined && !isTTY)) return undefined;
+  return pretty({
+    colorize: isTTY,
+    translateTime: 'SYS:HH:MM:ss',
+    ignore: 'pid,hostname',
+    sync: true,
+    destination,
+  });
+}
+
+/**
+ * The few lines a person starting the gateway needs: where it answers, where the docs are, the generated
+ * administrator (only when created now) and what to do next. Plain text on stdout beside the log lines.
+ */
+export function startBanner(gateway: Gateway, role: Role): string {
+  const { config } = gateway;
+  const embedded = !config.DATABASE_URL;
+  const lines = [''];
+  if (role === 'worker') {
+    lines.push('Calebe worker is running (projections, reconciler, webhook delivery; no HTTP).');
+  } else {
+    // With PORT=0 the configured base URL names port 0; the banner shows the port actually bound.
+    const port = (gateway.http.server.address() as AddressInfo | null)?.port ?? config.PORT;
+    const url = config.BASE_URL ?? `http://localhost:${port}`;
+    lines.push(`Calebe is running on ${url}`, `  API reference: ${url}/docs`);
+  }
+  lines.push(
+    `  Data:          ${embedded ? `embedded PostgreSQL (PGlite) in ${config.CALEBE_DATA_DIR}` : 'PostgreSQL (DATABASE_URL)'}`,
+  );
+  if (gateway.firstAdmin) {
+    lines.push(
+      '  Panel administrator, created now (the password is shown only this time):',
+      `    e-mail:   ${gateway.firstAdmin.email}`,
+      `    password: ${gateway.firstAdmin.password}`,
+    );
+  }
+  lines.push(
+    embedded
+      ? '  Next step: a demo tenant and API keys with `npx calebe bootstrap` (stop this first with Ctrl+C:\n' +
+          '             the embedded database allows one process), then `npm start` again.'
+      : '  Next step: a demo tenant and API keys with `npx calebe bootstrap` in another terminal.',
+    '',
+  );
+  return `${lines.join('\n')}\n`;
+}
