@@ -10,7 +10,6 @@ import {
 } from '../../src/charge-page/render.ts';
 import { documentUrl } from '../../src/charge-page/signature.ts';
 import { newId } from '../../src/ids.ts';
-import { assertError } from '../support/admin.ts';
 import { pixBody } from '../support/charges.ts';
 import { type SeededKey, seedTenantAndKey } from '../support/fixtures.ts';
 import { startTestApp, type TestApp, type TestResponse } from '../support/http.ts';
@@ -58,15 +57,6 @@ function assertNotFoundPage(res: TestResponse): void {
   assert.ok(res.text.startsWith('<!doctype html>\n<html lang="pt-BR">'), res.text);
   assert.ok(res.text.includes('<h1>Cobrança não encontrada</h1>'));
   assert.ok(res.text.includes(NOT_FOUND_TEXT));
-}
-
-/** The same 404 for every wrong PDF link (SPEC 7 envelope), with the capability headers. */
-function assertNotFound(res: TestResponse): void {
-  assertError(res, 404, 'not_found');
-  assert.equal(res.body.error.message, 'The charge does not exist.');
-  assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
-  assert.equal(res.headers.get('cache-control'), 'no-store');
-  assert.equal(res.headers.get('referrer-policy'), 'no-referrer');
 }
 
 /** Flips one character of the signature (the last path segment) to another of the base64url alphabet. */
@@ -187,12 +177,13 @@ describe('GET /cobranca/{id}/{signature} (SPEC 2.2 document_url)', () => {
 });
 
 describe('GET /cobranca/{id}/{signature}/boleto.pdf (SPEC 2.2 boleto_url)', () => {
-  test('no PDF exists for a simulated boleto: 404 not_found, as for a wrong signature', async () => {
+  // The PDF of a provider boleto: test/http/boleto-pdf.test.ts.
+  test('no PDF exists for a simulated boleto nor a Pix: the 404 page, as for a wrong signature', async () => {
     const t = await create('/v1/boleto', boletoBody());
-    assertNotFound(await app.request('GET', `${pathOf(t.document_url)}/boleto.pdf`));
-    assertNotFound(await app.request('GET', `${tamper(pathOf(t.document_url))}/boleto.pdf`));
+    assertNotFoundPage(await app.request('GET', `${pathOf(t.document_url)}/boleto.pdf`));
+    assertNotFoundPage(await app.request('GET', `${tamper(pathOf(t.document_url))}/boleto.pdf`));
     const pix = await create('/v1/pix', pixBody());
-    assertNotFound(await app.request('GET', `${pathOf(pix.document_url)}/boleto.pdf`));
+    assertNotFoundPage(await app.request('GET', `${pathOf(pix.document_url)}/boleto.pdf`));
   });
 });
 

@@ -12,6 +12,8 @@ export interface TestResponse {
   status: number;
   headers: Headers;
   text: string;
+  /** The body's bytes, for binary answers (the boleto PDF). */
+  bytes: Buffer;
   /** Parsed JSON body, or undefined when the body is not JSON. Tests assert on it field by field. */
   // biome-ignore lint/suspicious/noExplicitAny: arbitrary response JSON, already validated against /openapi.json
   body: any;
@@ -84,14 +86,15 @@ export async function startTestApp(
         headers['content-type'] = 'application/json';
       }
       const res = await fetch(baseUrl + path, { method, headers, body });
-      const text = await res.text();
+      const bytes = Buffer.from(await res.arrayBuffer());
+      const text = bytes.toString('utf8');
       let parsed: unknown;
       try {
         parsed = JSON.parse(text);
       } catch {
         parsed = undefined;
       }
-      const response: TestResponse = { status: res.status, headers: res.headers, text, body: parsed };
+      const response: TestResponse = { status: res.status, headers: res.headers, text, bytes, body: parsed };
       assert.ok(res.headers.get('x-request-id'), `${method} ${path}: every response carries X-Request-ID`);
       validate(method, path, response);
       return response;

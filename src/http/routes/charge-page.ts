@@ -1,5 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
+import { boletoPdfInput } from '../../boleto-pdf/from-transaction.ts';
+import { renderBoletoPdf } from '../../boleto-pdf/render.ts';
 import {
   CHARGE_PAGE_CSP,
   type ChargePageView,
@@ -10,7 +12,6 @@ import { verifyDocumentSignature } from '../../charge-page/signature.ts';
 import { documentSigningSecret } from '../../charge-page/signing-secret.ts';
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
-import { errorResponses } from '../schemas.ts';
 import type { HttpServer } from '../server.ts';
 import { findTransactionRow, type TransactionView, toTransactionView } from '../transaction-dto.ts';
 
@@ -140,26 +141,73 @@ export function registerChargePageRoutes(app: HttpServer, ctx: AppContext): void
     },
   );
 
+  /** The creation request (SPEC 2.3), where the payer's name and document are; null if none is stored. */
+  async function creationRequest(transactionId: string): Promise<unknown> {
+    const row = await ctx.db
+      .selectFrom('transaction_requests')
+      .select('request')
+      .where('transaction_id', '=', transactionId)
+      .executeTakeFirst();
+    if (typeof row?.request !== 'string') return row?.request ?? null;
+    try {
+      return JSON.parse(row.request);
+    } catch {
+      return null;
+    }
+  }
+
   app.get(
     '/cobranca/:id/:signature/boleto.pdf',
     {
       schema: {
         summary: 'Boleto PDF (SPEC 2.2 boleto_url; no key)',
         description:
-          'The `boleto_url` of a Transaction (SPEC 2.2). Only a boleto issued by an external provider has a PDF; ' +
-          'the simulator issues none (`boleto_url` is null, SPEC 1), so today every request is 404. A wrong ' +
-          'signature and an unknown id are the same 404.',
+          'The `boleto_url` of a Transaction (SPEC 2.2): the boleto as a PDF, drawn by the gateway from the ' +
+          "provider's data (digitable line, Interleaved 2 of 5 barcode, the boleto's Pix QR code while it is " +
+          'payable). A boleto of the provider sandbox is marked "DOCUMENTO DE TESTE — SEM VALOR" (SPEC 1). The ' +
+          'simulator issues no boleto numbers (`boleto_url` is null), so its boletos have no PDF: 404. A wrong ' +
+          'signature and an unknown id are the same 404 page as the charge page.',
         params: pageParams,
-        response: { ...errorResponses(404) },
+        response: {
+          200: {
+            description: 'The boleto (PDF, not cacheable)',
+            // The bytes of the PDF; the document says binary string, as OpenAPI 3.1 spells a file.
+            content: {
+              'application/pdf': {
+                schema: z
+                  .custom<Buffer>((v) => Buffer.isBuffer(v))
+                  .meta({ type: 'string', format: 'binary' }),
+              },
+            },
+          },
+          404: {
+            description:
+              'A page in Portuguese ("Cobrança não encontrada") for a wrong signature, an unknown charge or a ' +
+              'charge without a boleto to print',
+            content: { 'text/html': { schema: z.string() } },
+          },
+        },
       },
     },
     async (request, reply) => {
       secureHeaders(reply);
-      await linkedTransaction(request.params.id, request.params.signature);
-      // Every charge today has `boleto_url` null: the simulator issues no PDF, and a PDF only comes from an
-      // external provider, whose adapter (which will serve the provider's PDF here) does not exist yet. No
-      // PDF is ever made up.
-      throw notFound();
+      let transaction: TransactionView;
+      try {
+        transaction = await linkedTransaction(request.params.id, request.params.signature);
+      } catch (error) {
+        if (error instanceof ApiError && error.code === 'not_found') return notFoundPage(reply);
+        throw error;
+      }
+      const input = boletoPdfInput(
+        transaction,
+        await creationRequest(transaction.id),
+        await merchantName(transaction.tenant_id),
+      );
+      // No boleto numbers (a Pix, the simulator's boleto, an issuance not finished): nothing is made up.
+      if (!input) return notFoundPage(reply);
+      const pdf = await renderBoletoPdf(input);
+      reply.header('content-disposition', `inline; filename="boleto-${transaction.id}.pdf"`);
+      return reply.type('application/pdf').send(pdf);
     },
   );
 }

@@ -1,0 +1,157 @@
+import assert from 'node:assert/strict';
+import { afterAll, beforeAll, describe, test } from 'vitest';
+import type { ReserveTransaction, TransactionArtifacts } from '../../src/aggregates/transaction.ts';
+import { transaction } from '../../src/aggregates/transaction.ts';
+import { TEST_MARK } from '../../src/boleto-pdf/render.ts';
+import { renderNotFoundPage } from '../../src/charge-page/render.ts';
+import { transactionStream } from '../../src/commands/charges.ts';
+import { handleCommand } from '../../src/commands/command-handler.ts';
+import { newId } from '../../src/ids.ts';
+import { boletoNumbers } from '../../src/providers/emulator/boleto.ts';
+import { dynamicPixPayload } from '../../src/providers/emulator/pix.ts';
+import { addDays, boletoBody, today } from '../support/charges.ts';
+import { commandDeps, type SeededKey, seedTenantAndKey } from '../support/fixtures.ts';
+import { startTestApp, type TestApp, type TestResponse } from '../support/http.ts';
+import { readPdf } from '../support/pdf.ts';
+import { reserveCommand } from '../support/transactions.ts';
+
+/**
+ * SPEC 2.2 `boleto_url` (`<document_url>/boleto.pdf`) and SPEC 1 ("PDF marked as test"): the gateway serves
+ * the boleto PDF of a charge issued by the external provider, over a real socket. The charge is appended
+ * through the gateway's event store as issuance records it (reserve, then the provider's artifacts: the
+ * emulator's módulo-11 barcode and módulo-10 line, a BR Code with a valid CRC); the PDF is rasterized at
+ * 300 dpi and its codes decoded with zbar.
+ */
+
+const SECRET = 'boleto-pdf-test-document-signing-secret-0123456';
+const metadata = { actor: 'system:test', request_id: 'req_boleto_pdf' };
+let app: TestApp;
+let live: SeededKey;
+let testKey: SeededKey;
+
+const due = addDays(today(), 5);
+
+/** A boleto issued by the external provider in `environment`, with its artifacts recorded. */
+async function providerBoleto(environment: 'production' | 'sandbox', amount: number) {
+  const id = newId('txn');
+  const numbers = boletoNumbers(
+    '001',
+    amount,
+    due,
+    `${id.replace(/[^0-9]/g, '')}${'0'.repeat(25)}`.slice(0, 25),
+  );
+  const pix = dynamicPixPayload().key;
+  const base = reserveCommand(id, 'boleto_live');
+  const reserve: ReserveTransaction = {
+    ...base,
+    tenantId: live.tenantId,
+    amount,
+    environment,
+    boleto: base.boleto && { ...base.boleto, due_date: due },
+    request: { ...base.request, tenant_id: live.tenantId, amount },
+  };
+  const artifacts: TransactionArtifacts = {
+    provider_reference: `ext_${id}`,
+    pix_copy_paste: null,
+    pix_qr_code: null,
+    expires_at: null,
+    boleto_url: `https://emulador.safe2pay.test/boleto/${id}.pdf`,
+    boleto_digitable_line: numbers.digitableLine,
+    boleto_barcode: numbers.barcode,
+    boleto_pix_copy_paste: pix,
+    // End of the due day in Brasília time (SPEC 2.2), in UTC.
+    boleto_pix_expires_at: `${addDays(due, 1)}T02:59:59.000Z`,
+  };
+  const deps = commandDeps(app.gateway.ctx);
+  const stream = transactionStream(id);
+  await handleCommand(deps, transaction, stream, reserve, { metadata });
+  await handleCommand(deps, transaction, stream, { kind: 'record_issued', artifacts }, { metadata });
+  const read = await app.request('GET', `/v1/transactions/${id}`, { headers: { 'x-api-key': live.key } });
+  assert.equal(read.status, 200, read.text);
+  const t = read.body.data as { boleto_url: string; document_url: string };
+  assert.equal(t.boleto_url, `${t.document_url}/boleto.pdf`);
+  return {
+    id,
+    numbers,
+    pix,
+    path: new URL(t.boleto_url).pathname,
+    documentPath: new URL(t.document_url).pathname,
+  };
+}
+
+function assertPdfHeaders(res: TestResponse, id: string): void {
+  assert.equal(res.status, 200, res.text.slice(0, 300));
+  assert.equal(res.headers.get('content-type'), 'application/pdf');
+  assert.equal(res.headers.get('content-disposition'), `inline; filename="boleto-${id}.pdf"`);
+  assert.equal(res.headers.get('cache-control'), 'no-store');
+  assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
+  assert.equal(res.headers.get('referrer-policy'), 'no-referrer');
+  assert.equal(res.headers.get('x-frame-options'), 'DENY');
+  assert.equal(res.bytes.subarray(0, 5).toString('latin1'), '%PDF-');
+}
+
+function assertNotFoundPage(res: TestResponse): void {
+  assert.equal(res.status, 404, res.text.slice(0, 300));
+  assert.equal(res.headers.get('content-type'), 'text/html; charset=utf-8');
+  assert.equal(res.headers.get('cache-control'), 'no-store');
+  assert.equal(res.headers.get('referrer-policy'), 'no-referrer');
+  assert.equal(res.text, renderNotFoundPage());
+}
+
+const flat = (text: string) => text.replace(/\s+/g, ' ');
+
+beforeAll(async () => {
+  app = await startTestApp({ DOCUMENT_SIGNING_SECRET: SECRET, ENABLE_SIMULATOR: 'true' });
+  live = await seedTenantAndKey(app.gateway.ctx, { livemode: true, tenantName: 'Loja da Ana Ltda' });
+  testKey = await seedTenantAndKey(app.gateway.ctx, { livemode: false });
+});
+afterAll(() => app.close());
+
+describe('GET /cobranca/{id}/{signature}/boleto.pdf (SPEC 2.2 boleto_url)', () => {
+  test('a production boleto: the PDF scans back to its barcode and its Pix; payee, payer, amount; no test mark', async () => {
+    const b = await providerBoleto('production', 123456);
+    const res = await app.request('GET', b.path);
+    assertPdfHeaders(res, b.id);
+    const read = await readPdf(res.bytes);
+    assert.deepEqual(read.codes.sort(), [`I2/5:${b.numbers.barcode}`, `QR-Code:${b.pix}`].sort());
+    const text = flat(read.text);
+    for (const shown of ['Loja da Ana Ltda', 'Maria Silva', '123.456.789-01', 'R$ 1.234,56', b.id]) {
+      assert.ok(text.includes(shown), `${shown} in:\n${text}`);
+    }
+    assert.ok(!text.includes(TEST_MARK));
+    // The same charge gives the same document (its dates come from the charge, not the clock).
+    assert.ok((await app.request('GET', b.path)).bytes.equals(res.bytes));
+  });
+
+  test('a provider sandbox boleto: marked as test, its barcode scans, no Pix (SPEC 1: no Pix sandbox)', async () => {
+    const b = await providerBoleto('sandbox', 9990);
+    const res = await app.request('GET', b.path);
+    assertPdfHeaders(res, b.id);
+    const read = await readPdf(res.bytes);
+    assert.deepEqual(read.codes, [`I2/5:${b.numbers.barcode}`]);
+    assert.ok(flat(read.text).includes(TEST_MARK), read.text);
+    assert.ok(flat(read.text).includes('R$ 99,90'));
+  });
+
+  test('a wrong signature, a charge page path and an unknown id: the 404 page, no PDF', async () => {
+    const b = await providerBoleto('production', 5000);
+    const i = b.path.length - '/boleto.pdf'.length - 3;
+    const tampered = b.path.slice(0, i) + (b.path[i] === 'A' ? 'B' : 'A') + b.path.slice(i + 1);
+    assertNotFoundPage(await app.request('GET', tampered));
+    assertNotFoundPage(await app.request('GET', b.path.replace(b.id, newId('txn'))));
+    // The charge page itself is unchanged.
+    assert.equal((await app.request('GET', b.documentPath)).status, 200);
+  });
+
+  test('a simulated boleto has no boleto numbers: the 404 page (boleto_url null)', async () => {
+    const res = await app.request('POST', '/v1/boleto', {
+      headers: { 'x-api-key': testKey.key, 'idempotency-key': 'pdf-simulated-1' },
+      json: boletoBody(),
+    });
+    assert.equal(res.status, 201, res.text);
+    assert.equal(res.body.data.boleto_url, null);
+    assertNotFoundPage(
+      await app.request('GET', `${new URL(res.body.data.document_url).pathname}/boleto.pdf`),
+    );
+  });
+});
