@@ -13,6 +13,7 @@ import { PostgresEventStore } from './events/postgres-event-store.ts';
 import { logDestination, startBanner } from './log-format.ts';
 import { createLogger } from './logger.ts';
 import { streamCatalog } from './projections/stream-catalog.ts';
+import { startProviderEmulator } from './providers/emulator/server.ts';
 
 const USAGE = `usage: calebe <command> [options]    (calebe <command> --help for one command)
   serve [--role api|worker|all]     run the gateway (default role: all)
@@ -25,6 +26,8 @@ const USAGE = `usage: calebe <command> [options]    (calebe <command> --help for
                                     the transactions read model; exit 1 on any difference
   dev seed --tenants N --transactions M [--primary P] [--live-share F] [--days D] [--batch B] [--seed S]
                                     development only (PostgreSQL): append a realistic history
+  provider-emulator [--port N] [--host ADDRESS]
+                                    run the external provider's emulator (development and tests)
 
 Exit codes: 0 done, 1 failed (database unreachable, embedded database in use, audit differences),
 2 usage or configuration error.`;
@@ -65,6 +68,12 @@ Development only, PostgreSQL only (DATABASE_URL): appends a realistic history (t
 Pix and boleto charges over the last D days, default 365) through the event store's bulk path, then
 catches the async read models up. --primary gives the first tenant P of the charges, --live-share (0.7)
 the share in live mode, --batch charges per SQL transaction (2000), --seed makes a run reproducible.`,
+  'provider-emulator': `usage: calebe provider-emulator [--port N] [--host ADDRESS]
+
+Runs the provider emulator: an HTTP server speaking the external provider's wire format (Safe2Pay v2) with
+its own in-memory charges, fault injection and a control API under /_emulator/ (docs/provider-emulator.md).
+For development and tests: it never moves money and needs no database. --port defaults to 4010 (0: any free
+port), --host to 127.0.0.1. Prints one line with its URLs; SIGTERM or Ctrl-C stops it.`,
 } as const;
 
 /** Every subcommand takes `--help` (or `-h`). */
@@ -452,6 +461,39 @@ function parseSeedArgs(args: string[]) {
 }
 
 /**
+ * `calebe provider-emulator` (DESIGN.md "Providers"): the emulator of src/providers/emulator/server.ts as a
+ * process, for a developer's gateway or a test run in another language. Runs until SIGTERM/SIGINT.
+ */
+async function providerEmulator(args: string[]): Promise<number> {
+  const parsed = parse('provider-emulator', {
+    args,
+    options: {
+      port: { type: 'string', default: '4010' },
+      host: { type: 'string', default: '127.0.0.1' },
+      ...HELP_OPTION,
+    },
+  });
+  if (!parsed) return 0;
+  const port = Number(parsed.values.port);
+  if (!/^[0-9]+$/.test(parsed.values.port) || port > 65_535)
+    throw new UsageError('--port must be an integer in 0..65535 (see `calebe provider-emulator --help`)');
+  const host = parsed.values.host;
+  const emulator = await startProviderEmulator({ port, host }).catch((error: NodeJS.ErrnoException) => {
+    // failureLine's hint (set PORT) is the gateway's; the emulator's port is an option.
+    if (error.code === 'EADDRINUSE')
+      throw new Error(`port ${port} on ${host} is already in use; choose another with --port`);
+    throw error;
+  });
+  const stop = () => void emulator.close().then(() => process.exit(0));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  process.stdout.write(
+    `provider emulator on ${emulator.url} (payment host ${emulator.paymentUrl}, API host ${emulator.apiUrl}, control API ${emulator.url}/_emulator)\n`,
+  );
+  return -1;
+}
+
+/**
  * The one line an operator sees for a failure outside the command's own output: the database unreachable or
  * refusing the login, the embedded data directory held by another process, the port taken; any other error
  * by its message (its stack with LOG_LEVEL=debug).
@@ -485,6 +527,7 @@ const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
   rebuild,
   audit: auditReplay,
   dev: devSeed,
+  'provider-emulator': providerEmulator,
 };
 
 /** Runs one command; the exit code, or -1 when the process keeps running (serve). */

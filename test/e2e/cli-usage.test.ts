@@ -18,6 +18,7 @@ const COMMANDS: { args: string[]; usage: RegExp }[] = [
   { args: ['rebuild', '--all'], usage: /^usage: calebe rebuild/ },
   { args: ['audit', 'replay'], usage: /^usage: calebe audit replay \[--transaction <id> \| --all\]/ },
   { args: ['dev', 'seed'], usage: /^usage: calebe dev seed --tenants N --transactions M/ },
+  { args: ['provider-emulator'], usage: /^usage: calebe provider-emulator \[--port N\] \[--host ADDRESS\]/ },
 ];
 
 const UNREACHABLE = 'postgres://postgres@127.0.0.1:1/x';
@@ -43,7 +44,15 @@ describe('calebe <command> --help, unknown options, unreachable database', () =>
   test('top level: --help lists every command; an unknown command is one line, exit 2', async () => {
     const help = await runCli(['--help'], env('unreachable'));
     assert.equal(help.code, 0, help.out);
-    for (const c of ['serve', 'migrate', 'bootstrap', 'rebuild', 'audit replay', 'dev seed']) {
+    for (const c of [
+      'serve',
+      'migrate',
+      'bootstrap',
+      'rebuild',
+      'audit replay',
+      'dev seed',
+      'provider-emulator',
+    ]) {
       assert.match(help.out, new RegExp(`^  ${c}`, 'm'));
     }
     const unknown = await runCli(['frobnicate'], env('unreachable'));
@@ -83,6 +92,9 @@ describe('calebe <command> --help, unknown options, unreachable database', () =>
       ['serve', '--role', 'x'],
       ['audit', 'replay', '--all', '--transaction', 'txn_1'],
       ['dev', 'seed', '--tenants', '0', '--transactions', '1'],
+      ['provider-emulator', 'now'],
+      ['provider-emulator', '--port', 'x'],
+      ['provider-emulator', '--port', '70000'],
     ]) {
       const { code, out } = await runCli(args, env('unreachable'));
       assert.equal(code, 2, `${args.join(' ')}: ${out}`);
