@@ -133,6 +133,32 @@ describe('GET /cobranca/{id}/{signature}/boleto.pdf (SPEC 2.2 boleto_url)', () =
     assert.ok(flat(read.text).includes('R$ 99,90'));
   });
 
+  test('a paid boleto: still served, with the paid note and without its Pix', async () => {
+    const b = await providerBoleto('production', 2500);
+    await handleCommand(
+      commandDeps(app.gateway.ctx),
+      transaction,
+      transactionStream(b.id),
+      {
+        kind: 'refresh_paid',
+        // The local status the refresh read before asking the provider (the staleness rule).
+        observedStatus: 'pending',
+        providerReference: `ext_${b.id}`,
+        paidWith: 'boleto',
+        duplicatePayment: false,
+      },
+      { metadata },
+    );
+    const paid = await app.request('GET', `/v1/transactions/${b.id}`, { headers: { 'x-api-key': live.key } });
+    assert.equal(paid.body.data.status, 'paid', paid.text);
+    assert.equal(paid.body.data.boleto_pix_copy_paste, null);
+    const res = await app.request('GET', b.path);
+    assertPdfHeaders(res, b.id);
+    const read = await readPdf(res.bytes);
+    assert.deepEqual(read.codes, [`I2/5:${b.numbers.barcode}`]);
+    assert.ok(flat(read.text).includes('Boleto pago. Não pague novamente.'), read.text);
+  });
+
   test('a wrong signature, a charge page path and an unknown id: the 404 page, no PDF', async () => {
     const b = await providerBoleto('production', 5000);
     const i = b.path.length - '/boleto.pdf'.length - 3;
