@@ -61,6 +61,8 @@ async function createPix(key: SeededKey, overrides: Record<string, unknown> = {}
 let worker: WebhookDeliveryWorker;
 
 async function drainWith(w: WebhookDeliveryWorker): Promise<void> {
+  // Async mode: the outbox is a projection like the others; its deliveries exist once it caught up.
+  await app.settle();
   while ((await w.runOnce()) > 0) {}
 }
 
@@ -351,6 +353,7 @@ describe('webhooks (SPEC 6)', () => {
     const silent = (await createPix(key)).body.data.id as string;
     await registerEndpoint(key.tenantId, '/agree');
     const id = (await createPix(key)).body.data.id as string;
+    await app.settle();
     const none = await app.gateway.ctx.db
       .selectFrom('webhook_messages')
       .select('id')

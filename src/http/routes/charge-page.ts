@@ -68,7 +68,7 @@ export function registerChargePageRoutes(app: HttpServer, ctx: AppContext): void
   async function linkedTransaction(id: string, signature: string): Promise<TransactionView> {
     const secret = await documentSigningSecret(ctx.config);
     if (!verifyDocumentSignature(secret, id, signature)) throw notFound();
-    const row = await findTransactionRow(ctx.db, id);
+    const row = await findTransactionRow(ctx, id);
     if (!row) throw notFound();
     // The cost center is not shown: no name lookup.
     return toTransactionView(ctx, row, new Map());

@@ -13,6 +13,7 @@ import { JsonDecimal } from '../strict-json.ts';
 import { utf8Bytes, utf8Text } from '../text.ts';
 import {
   findTransactionRow,
+  readableFoldedTransaction,
   readableTransaction,
   toTransactionView,
   transactionRequestView,
@@ -223,8 +224,9 @@ export function registerChargeRoutes(app: HttpServer, ctx: AppContext): void {
       }
       throw error;
     }
-    const row = await findTransactionRow(ctx.db, outcome.transactionId);
-    if (!row) throw new Error(`transaction ${outcome.transactionId} missing from the read model`);
+    // DESIGN.md "A command answers from its own fold": in async mode the read model may not have it yet.
+    const row = await findTransactionRow(ctx, outcome.transactionId);
+    if (!row) throw new Error(`transaction ${outcome.transactionId} missing from its stream`);
     const view = await toTransactionView(ctx, row);
     if (outcome.kind === 'replayed') {
       const status: 200 | 202 = view.status === 'processing' ? 202 : 200;
@@ -344,26 +346,19 @@ export function registerChargeRoutes(app: HttpServer, ctx: AppContext): void {
       },
     },
     async (request) => {
-      const row = await readableTransaction(ctx, apiKeyPrincipal(request), request.params.id);
-      const snapshot = await ctx.db
-        .selectFrom('transaction_requests')
-        .selectAll()
-        .where('transaction_id', '=', row.id)
-        .executeTakeFirst();
-      if (!snapshot) throw new ApiError('not_found', 'The transaction has no creation snapshot.');
-      const asRecord = (v: unknown): Record<string, unknown> | null => {
-        const parsed = typeof v === 'string' ? JSON.parse(v) : v;
-        return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
-          ? (parsed as Record<string, unknown>)
-          : null;
-      };
+      // Folded from the reservation (DESIGN.md "Reads"), as the transaction_requests projection stores it.
+      const { row, reserved } = await readableFoldedTransaction(
+        ctx,
+        apiKeyPrincipal(request),
+        request.params.id,
+      );
       return {
         data: {
           transaction_id: row.id,
-          source: snapshot.source,
-          request: asRecord(snapshot.request) ?? {},
-          provider_request: asRecord(snapshot.provider_request),
-          missing_fields: snapshot.missing_fields,
+          source: 'captured' as const,
+          request: reserved.request,
+          provider_request: reserved.provider_request,
+          missing_fields: [],
         },
       };
     },
