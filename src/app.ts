@@ -194,6 +194,8 @@ export async function createGateway(
  */
 async function bootstrap(ctx: AppContext, logger: Logger): Promise<FirstAdmin | undefined> {
   const { config } = ctx;
+  // Async projections: "no user exists" is read from the users read model, caught up first.
+  await ctx.referenceReadsCaughtUp?.();
   const generated =
     !config.BOOTSTRAP_ADMIN_EMAIL && !config.DATABASE_URL
       ? { email: 'admin@calebe.local', password: randomBytes(18).toString('base64url') }
