@@ -102,8 +102,9 @@ export async function createGateway(
     events: createEventRegistry(),
     now: () => new Date(),
     rateLimiter: createRateLimiter(config, logger),
-    // Async projections: authentication, login and routing read what was committed before the request (revocations,
-    // suspensions, new keys and sessions at once), as with inline projections (docs/decisions.md, issue 12).
+    // Async projections: authentication, login and routing read what was committed before the request
+    // (revocations, suspensions, new keys, sessions and rules count at once), as with inline projections
+    // (docs/decisions.md "Hardening (issue 12)").
     referenceReadsCaughtUp:
       config.PROJECTIONS === 'async' ? () => runner.reachHead(referenceProjections) : undefined,
   };

@@ -104,7 +104,7 @@ export async function toTransactionView(
   const pixDeadline = row.boleto_pix_expires_at === null ? null : new Date(row.boleto_pix_expires_at);
   const boletoPixLive =
     row.status === 'pending' && pixDeadline !== null && ctx.now().getTime() <= pixDeadline.getTime();
-  const ccNames = names ?? (await folderCostCenterName(ctx, row.cost_center_id));
+  const ccNames = names ?? (await foldedCostCenterName(ctx, row.cost_center_id));
   return {
     id: row.id,
     tenant_id: row.tenant_id,
@@ -150,7 +150,7 @@ export async function toTransactionView(
   };
 }
 
-async function folderCostCenterName(
+async function foldedCostCenterName(
   ctx: Pick<AppContext, 'store' | 'events'>,
   id: string | null,
 ): Promise<Map<string, string>> {
