@@ -93,7 +93,7 @@ export function registerChargePageRoutes(app: HttpServer, ctx: AppContext): void
   async function linkedTransaction(id: string, signature: string): Promise<TransactionView> {
     const secret = await documentSigningSecret(ctx.config);
     if (!verifyDocumentSignature(secret, id, signature)) throw notFound();
-    const row = await findTransactionRow(ctx.db, id);
+    const row = await findTransactionRow(ctx, id);
     if (!row) throw notFound();
     // The cost center is not shown: no name lookup.
     return toTransactionView(ctx, row, new Map());
@@ -123,16 +123,17 @@ export function registerChargePageRoutes(app: HttpServer, ctx: AppContext): void
           },
         },
       },
+      // Every 404 of this route, the edge's NUL refusal included, is the payer's page; the rest goes up to
+      // the server's handler.
+      errorHandler(error, _request, reply) {
+        if (!(error instanceof ApiError && error.code === 'not_found')) throw error;
+        secureHeaders(reply);
+        return notFoundPage(reply);
+      },
     },
     async (request, reply) => {
       secureHeaders(reply);
-      let transaction: TransactionView;
-      try {
-        transaction = await linkedTransaction(request.params.id, request.params.signature);
-      } catch (error) {
-        if (error instanceof ApiError && error.code === 'not_found') return notFoundPage(reply);
-        throw error;
-      }
+      const transaction = await linkedTransaction(request.params.id, request.params.signature);
       const view = chargePageView(transaction, await merchantName(transaction.tenant_id));
       const html = await renderChargePage(view, { now: ctx.now() });
       reply.header('content-security-policy', CHARGE_PAGE_CSP);
