@@ -8,8 +8,8 @@ import { type CommandDeps, handleCommand } from './command-handler.ts';
 import { foldStream } from './fold-stream.ts';
 import {
   claimIdempotencyKey,
-  idempotencyStream,
   type IdempotencyClaim,
+  idempotencyStream,
   isCompleted,
   markCompleted,
   readClaim,
