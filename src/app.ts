@@ -15,7 +15,12 @@ import { createRateLimiter } from './http/rate-limit.ts';
 import { buildHttpServer, type HttpServer } from './http/server.ts';
 import { createSessionAuthenticator } from './http/session-auth.ts';
 import { createLogger, type Logger } from './logger.ts';
-import { asyncProjections, inlineProjections } from './projections/index.ts';
+import {
+  allProjections,
+  asyncProjections,
+  inlineProjections,
+  referenceProjections,
+} from './projections/index.ts';
 import type { Projection } from './projections/projection.ts';
 import { ProjectionRunner } from './projections/projection-runner.ts';
 import { bootstrapSimulator, simulatorEnabled } from './routing/simulator.ts';
@@ -46,9 +51,14 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
+/** The projections applied inside the append's transaction: none in async mode (DESIGN.md "Shape"). */
+export function inlineProjectionsOf(config: Config): readonly Projection[] {
+  return config.PROJECTIONS === 'async' ? [] : inlineProjections;
+}
+
 /**
  * The event store the configuration names, with the projections that must run inline where the store
- * allows it. Under EventStoreDB every projection is async (DESIGN.md).
+ * allows it. Under EventStoreDB, or with PROJECTIONS=async, every projection is async (DESIGN.md).
  */
 export async function openEventStore(
   config: Config,
@@ -58,8 +68,11 @@ export async function openEventStore(
     const { EventStoreDbEventStore } = await import('./events/eventstoredb-event-store.ts');
     return {
       store: new EventStoreDbEventStore(config.EVENTSTORE_URL),
-      async: [...inlineProjections, ...asyncProjections],
+      async: allProjections,
     };
+  }
+  if (config.PROJECTIONS === 'async') {
+    return { store: new PostgresEventStore(database.db, []), async: allProjections };
   }
   return { store: new PostgresEventStore(database.db, inlineProjections), async: asyncProjections };
 }
@@ -89,6 +102,11 @@ export async function createGateway(
     events: createEventRegistry(),
     now: () => new Date(),
     rateLimiter: createRateLimiter(config, logger),
+    // Async projections: authentication, login and routing read what was committed before the request
+    // (revocations, suspensions, new keys, sessions and rules count at once), as with inline projections
+    // (docs/decisions.md "Hardening (issue 12)").
+    referenceReadsCaughtUp:
+      config.PROJECTIONS === 'async' ? () => runner.reachHead(referenceProjections) : undefined,
   };
   const reconciler = new Reconciler(database.db, store, ctx.events, {
     timeoutSeconds: config.RECONCILE_AFTER_SECONDS,
@@ -107,7 +125,9 @@ export async function createGateway(
         db: webhookDatabase.db,
         // Reads only (message bodies); appends (an endpoint disabled by a 410) go through it too, inline
         // projections included.
-        store: config.EVENTSTORE_URL ? store : new PostgresEventStore(webhookDatabase.db, inlineProjections),
+        store: config.EVENTSTORE_URL
+          ? store
+          : new PostgresEventStore(webhookDatabase.db, inlineProjectionsOf(config)),
       }
     : ctx;
   const webhooks = new WebhookDeliveryWorker(webhookCtx, {
@@ -175,6 +195,8 @@ export async function createGateway(
  */
 async function bootstrap(ctx: AppContext, logger: Logger): Promise<FirstAdmin | undefined> {
   const { config } = ctx;
+  // Async projections: "no user exists" is read from the users read model, caught up first.
+  await ctx.referenceReadsCaughtUp?.();
   const generated =
     !config.BOOTSTRAP_ADMIN_EMAIL && !config.DATABASE_URL
       ? { email: 'admin@calebe.local', password: randomBytes(18).toString('base64url') }

@@ -315,6 +315,8 @@ async function bootstrap(args: string[]): Promise<number> {
       );
     }
     out.push('', 'Panel administrator:');
+    // Async projections: the users read model caught up with the administrator created on this start.
+    await ctx.referenceReadsCaughtUp?.();
     const admins = await ctx.db
       .selectFrom('users')
       .select(['email'])

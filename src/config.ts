@@ -96,6 +96,11 @@ const schema = z
       )
       .pipe(z.array(origin)),
     EVENTSTORE_URL: z.string().min(1).optional(),
+    /**
+     * DESIGN.md "Shape": `inline` applies the API's read models inside the append's transaction (PostgreSQL
+     * store); `async` runs every projection by catch-up, as under EventStoreDB, where it is always async.
+     */
+    PROJECTIONS: z.enum(['inline', 'async'], { error: 'must be inline or async' }).default('inline'),
     CALEBE_DATA_DIR: z.string().min(1).default('./.calebe'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     /** `calebe serve` log lines: unset means pretty on a terminal, JSON otherwise (src/log-format.ts). */
@@ -184,5 +189,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
   const c = parsed.data;
-  return { ...c, baseUrl: c.BASE_URL ?? `http://localhost:${c.PORT}` };
+  return {
+    ...c,
+    // EventStoreDB appends cannot run SQL projections in their transaction.
+    PROJECTIONS: c.EVENTSTORE_URL ? 'async' : c.PROJECTIONS,
+    baseUrl: c.BASE_URL ?? `http://localhost:${c.PORT}`,
+  };
 }

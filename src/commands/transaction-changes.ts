@@ -9,6 +9,7 @@ import { foldStream } from './fold-stream.ts';
 import {
   claimIdempotencyKey,
   type IdempotencyClaim,
+  idempotencyStream,
   isCompleted,
   markCompleted,
   readClaim,
@@ -24,7 +25,8 @@ import {
  * Once the change is applied the claim is marked completed (`Idempotency.Completed`), and a replay answers
  * the stored record with no event and no provider call: re-running it would roll a newer change back (key A
  * to date X, key B to date Y, A again must keep Y; issue 12). Only a claim left uncompleted (a process that
- * died before appending, or a refused attempt) is run again; both decider cells are repeat-safe and the
+ * died before appending, or a refused attempt) is run again: a change appended before a crash kept it from
+ * being marked is found by its causation (the claim's stream id) and not applied twice; both decider cells are repeat-safe and the
  * provider operations are idempotent by the charge's id (the simulator trivially so).
  */
 
@@ -92,9 +94,18 @@ async function idempotentChange(
       'This Idempotency-Key was used with another body or endpoint.',
     );
   }
+  // The change's events name the claim that caused them, so a claim whose change was appended but not yet
+  // marked completed (a crash between the two appends) is still recognised as applied.
+  const causation_id = idempotencyStream(input.scope, input.key, input.livemode);
+  const applied = async (claim: IdempotencyClaim) => {
+    if (await isCompleted(ctx.deps, input.scope, input.key, input.livemode)) return true;
+    const recorded = await ctx.deps.store.read(transactionStream(input.transactionId));
+    if (!recorded.some((e) => e.metadata.causation_id === causation_id)) return false;
+    await markCompleted(ctx.deps, claim, input.key, metadata);
+    return true;
+  };
   // An applied change is answered as stored: never applied again, never sent to the provider again.
-  if (held && (await isCompleted(ctx.deps, input.scope, input.key, input.livemode)))
-    return { replayed: true };
+  if (held && (await applied(held))) return { replayed: true };
   let state = await currentFacts(ctx, input.transactionId);
   let replayed = held !== undefined;
   let claim: IdempotencyClaim | undefined = held;
@@ -117,14 +128,14 @@ async function idempotentChange(
     claim = claimed.claim;
     replayed = !claimed.first;
     if (replayed) {
-      if (await isCompleted(ctx.deps, input.scope, input.key, input.livemode)) return { replayed };
+      if (await applied(claimed.claim)) return { replayed };
       state = await currentFacts(ctx, input.transactionId);
     }
   }
   try {
     const command = await prepare(state);
     await handleCommand(ctx.deps, transaction, transactionStream(input.transactionId), command, {
-      metadata,
+      metadata: { ...metadata, causation_id },
       // The provider confirmed the change; a concurrent append only needs the cell decided again.
       retryOnConflict: true,
     });

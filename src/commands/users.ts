@@ -18,6 +18,7 @@ import { type EventMetadata, type EventStore, WrongExpectedVersionError } from '
 import { newId } from '../ids.ts';
 import type { Logger } from '../logger.ts';
 import { type CommandDeps, handleCommand } from './command-handler.ts';
+import { loadTenant } from './tenants.ts';
 
 /** What the identity commands need: the event store, the read models they consult, and the bcrypt cost. */
 export interface IdentityDeps extends CommandDeps {
@@ -140,12 +141,9 @@ export async function createUser(
   }
   checkPassword(input.password);
   if (input.tenant_id !== null) {
-    // Checked before the claim: a claim for a user the read model cannot hold would never complete.
-    const tenant = await deps.db
-      .selectFrom('tenants')
-      .select('id')
-      .where('id', '=', input.tenant_id)
-      .executeTakeFirst();
+    // Checked before the claim (a claim for a user of no tenant would never complete), on the tenant's
+    // stream: in async mode the read model may not have a tenant created a moment ago.
+    const tenant = input.tenant_id.startsWith('ten_') ? await loadTenant(deps, input.tenant_id) : undefined;
     if (!tenant) throw new DomainError('validation_error', 'No such tenant.', { param: 'tenant_id' });
   }
   const user: UserCreatedData = {

@@ -19,13 +19,17 @@ interface KeyRow {
  * `X-API-Key` (SPEC 5.1): one indexed lookup by digest in the inline `api_keys` read model, joined with the
  * tenant's ancestors so a suspended tenant or ancestor blocks the key on the very next request (SPEC 5.5).
  */
-export function createApiKeyAuthenticator(ctx: Pick<AppContext, 'db'>): Authenticator<ApiKeyPrincipal> {
+export function createApiKeyAuthenticator(
+  ctx: Pick<AppContext, 'db' | 'referenceReadsCaughtUp'>,
+): Authenticator<ApiKeyPrincipal> {
   return async (request) => {
     const key = request.headers['x-api-key'];
     if (typeof key !== 'string' || key.length === 0 || key.length > 200) throw new ApiError('unauthorized');
     const claimedLivemode = livemodeOfKey(key);
     if (claimedLivemode === undefined) throw new ApiError('unauthorized');
     const digest = sha256Hex(key);
+    // Async projections: a key issued, revoked or suspended before this request counts at once.
+    await ctx.referenceReadsCaughtUp?.();
     const { rows } = await sql<KeyRow>`
       select k.id, k.secret_sha256, k.tenant_id, k.livemode, k.scopes, k.access_profile, k.revoked_at,
         exists (select 1 from tenants a where a.id = any(t.ancestor_ids) and a.status = 'suspended') as suspended

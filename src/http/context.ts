@@ -28,4 +28,12 @@ export interface AppContext {
   events: EventRegistry;
   now: () => Date;
   rateLimiter: RateLimiter;
+  /**
+   * Waits until the reference read models (tenants, api_keys, users, sessions, providers, routing_rules)
+   * have applied every event committed before the call. Only with async projections (PROJECTIONS=async,
+   * EventStoreDB), where authentication, login and routing would otherwise miss a key issued, revoked or
+   * suspended, or a rule changed, a moment ago (docs/decisions.md "Hardening (issue 12)"); inline
+   * projections are already there.
+   */
+  referenceReadsCaughtUp?: (() => Promise<void>) | undefined;
 }

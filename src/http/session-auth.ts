@@ -22,7 +22,7 @@ interface SessionRow {
  * the inline read model; the live checks here close the window of a concurrent login.
  */
 export function createSessionAuthenticator(
-  ctx: Pick<AppContext, 'db' | 'now'>,
+  ctx: Pick<AppContext, 'db' | 'now' | 'referenceReadsCaughtUp'>,
 ): Authenticator<SessionPrincipal> {
   return async (request) => {
     const header = request.headers.authorization;
@@ -30,6 +30,8 @@ export function createSessionAuthenticator(
     const token = match?.[1];
     if (!token?.startsWith(SESSION_TOKEN_PREFIX)) throw new ApiError('unauthorized');
     const digest = sha256Hex(token);
+    // Async projections: a logout, suspension or password change before this request counts at once.
+    await ctx.referenceReadsCaughtUp?.();
     const { rows } = await sql<SessionRow>`
       select s.id, s.token_sha256, s.user_id, s.expires_at, s.revoked_at, u.role, u.tenant_id, u.status as user_status,
         exists (

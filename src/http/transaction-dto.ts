@@ -1,9 +1,17 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
 import { z } from 'zod';
+import { fold } from '../aggregates/decider.ts';
+import {
+  type TransactionEvent,
+  type TransactionReservedData,
+  transaction,
+} from '../aggregates/transaction.ts';
 import { boletoUrl, documentUrl } from '../charge-page/signature.ts';
 import { documentSigningSecret } from '../charge-page/signing-secret.ts';
-import { costCenterNames, isTenantInTree } from '../commands/cost-centers.ts';
-import type { Database, TransactionsTable } from '../db/schema.ts';
+import { transactionStream } from '../commands/charges.ts';
+import { isTenantInTree, loadCostCenter } from '../commands/cost-centers.ts';
+import type { TransactionsTable } from '../db/schema.ts';
+import { transactionRowFromState } from '../projections/transactions.ts';
 import type { AppContext } from './context.ts';
 import { ApiError } from './errors.ts';
 
@@ -81,28 +89,14 @@ export const transactionRequestView = z
  * SPEC 2.3 / 4.5: the creation snapshot of a transaction the caller may read (checked by the caller), for
  * GET /v1/transactions/{id}/request and its panel alias; none stored is `404 not_found`.
  */
-export async function transactionRequestData(
-  db: Kysely<Database>,
-  transactionId: string,
-): Promise<z.infer<typeof transactionRequestView>> {
-  const snapshot = await db
-    .selectFrom('transaction_requests')
-    .selectAll()
-    .where('transaction_id', '=', transactionId)
-    .executeTakeFirst();
-  if (!snapshot) throw new ApiError('not_found', 'The transaction has no creation snapshot.');
-  const asRecord = (v: unknown): Record<string, unknown> | null => {
-    const parsed = typeof v === 'string' ? JSON.parse(v) : v;
-    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
-      ? (parsed as Record<string, unknown>)
-      : null;
-  };
+/** SPEC 2.3 from the reservation, as the `transaction_requests` projection stores it (DESIGN.md "Reads"). */
+export function transactionRequestData(folded: FoldedTransaction): z.infer<typeof transactionRequestView> {
   return {
-    transaction_id: transactionId,
-    source: snapshot.source,
-    request: asRecord(snapshot.request) ?? {},
-    provider_request: asRecord(snapshot.provider_request),
-    missing_fields: snapshot.missing_fields,
+    transaction_id: folded.row.id,
+    source: 'captured',
+    request: folded.reserved.request,
+    provider_request: folded.reserved.provider_request,
+    missing_fields: [],
   };
 }
 
@@ -110,8 +104,12 @@ const iso = (v: Date | string | null): string | null => (v === null ? null : new
 
 type Row = Selectable<TransactionsTable>;
 
+/**
+ * The view of a `transactions` row, folded or projected. Lists pass the centers' names they read from the
+ * read model; without `names`, the center's name is folded from its stream (a read by id stays consistent).
+ */
 export async function toTransactionView(
-  ctx: Pick<AppContext, 'config' | 'db' | 'now'>,
+  ctx: Pick<AppContext, 'config' | 'now' | 'store' | 'events'>,
   row: Row,
   names?: Map<string, string>,
 ): Promise<TransactionView> {
@@ -121,9 +119,7 @@ export async function toTransactionView(
   const pixDeadline = row.boleto_pix_expires_at === null ? null : new Date(row.boleto_pix_expires_at);
   const boletoPixLive =
     row.status === 'pending' && pixDeadline !== null && ctx.now().getTime() <= pixDeadline.getTime();
-  const ccNames =
-    names ??
-    (row.cost_center_id ? await costCenterNames(ctx, [row.cost_center_id]) : new Map<string, string>());
+  const ccNames = names ?? (await foldedCostCenterName(ctx, row.cost_center_id));
   return {
     id: row.id,
     tenant_id: row.tenant_id,
@@ -169,8 +165,46 @@ export async function toTransactionView(
   };
 }
 
-export function findTransactionRow(db: Kysely<Database>, id: string): Promise<Row | undefined> {
-  return db.selectFrom('transactions').selectAll().where('id', '=', id).executeTakeFirst();
+async function foldedCostCenterName(
+  ctx: Pick<AppContext, 'store' | 'events'>,
+  id: string | null,
+): Promise<Map<string, string>> {
+  const center = id ? await loadCostCenter({ store: ctx.store, registry: ctx.events }, id) : undefined;
+  return center ? new Map([[center.id, center.name]]) : new Map();
+}
+
+export interface FoldedTransaction {
+  /** The row the `transactions` projection holds, or will hold once it has applied the stream. */
+  row: Row;
+  /** The reservation, with the SPEC 2.3 creation snapshot. */
+  reserved: TransactionReservedData;
+}
+
+/**
+ * A charge folded from its stream (DESIGN.md "A command answers from its own fold", "Reads": a GET by id
+ * may fold the stream). Never the read model, which may not have the last append yet in async mode.
+ */
+export async function foldTransaction(
+  ctx: Pick<AppContext, 'store' | 'events'>,
+  id: string,
+): Promise<FoldedTransaction | undefined> {
+  const recorded = await ctx.store.read(transactionStream(id));
+  const first = recorded[0];
+  const last = recorded.at(-1);
+  if (!first || !last) return undefined;
+  const state = fold(
+    transaction,
+    recorded.map((r) => ctx.events.decode(r) as TransactionEvent),
+  );
+  if (state.status === 'none') return undefined;
+  return { row: transactionRowFromState(state, first, last), reserved: state.reserved };
+}
+
+export async function findTransactionRow(
+  ctx: Pick<AppContext, 'store' | 'events'>,
+  id: string,
+): Promise<Row | undefined> {
+  return (await foldTransaction(ctx, id))?.row;
 }
 
 /**
@@ -178,17 +212,28 @@ export function findTransactionRow(db: Kysely<Database>, id: string): Promise<Ro
  * key's mode; anything else, missing included, is `404 not_found`.
  */
 export async function readableTransaction(
-  ctx: Pick<AppContext, 'db' | 'store' | 'events'>,
+  ctx: Pick<AppContext, 'store' | 'events'>,
   principal: { tenantId: string; livemode: boolean },
   id: string,
 ): Promise<Row> {
-  const row = await findTransactionRow(ctx.db, id);
+  return (await readableFoldedTransaction(ctx, principal, id)).row;
+}
+
+/** readableTransaction with the reservation (SPEC 4.5 reads the creation snapshot from it). */
+export async function readableFoldedTransaction(
+  ctx: Pick<AppContext, 'store' | 'events'>,
+  principal: { tenantId: string; livemode: boolean },
+  id: string,
+): Promise<FoldedTransaction> {
+  const folded = await foldTransaction(ctx, id);
+  const row = folded?.row;
   if (
+    !folded ||
     !row ||
     row.livemode !== principal.livemode ||
     !(await isTenantInTree({ store: ctx.store, registry: ctx.events }, principal.tenantId, row.tenant_id))
   ) {
     throw new ApiError('not_found', 'The transaction does not exist.');
   }
-  return row;
+  return folded;
 }

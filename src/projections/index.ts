@@ -35,3 +35,17 @@ export const inlineProjections: readonly Projection[] = [
 export const asyncProjections: readonly Projection[] = [streamCatalog, auditProjection, summaryProjection];
 
 export const allProjections: readonly Projection[] = [...inlineProjections, ...asyncProjections];
+
+/**
+ * Reference data requests read before they decide: authentication and login (tenants and their suspension,
+ * keys, users, sessions) and charge routing (providers, rules). With async projections every request
+ * first waits for these to reach the log's head (src/app.ts `referenceReadsCaughtUp`).
+ */
+export const referenceProjections: readonly Projection[] = [
+  tenantsProjection,
+  apiKeysProjection,
+  usersProjection,
+  sessionsProjection,
+  providersProjection,
+  routingRulesProjection,
+];

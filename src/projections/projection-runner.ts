@@ -77,7 +77,10 @@ export class ProjectionRunner {
   async step(projection: Projection): Promise<number> {
     await this.ensureRestored(projection);
     const from = await readCheckpoint(this.db, projection.name);
-    const batch = await this.store.readAll(from, this.batchSize);
+    const batch = await this.boundedByDependencies(
+      projection,
+      await this.store.readAll(from, this.batchSize),
+    );
     const first = batch[0];
     if (!first) {
       projectionLagSeconds.set({ projection: projection.name }, 0);
@@ -118,6 +121,22 @@ export class ProjectionRunner {
     return batch.length;
   }
 
+  /** The prefix of `batch` that every read model `projection` reads (run by this runner) has applied. */
+  private async boundedByDependencies(
+    projection: Projection,
+    batch: RecordedEvent[],
+  ): Promise<RecordedEvent[]> {
+    const deps = (projection.after ?? []).filter((name) => this.projections.some((p) => p.name === name));
+    if (deps.length === 0 || batch.length === 0) return batch;
+    let bound: Checkpoint | undefined;
+    for (const name of deps) {
+      const at = await readCheckpoint(this.db, name);
+      if (!bound || compareCheckpoints(at, bound) < 0) bound = at;
+    }
+    const limit = bound ?? { ...START };
+    return batch.filter((e) => compareCheckpoints(e.checkpoint, limit) <= 0);
+  }
+
   /**
    * Applies batches until the projection has applied every event committed before the call. Waits while
    * the log is not yet readable (an older transaction still open) or another instance holds the lock.
@@ -133,6 +152,33 @@ export class ProjectionRunner {
       if (n > 0) onProgress?.(n);
     }
     return total;
+  }
+
+  /**
+   * Waits until each of `projections` has applied every event committed before the call, helping the
+   * background loops with batches of its own (the advisory lock keeps a batch applied once). One head and one
+   * checkpoint query when they are already there.
+   */
+  async reachHead(projections: readonly Projection[]): Promise<void> {
+    const target = await this.store.headCheckpoint();
+    const rows = await this.db
+      .selectFrom('projection_checkpoints')
+      .select(['name', 'tx', 'pos'])
+      .where(
+        'name',
+        'in',
+        projections.map((p) => p.name),
+      )
+      .execute();
+    for (const projection of projections) {
+      const row = rows.find((r) => r.name === projection.name);
+      let at: Checkpoint = row ? { tx: Number(row.tx), pos: Number(row.pos) } : { ...START };
+      while (compareCheckpoints(at, target) < 0) {
+        // Not readable yet (an older transaction is open) or another instance holds the lock: poll.
+        if ((await this.step(projection)) === 0) await new Promise((r) => setTimeout(r, 5));
+        at = await readCheckpoint(this.db, projection.name);
+      }
+    }
   }
 
   async catchUpAll(): Promise<void> {

@@ -10,6 +10,11 @@ export interface Projection {
   /** Stable name; also the checkpoint key and the advisory-lock key. */
   readonly name: string;
   readonly eventTypes: readonly string[];
+  /**
+   * Read models this one reads while applying an event. When the runner also runs them (async mode), it
+   * never applies an event they have not applied yet, so the result is the one inline projections give.
+   */
+  readonly after?: readonly string[];
   /** Receives every event, whatever its type (catalogs, fan-out). */
   readonly handlesAll?: boolean;
   handle(event: RecordedEvent, trx: Transaction<Database>): Promise<void>;

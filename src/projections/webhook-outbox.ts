@@ -40,6 +40,8 @@ export function webhookMessageId(eventId: string): string {
 export const webhookOutboxProjection: Projection = {
   name: 'webhook_outbox',
   eventTypes: TRANSACTION_EVENT_TYPES,
+  // A charge's deliveries go to the endpoints registered before its event, in async mode too.
+  after: ['webhook_endpoints'],
 
   async handle(recorded, trx) {
     const event = decodeTransactionEvent(recorded);

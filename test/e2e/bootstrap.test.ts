@@ -11,6 +11,7 @@ import { apiKeyPrincipal } from '../../src/http/auth.ts';
 import { dataEnvelope } from '../../src/http/schemas.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { testProjectionMode } from '../support/http.ts';
 
 const BIN = 'bin/calebe.js';
 const ADMIN = {
@@ -99,6 +100,7 @@ describe('npx calebe bootstrap (issue 4 item 8; SPEC 2.7, 5.2, 5.3)', () => {
       PORT: '0',
       BCRYPT_COST: '4',
       DOCUMENT_SIGNING_SECRET: 'test-document-signing-secret-for-this-suite-0123',
+      PROJECTIONS: testProjectionMode(),
     });
     const gateway: Gateway = await createGateway(config, createLogger('silent'));
     try {

@@ -101,7 +101,7 @@ test('calebe dev seed: a tenant tree, realistic charges, read models equal to th
     }>`select count(*) as n from events where type like 'Transaction.%'`.execute(db.db);
     const audited = await sql<{ n: string; unattributed: string }>`
       select count(*) as n, count(*) filter (where tenant_id is null) as unattributed
-      from audit_log where action like 'Transaction.%'`.execute(db.db);
+      from audit_log where action like 'transaction.%'`.execute(db.db);
     assert.equal(audited.rows[0]?.n, events.rows[0]?.n);
     assert.equal(Number(audited.rows[0]?.unattributed), 0);
     const requests = await sql<{ n: string }>`select count(*) as n from transaction_requests`.execute(db.db);

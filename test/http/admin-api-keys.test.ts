@@ -98,6 +98,7 @@ describe('panel API keys over HTTP (SPEC 2.7, 4, 5.2-5.4, 5.7, 7)', () => {
     assert.equal(d.status, 'issued');
     assert.equal(d.revoked_at, null);
     assert.ok(d.key.startsWith(d.prefix));
+    await app.settle();
     const row = await app.db.db
       .selectFrom('api_keys')
       .selectAll()
@@ -339,6 +340,9 @@ describe('panel API keys over HTTP (SPEC 2.7, 4, 5.2-5.4, 5.7, 7)', () => {
     assert.equal(del.body.data.status, 'revoked');
     assert.ok(del.body.data.revoked_at);
     assert.equal(del.body.data.key, undefined);
+    // Inline: in the append's transaction. Async: authentication catches the read model up itself (the 401
+    // below); settled here to look at it.
+    await app.settle();
     const row = await app.db.db
       .selectFrom('api_keys')
       .select('revoked_at')

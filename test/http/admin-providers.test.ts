@@ -48,6 +48,7 @@ describe('admin providers over HTTP (SPEC 2.7, 4.14, 5.7, 7)', () => {
       .where('stream_id', '=', `provider-${p.id}`)
       .execute();
     assert.ok(!JSON.stringify(events).includes(SECRET));
+    await app.settle();
     const row = await app.gateway.ctx.db
       .selectFrom('providers')
       .selectAll()

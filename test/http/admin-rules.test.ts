@@ -145,8 +145,11 @@ describe('admin routing rules over HTTP (SPEC 2.7, 2.8, 4.14, 5.7, 7)', () => {
       priority: 900,
       max_amount: 500,
     });
-    const resolve = (amount: number) =>
-      resolveProviderFor(db, { tenantId: child.tenantId, method: 'boleto', amount });
+    // Called directly, not behind a request's authentication: settled first in async mode.
+    const resolve = async (amount: number) => {
+      await app.settle();
+      return resolveProviderFor(db, { tenantId: child.tenantId, method: 'boleto', amount });
+    };
     assert.equal((await resolve(10)).ruleId, parentRule.body.data.id, "the parent's rule beats global ones");
     await assert.rejects(resolve(501), { code: 'amount_limit_exceeded' });
     const disabled = await app.request('PATCH', `/admin/providers/${other.body.data.id}`, {

@@ -360,6 +360,7 @@ describe('panel webhook endpoints over HTTP (SPEC 5.7, 6, 7; docs/decisions.md "
       previous_enabled: true,
     });
     assert.equal((last.metadata as { request_id: string }).request_id, res.headers.get('x-request-id'));
+    await app.settle();
     const row = await app.gateway.ctx.db
       .selectFrom('webhook_endpoints')
       .select(['url', 'enabled', 'disabled_reason', 'sequence'])

@@ -424,6 +424,8 @@ describe('resolveCostCenter and costCenterNames (for the charge endpoints; SPEC 
       { costCenterId: record.id, keyTenantId: parent.tenantId, name: 'Billing 2', active: true },
       metadata,
     );
+    // costCenterNames reads the read model (lists): settled first in async mode.
+    await app.settle();
     const map = await costCenterNames(ctx, [record.id, record.id, 'cc_missing']);
     assert.deepEqual([...map], [[record.id, 'Billing 2']]);
     assert.equal((await costCenterNames(ctx, [])).size, 0);

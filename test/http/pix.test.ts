@@ -73,6 +73,7 @@ describe('POST /v1/pix (SPEC 4.1, 1 simulator row, 2.2)', () => {
     assert.equal(res.body.data.livemode, false);
     assert.equal(res.body.data.simulated, true);
     assert.equal(res.body.data.environment, 'sandbox');
+    await app.settle();
     const row = await app.gateway.ctx.db
       .selectFrom('transactions')
       .select('provider_id')

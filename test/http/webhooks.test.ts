@@ -61,6 +61,8 @@ async function createPix(key: SeededKey, overrides: Record<string, unknown> = {}
 let worker: WebhookDeliveryWorker;
 
 async function drainWith(w: WebhookDeliveryWorker): Promise<void> {
+  // Async mode: the outbox is a projection like the others; its deliveries exist once it caught up.
+  await app.settle();
   while ((await w.runOnce()) > 0) {}
 }
 
@@ -339,7 +341,12 @@ describe('webhooks (SPEC 6)', () => {
     const key = await seedTenantAndKey(app.gateway.ctx, { livemode: false });
     await registerEndpoint(key.tenantId, '/pair');
     for (let i = 0; i < 10; i++) await createPix(key, { reference: `pair-${i}` });
-    const other = new WebhookDeliveryWorker(app.gateway.ctx, { intervalMs: 1000, concurrency: 4 });
+    // The same clock as `worker`: leases are compared across workers (earlier tests moved it forward).
+    const other = new WebhookDeliveryWorker(app.gateway.ctx, {
+      intervalMs: 1000,
+      concurrency: 4,
+      now: () => new Date(Math.max(clock, Date.now())),
+    });
     await Promise.all([drain(), drainWith(other)]);
     const ids = at('/pair').map((r) => String(r.headers['webhook-id']));
     assert.equal(ids.length, 20);
@@ -351,6 +358,7 @@ describe('webhooks (SPEC 6)', () => {
     const silent = (await createPix(key)).body.data.id as string;
     await registerEndpoint(key.tenantId, '/agree');
     const id = (await createPix(key)).body.data.id as string;
+    await app.settle();
     const none = await app.gateway.ctx.db
       .selectFrom('webhook_messages')
       .select('id')

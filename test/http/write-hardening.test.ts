@@ -220,6 +220,40 @@ describe('issue 12 item 2: a replay answers the stored result and appends nothin
     assert.equal(again.body.data.boleto_due_date, dateY);
   });
 
+  test('SPEC 4.8: a change applied but never marked completed (crash between the appends) is not applied again', async () => {
+    const id = created(await post(test_.key, '/v1/boleto', randomUUID(), boletoBody()));
+    const [keyA, keyB] = [randomUUID(), randomUUID()];
+    const [dateX, dateY] = [addDays(today(), 11), addDays(today(), 21)];
+    const move = (k: string, due_date: string) =>
+      app.request('PATCH', `/v1/transactions/${id}/boleto`, {
+        headers: { 'x-api-key': test_.key, 'idempotency-key': k },
+        json: { due_date },
+      });
+    // The database refuses the completion marker: the due date is appended, the marker never is.
+    const db = app.gateway.ctx.db;
+    await sql`create function refuse_completion() returns trigger language plpgsql as $$
+      begin raise exception 'completion refused by the test'; end $$`.execute(db);
+    await sql`create trigger refuse_completion before insert on events for each row
+      when (new.type = 'Idempotency.Completed') execute function refuse_completion()`.execute(db);
+    try {
+      const crashed = await move(keyA, dateX);
+      assert.equal(crashed.status, 500, crashed.text);
+      assert.equal(crashed.body.error.code, 'internal_error');
+    } finally {
+      await sql`drop trigger refuse_completion on events`.execute(db);
+      await sql`drop function refuse_completion()`.execute(db);
+    }
+    assert.equal((await move(keyB, dateY)).status, 200);
+    const before = await streamLength(`transaction-${id}`);
+    const calls = providerCalls.dueDate;
+
+    const again = await move(keyA, dateX);
+    replayed(again);
+    assert.equal(again.body.data.boleto_due_date, dateY, 'the newer change stays');
+    assert.equal(await streamLength(`transaction-${id}`), before);
+    assert.equal(providerCalls.dueDate, calls, 'a replay never calls the provider again');
+  });
+
   test('SPEC 4.8: replaying a refund appends no event and keeps the refunded state', async () => {
     const id = created(await post(test_.key, '/v1/pix', randomUUID(), pixBody()));
     const sim = await app.request('POST', `/v1/transactions/${id}/simulate`, {

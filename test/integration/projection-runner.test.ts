@@ -38,6 +38,35 @@ describe('projection runner (DESIGN.md "Projections")', () => {
   });
   afterAll(() => t.drop());
 
+  test('after: never ahead of the read model it reads; reachHead brings a set to the head (issue 12)', async () => {
+    const store = new PostgresEventStore(t.db);
+    await appendMany(store, 2, 3, `after-${randomUUID()}`);
+    const noop = { eventTypes: ['Counter.Incremented'], async handle() {}, async reset() {} };
+    const dep: Projection = { ...noop, name: `dep-${randomUUID()}` };
+    const applied: string[] = [];
+    const dependent: Projection = {
+      ...noop,
+      name: `dependent-${randomUUID()}`,
+      after: [dep.name],
+      async handle(event) {
+        applied.push(event.id);
+      },
+    };
+    const runner = new ProjectionRunner(t.db, store, [dep, dependent], { batchSize: 4 });
+    assert.equal(await runner.step(dependent), 0, 'its dependency has applied nothing yet');
+    assert.deepEqual(await readCheckpoint(t.db, dependent.name), START);
+    assert.equal(await runner.step(dep), 4);
+    assert.ok((await runner.step(dependent)) > 0);
+    assert.deepEqual(await readCheckpoint(t.db, dependent.name), await readCheckpoint(t.db, dep.name));
+    assert.equal(await runner.step(dependent), 0, 'caught up with its dependency, not with the log');
+
+    await runner.reachHead([dep, dependent]);
+    const head = await store.headCheckpoint();
+    assert.deepEqual(await readCheckpoint(t.db, dep.name), head);
+    assert.deepEqual(await readCheckpoint(t.db, dependent.name), head);
+    assert.equal(new Set(applied).size, applied.length, 'each event applied once');
+  });
+
   test('inline: the read model changes in the append transaction; a failing projection appends nothing', async () => {
     await sql`truncate test_totals`.execute(t.db);
     const store = new PostgresEventStore(t.db, [totalsProjection()]);

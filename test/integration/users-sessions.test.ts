@@ -8,6 +8,7 @@ import { type SessionEvent, sessionDecider } from '../../src/aggregates/session.
 import { type UserEvent, userDecider, userEmailStream, userStream } from '../../src/aggregates/user.ts';
 import { createGateway } from '../../src/app.ts';
 import { login, logout } from '../../src/commands/sessions.ts';
+import { createTenant, createTenantType } from '../../src/commands/tenants.ts';
 import {
   bootstrapAdmin,
   changePassword,
@@ -26,6 +27,7 @@ import { newId } from '../../src/ids.ts';
 import { createLogger } from '../../src/logger.ts';
 import { ProjectionRunner } from '../../src/projections/projection-runner.ts';
 import { sessionsProjection } from '../../src/projections/sessions.ts';
+import { tenantsProjection } from '../../src/projections/tenants.ts';
 import { usersProjection } from '../../src/projections/users.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 
@@ -37,41 +39,18 @@ function depsFor(db: Kysely<Database>, store: EventStore, bcryptCost = 4): Ident
 }
 
 /** A root tenant and its child, written straight into the tenants read model (its owner is another module). */
+/**
+ * A root and a child tenant, through the tenant commands: createUser folds the tenant's stream, and the
+ * tenants read model (sessions join it for suspension) is filled inline by this store.
+ */
 async function seedTenantTree(db: Kysely<Database>): Promise<{ root: string; child: string }> {
-  const now = new Date();
-  const typeId = newId('tty');
-  const root = newId('ten');
-  const child = newId('ten');
-  await db
-    .insertInto('tenant_types')
-    .values({ id: typeId, name: `type ${typeId}`, allows_children: true, created_at: now })
-    .execute();
-  await db
-    .insertInto('tenants')
-    .values([
-      {
-        id: root,
-        name: 'Root',
-        type_id: typeId,
-        parent_id: null,
-        ancestor_ids: [root],
-        status: 'active',
-        created_at: now,
-        updated_at: now,
-      },
-      {
-        id: child,
-        name: 'Child',
-        type_id: typeId,
-        parent_id: root,
-        ancestor_ids: [root, child],
-        status: 'active',
-        created_at: now,
-        updated_at: now,
-      },
-    ])
-    .execute();
-  return { root, child };
+  const store = new PostgresEventStore(db, [tenantsProjection]);
+  const deps = { store, registry: createEventRegistry(), now: () => new Date() };
+  const seed = { actor: 'system:test', request_id: 'req_seed' };
+  const { type } = await createTenantType(deps, { name: `type ${newId('tty')}`, allowsChildren: true }, seed);
+  const root = await createTenant(deps, { name: 'Root', typeId: type.id, parentId: null }, seed);
+  const child = await createTenant(deps, { name: 'Child', typeId: type.id, parentId: root.id }, seed);
+  return { root: root.id, child: child.id };
 }
 
 /** The event store, except that the first append to a matching stream dies as a crashed process would. */

@@ -33,6 +33,11 @@ export interface TestApp {
   baseUrl: string;
   /** Every log line the gateway wrote, raw. */
   logs: string[];
+  /**
+   * Waits until every projection has applied every event committed so far (TEST_PROJECTIONS=async runs
+   * them all by catch-up): call it before reading a list, summary or audit right after a write. Never sleep.
+   */
+  settle(): Promise<void>;
   /** A request over a real socket; the response is checked against /openapi.json before it is returned. */
   request(method: string, path: string, opts?: RequestOptions): Promise<TestResponse>;
   close(): Promise<void>;
@@ -42,6 +47,11 @@ export interface TestApp {
  * The gateway over a real socket on a fresh PostgreSQL database (DESIGN.md test/http). `setup` runs after
  * the gateway is built and before it listens (tests can register extra routes there).
  */
+/** The projection mode under test: `TEST_PROJECTIONS=async` runs the suites as under EventStoreDB. */
+export function testProjectionMode(): 'inline' | 'async' {
+  return process.env.TEST_PROJECTIONS === 'async' ? 'async' : 'inline';
+}
+
 export async function startTestApp(
   env: Record<string, string> = {},
   setup?: (gateway: Gateway) => void | Promise<void>,
@@ -62,6 +72,7 @@ export async function startTestApp(
     DOCUMENT_SIGNING_SECRET: 'test-harness-document-signing-secret-0123456789',
     // Suites check many bad credentials from 127.0.0.1; the failed-authentication limit has its own test.
     AUTH_FAILURES_PER_MINUTE: '1000000',
+    PROJECTIONS: testProjectionMode(),
     ...env,
   });
   const gateway = await createGateway(config, createLogger('info', sink));
@@ -70,12 +81,16 @@ export async function startTestApp(
   const { port } = gateway.http.server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;
   const validate = await openApiValidator(baseUrl);
+  // As a deployed instance (role all) does: read models follow the log in the background.
+  if (config.PROJECTIONS === 'async') gateway.runner.start();
+  const settle = () => gateway.runner.reachHead(gateway.runner.projections);
 
   return {
     gateway,
     db,
     baseUrl,
     logs,
+    settle,
     async request(method, path, opts = {}) {
       const headers: Record<string, string> = { ...opts.headers };
       let body: string | Blob | undefined;

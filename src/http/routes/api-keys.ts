@@ -2,7 +2,13 @@ import { z } from 'zod';
 import { type AccessProfile, type Role, SCOPES, type Scope } from '../../aggregates/access.ts';
 import { apiKey } from '../../aggregates/api-key.ts';
 import { isDomainError } from '../../aggregates/decider.ts';
-import { type ApiKeyRecord, issueApiKey, loadApiKey, revokeApiKey } from '../../commands/api-keys.ts';
+import {
+  type ApiKeyRecord,
+  apiKeyStream,
+  issueApiKey,
+  loadApiKey,
+  revokeApiKey,
+} from '../../commands/api-keys.ts';
 import type { CommandDeps } from '../../commands/command-handler.ts';
 import { claimIdempotencyKey } from '../../commands/idempotency.ts';
 import { API_KEY_PREFIX } from '../../crypto/secrets.ts';
@@ -93,13 +99,14 @@ const claimPayload = z.object({
 
 const iso = (t: Date | string) => new Date(t).toISOString();
 
-/** The record with its times from the read model (inline under PostgreSQL; async under EventStoreDB). */
+/**
+ * The record with its times from the key's own stream, as the api_keys projection records them (the events'
+ * recorded times): DESIGN.md "A command answers from its own fold", the read model may trail in async mode.
+ */
 async function viewOf(ctx: AppContext, record: ApiKeyRecord): Promise<ApiKeyView> {
-  const row = await ctx.db
-    .selectFrom('api_keys')
-    .select(['created_at', 'revoked_at'])
-    .where('id', '=', record.id)
-    .executeTakeFirst();
+  const recorded = await ctx.store.read(apiKeyStream(record.id));
+  const issued = recorded.find((r) => r.type === 'ApiKey.Issued');
+  const revoked = recorded.find((r) => r.type === 'ApiKey.Revoked');
   return {
     id: record.id,
     tenant_id: record.tenant_id,
@@ -109,8 +116,8 @@ async function viewOf(ctx: AppContext, record: ApiKeyRecord): Promise<ApiKeyView
     access_profile: record.access_profile,
     prefix: record.prefix,
     status: record.status,
-    created_at: iso(row?.created_at ?? ctx.now()),
-    revoked_at: row?.revoked_at ? iso(row.revoked_at) : record.status === 'revoked' ? iso(ctx.now()) : null,
+    created_at: iso(issued?.recordedAt ?? ctx.now()),
+    revoked_at: revoked ? iso(revoked.recordedAt) : null,
   };
 }
 

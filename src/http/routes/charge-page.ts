@@ -13,7 +13,7 @@ import { documentSigningSecret } from '../../charge-page/signing-secret.ts';
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import type { HttpServer } from '../server.ts';
-import { findTransactionRow, type TransactionView, toTransactionView } from '../transaction-dto.ts';
+import { foldTransaction, type TransactionView, toTransactionView } from '../transaction-dto.ts';
 
 /**
  * Path parameters as strings of any shape: a malformed id or signature is the same `404 not_found` as a
@@ -90,14 +90,22 @@ export function registerChargePageRoutes(app: HttpServer, ctx: AppContext): void
     return row?.name ?? null;
   }
 
-  /** The transaction the link names, or 404. */
-  async function linkedTransaction(id: string, signature: string): Promise<TransactionView> {
+  /** The transaction the link names, with its creation request (SPEC 2.3), folded from its stream; or 404. */
+  async function linkedCharge(
+    id: string,
+    signature: string,
+  ): Promise<{ view: TransactionView; request: unknown }> {
     const secret = await documentSigningSecret(ctx.config);
     if (!verifyDocumentSignature(secret, id, signature)) throw notFound();
-    const row = await findTransactionRow(ctx.db, id);
-    if (!row) throw notFound();
+    const folded = await foldTransaction(ctx, id);
+    if (!folded) throw notFound();
     // The cost center is not shown: no name lookup.
-    return toTransactionView(ctx, row, new Map());
+    return { view: await toTransactionView(ctx, folded.row, new Map()), request: folded.reserved.request };
+  }
+
+  /** The transaction the link names, or 404. */
+  async function linkedTransaction(id: string, signature: string): Promise<TransactionView> {
+    return (await linkedCharge(id, signature)).view;
   }
 
   app.get(
@@ -124,37 +132,23 @@ export function registerChargePageRoutes(app: HttpServer, ctx: AppContext): void
           },
         },
       },
+      // Every 404 of this route, the edge's NUL refusal included, is the payer's page; the rest goes up to
+      // the server's handler.
+      errorHandler(error, _request, reply) {
+        if (!(error instanceof ApiError && error.code === 'not_found')) throw error;
+        secureHeaders(reply);
+        return notFoundPage(reply);
+      },
     },
     async (request, reply) => {
       secureHeaders(reply);
-      let transaction: TransactionView;
-      try {
-        transaction = await linkedTransaction(request.params.id, request.params.signature);
-      } catch (error) {
-        if (error instanceof ApiError && error.code === 'not_found') return notFoundPage(reply);
-        throw error;
-      }
+      const transaction = await linkedTransaction(request.params.id, request.params.signature);
       const view = chargePageView(transaction, await merchantName(transaction.tenant_id));
       const html = await renderChargePage(view, { now: ctx.now() });
       reply.header('content-security-policy', CHARGE_PAGE_CSP);
       return reply.type('text/html; charset=utf-8').send(html);
     },
   );
-
-  /** The creation request (SPEC 2.3), where the payer's name and document are; null if none is stored. */
-  async function creationRequest(transactionId: string): Promise<unknown> {
-    const row = await ctx.db
-      .selectFrom('transaction_requests')
-      .select('request')
-      .where('transaction_id', '=', transactionId)
-      .executeTakeFirst();
-    if (typeof row?.request !== 'string') return row?.request ?? null;
-    try {
-      return JSON.parse(row.request);
-    } catch {
-      return null;
-    }
-  }
 
   app.get(
     '/cobranca/:id/:signature/boleto.pdf',
@@ -191,18 +185,15 @@ export function registerChargePageRoutes(app: HttpServer, ctx: AppContext): void
     },
     async (request, reply) => {
       secureHeaders(reply);
-      let transaction: TransactionView;
+      let charge: { view: TransactionView; request: unknown };
       try {
-        transaction = await linkedTransaction(request.params.id, request.params.signature);
+        charge = await linkedCharge(request.params.id, request.params.signature);
       } catch (error) {
         if (error instanceof ApiError && error.code === 'not_found') return notFoundPage(reply);
         throw error;
       }
-      const input = boletoPdfInput(
-        transaction,
-        await creationRequest(transaction.id),
-        await merchantName(transaction.tenant_id),
-      );
+      const transaction = charge.view;
+      const input = boletoPdfInput(transaction, charge.request, await merchantName(transaction.tenant_id));
       // No boleto numbers (a Pix, the simulator's boleto, an issuance not finished): nothing is made up.
       if (!input) return notFoundPage(reply);
       const pdf = await renderBoletoPdf(input);

@@ -13,6 +13,7 @@ import { JsonDecimal } from '../strict-json.ts';
 import { utf8Bytes, utf8Text } from '../text.ts';
 import {
   findTransactionRow,
+  readableFoldedTransaction,
   readableTransaction,
   toTransactionView,
   transactionRequestData,
@@ -224,8 +225,9 @@ export function registerChargeRoutes(app: HttpServer, ctx: AppContext): void {
       }
       throw error;
     }
-    const row = await findTransactionRow(ctx.db, outcome.transactionId);
-    if (!row) throw new Error(`transaction ${outcome.transactionId} missing from the read model`);
+    // DESIGN.md "A command answers from its own fold": in async mode the read model may not have it yet.
+    const row = await findTransactionRow(ctx, outcome.transactionId);
+    if (!row) throw new Error(`transaction ${outcome.transactionId} missing from its stream`);
     const view = await toTransactionView(ctx, row);
     if (outcome.kind === 'replayed') {
       const status: 200 | 202 = view.status === 'processing' ? 202 : 200;
@@ -345,8 +347,8 @@ export function registerChargeRoutes(app: HttpServer, ctx: AppContext): void {
       },
     },
     async (request) => {
-      const row = await readableTransaction(ctx, apiKeyPrincipal(request), request.params.id);
-      return { data: await transactionRequestData(ctx.db, row.id) };
+      const folded = await readableFoldedTransaction(ctx, apiKeyPrincipal(request), request.params.id);
+      return { data: transactionRequestData(folded) };
     },
   );
 }

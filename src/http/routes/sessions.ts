@@ -51,6 +51,8 @@ export function registerSessionRoutes(app: HttpServer, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
+      // Async projections: a user created or suspended before this request counts at once.
+      await ctx.referenceReadsCaughtUp?.();
       const result = await login(deps, request.body, eventMetadata(request));
       return reply.code(201).send({ data: result });
     },

@@ -93,8 +93,8 @@ export function registerTransactionActionRoutes(app: HttpServer, ctx: AppContext
   };
 
   const currentView = async (id: string): Promise<TransactionView> => {
-    const row = await findTransactionRow(ctx.db, id);
-    if (!row) throw new Error(`transaction ${id} missing from the read model`);
+    const row = await findTransactionRow(ctx, id);
+    if (!row) throw new Error(`transaction ${id} missing from its stream`);
     return toTransactionView(ctx, row);
   };
 
@@ -151,7 +151,7 @@ export function registerTransactionActionRoutes(app: HttpServer, ctx: AppContext
     },
     async (request) => {
       const principal = sessionPrincipal(request);
-      const row = await findTransactionRow(ctx.db, request.params.id);
+      const row = await findTransactionRow(ctx, request.params.id);
       if (!row) throw new ApiError('not_found', 'The transaction does not exist.');
       await requireTenantInTree(ctx.db, principal, row.tenant_id);
       return simulate(request, row, request.body.status);

@@ -6,7 +6,7 @@ import type { AppContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
 import { dataEnvelope, errorResponses, idParams } from '../schemas.ts';
 import type { HttpServer } from '../server.ts';
-import { findTransactionRow, transactionRequestData, transactionRequestView } from '../transaction-dto.ts';
+import { foldTransaction, transactionRequestData, transactionRequestView } from '../transaction-dto.ts';
 
 const transactionEvent = z
   .object({
@@ -98,10 +98,10 @@ export function registerTransactionEventRoutes(app: HttpServer, ctx: AppContext)
       },
     },
     async (request) => {
-      const row = await findTransactionRow(ctx.db, request.params.id);
-      if (!row) throw new ApiError('not_found', 'The transaction does not exist.');
-      await requireTenantInTree(ctx.db, sessionPrincipal(request), row.tenant_id);
-      return { data: await transactionRequestData(ctx.db, row.id) };
+      const folded = await foldTransaction(ctx, request.params.id);
+      if (!folded) throw new ApiError('not_found', 'The transaction does not exist.');
+      await requireTenantInTree(ctx.db, sessionPrincipal(request), folded.row.tenant_id);
+      return { data: transactionRequestData(folded) };
     },
   );
 }
