@@ -173,5 +173,6 @@ describe('README.md', () => {
     assert.match(out, /1 transaction streams checked, 0 differences/);
     assert.match(out, /SIMULADO — não pagável/);
     assert.match(out, /"status":"refunded"/);
-  });
+    // Every block in one test, several CLI processes among them: more than the lanes' default on 2 busy cores.
+  }, 600_000);
 });
