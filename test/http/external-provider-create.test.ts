@@ -1,16 +1,19 @@
 import assert from 'node:assert/strict';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { isValidPixPayload } from '@brazilian-utils/brazilian-utils';
 import { afterAll, beforeAll, beforeEach, describe, test } from 'vitest';
-import { SCOPES } from '../../src/aggregates/access.ts';
-import { issueApiKey } from '../../src/commands/api-keys.ts';
 import type { Fault } from '../../src/providers/emulator/faults.ts';
-import { type ProviderEmulator, startProviderEmulator } from '../../src/providers/emulator/server.ts';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, assertError, bearer, logIn, startAdminApp } from '../support/admin.ts';
-import { boletoBody, pixBody } from '../support/charges.ts';
-import { type EmulatorControl, emulatorControl } from '../support/emulator-control.ts';
-import { commandDeps, type SeededKey, seedTenantAndKey } from '../support/fixtures.ts';
-import type { TestApp, TestResponse } from '../support/http.ts';
+import { assertError } from '../support/admin.ts';
+import {
+  CHARGE_CASES,
+  type ChargeCase,
+  chargeRequest,
+  type ExternalProviderWorld,
+  keyOf as keyOfWorld,
+  startExternalProviderWorld,
+  transactionIdOf,
+} from '../support/external-provider.ts';
+import type { TestResponse } from '../support/http.ts';
 
 /**
  * Issue 13, first slice: charge creation through the provider port, against the provider emulator on a real
@@ -18,127 +21,30 @@ import type { TestApp, TestResponse } from '../support/http.ts';
  * 2.3 (provider_request), 3.1 (outcomes), 4.1, 4.2, 4.4, 5.8 and 7.
  */
 
-const CREDENTIALS_KEY = randomBytes(32).toString('base64');
-// Small enough that the no-answer fault ends in a few seconds, large enough for a loaded CI machine.
-const PROVIDER_TIMEOUT_MS = 3000;
 /** A raw provider text holding personal data (a CPF and an e-mail): it must never leave the adapter. */
 const RAW_TEXT = 'Erro no pagador CPF 123.456.789-09 fulano.secreto@example.com';
 const RAW_PIECES = ['123.456.789-09', 'fulano.secreto@example.com', 'Erro no pagador'];
 
-let app: TestApp;
-let emulator: ProviderEmulator;
-let control: EmulatorControl;
-let admin: Record<string, string>;
-/** Live keys of a tenant routed to the production provider, and of one routed to the sandbox provider. */
-let production: SeededKey;
-let sandbox: SeededKey;
-/** A test key of the production tenant (SPEC 5.2), and a live key of an unrelated tenant. */
-let productionTestKey: string;
-let stranger: SeededKey;
-
-const metadata = { actor: 'system:test', request_id: 'req_test' };
-
-async function externalProvider(environment: 'sandbox' | 'production', apiKey: string): Promise<string> {
-  const res = await app.request('POST', '/admin/providers', {
-    headers: admin,
-    json: {
-      name: `Safe2Pay ${environment}`,
-      kind: 'external',
-      environment,
-      enabled_methods: ['pix', 'boleto'],
-      credentials: { api_key: apiKey },
-      payment_host: emulator.paymentUrl,
-      api_host: emulator.apiUrl,
-    },
-  });
-  assert.equal(res.status, 201, res.text);
-  // Item 1: the hosts are configuration of the record, answered back; the key never is.
-  assert.equal(res.body.data.payment_host, emulator.paymentUrl);
-  assert.equal(res.body.data.api_host, emulator.apiUrl);
-  assert.ok(!res.text.includes(apiKey));
-  return res.body.data.id;
-}
-
-async function rules(tenantId: string, providerId: string): Promise<void> {
-  for (const method of ['pix', 'boleto']) {
-    const res = await app.request('POST', '/admin/rules', {
-      headers: admin,
-      json: { method, tenant_id: tenantId, provider_id: providerId, priority: 1 },
-    });
-    assert.equal(res.status, 201, res.text);
-  }
-}
+let world: ExternalProviderWorld;
 
 beforeAll(async () => {
-  emulator = await startProviderEmulator({ port: 0, host: '127.0.0.1' });
-  control = emulatorControl(emulator.url);
-  app = await startAdminApp({
-    CREDENTIALS_ENCRYPTION_KEY: CREDENTIALS_KEY,
-    ALLOW_LIVE_PAYMENTS: 'true',
-    ALLOW_UNSCOPED_LIVE_PAYMENTS: 'true',
-    PROVIDER_TIMEOUT_MS: String(PROVIDER_TIMEOUT_MS),
-  });
-  admin = bearer(await logIn(app, ADMIN_EMAIL, ADMIN_PASSWORD));
-  const ctx = app.gateway.ctx;
-  production = await seedTenantAndKey(ctx, { livemode: true });
-  sandbox = await seedTenantAndKey(ctx, { livemode: true });
-  stranger = await seedTenantAndKey(ctx, { livemode: true });
-  productionTestKey = (
-    await issueApiKey(
-      commandDeps(ctx),
-      {
-        tenantId: production.tenantId,
-        livemode: false,
-        name: 'test key',
-        scopes: SCOPES,
-        accessProfile: 'standard',
-        createdBy: 'system:test',
-      },
-      metadata,
-    )
-  ).key;
-  await rules(production.tenantId, await externalProvider('production', 'emu-production-key'));
-  await rules(sandbox.tenantId, await externalProvider('sandbox', 'emu-sandbox-key'));
+  world = await startExternalProviderWorld();
 });
 afterAll(async () => {
-  await app?.close();
-  await emulator?.close();
+  await world?.close();
 });
 beforeEach(async () => {
-  await control.reset();
+  await world.control.reset();
 });
 
-type Case = { name: string; method: 'pix' | 'boleto'; environment: 'sandbox' | 'production' };
-const CASES: Case[] = [
-  { name: 'Pix (production)', method: 'pix', environment: 'production' },
-  { name: 'boleto (production)', method: 'boleto', environment: 'production' },
-  { name: 'boleto (sandbox)', method: 'boleto', environment: 'sandbox' },
-];
-
-function keyOf(c: Case): string {
-  return (c.environment === 'production' ? production : sandbox).key;
-}
-
-/** A charge with a reference of its own; the provider sees the transaction id as its reference. */
-function create(c: Case, key = keyOf(c), idempotencyKey = randomUUID()) {
-  const reference = `order-${randomUUID()}`;
-  const body = c.method === 'pix' ? pixBody({ reference }) : boletoBody({}, { reference });
-  const send = () =>
-    app.request('POST', `/v1/${c.method}`, {
-      headers: { 'x-api-key': key, 'idempotency-key': idempotencyKey },
-      json: body,
-    });
-  return { send };
-}
-
-function transactionIdOf(res: TestResponse): string {
-  const id = res.body.data?.id ?? res.body.error?.transaction_id;
-  assert.match(String(id), /^txn_/, res.text);
-  return id;
-}
+type Case = ChargeCase;
+const CASES = CHARGE_CASES;
+const keyOf = (c: Case) => keyOfWorld(world, c);
+const create = (c: Case, key?: string, idempotencyKey?: string) =>
+  chargeRequest(world, c, key, idempotencyKey);
 
 async function creationCalls(transactionId: string) {
-  return control.calls({ reference: transactionId, operation: 'create' });
+  return world.control.calls({ reference: transactionId, operation: 'create' });
 }
 
 /** SPEC 2.3: the stored provider_request is exactly the body the provider received. */
@@ -148,7 +54,7 @@ async function assertSentBodyIsStored(c: Case, transactionId: string) {
   const call = calls[0];
   assert.ok(call);
   assert.equal(call.environment, c.environment);
-  const stored = await app.request('GET', `/v1/transactions/${transactionId}/request`, {
+  const stored = await world.app.request('GET', `/v1/transactions/${transactionId}/request`, {
     headers: { 'x-api-key': keyOf(c) },
   });
   assert.equal(stored.status, 200, stored.text);
@@ -176,9 +82,9 @@ async function assertReplay(
 
 /** SPEC 4.4, 7: another tenant, or the other mode of the same tenant, reads 404. */
 async function assertHiddenFromOthers(transactionId: string): Promise<void> {
-  for (const key of [stranger.key, productionTestKey]) {
+  for (const key of [world.stranger.key, world.productionTestKey]) {
     for (const path of [`/v1/transactions/${transactionId}`, `/v1/transactions/${transactionId}/request`]) {
-      assertError(await app.request('GET', path, { headers: { 'x-api-key': key } }), 404, 'not_found');
+      assertError(await world.app.request('GET', path, { headers: { 'x-api-key': key } }), 404, 'not_found');
     }
   }
 }
@@ -203,7 +109,7 @@ describe.each(CASES)('SPEC 3.1 creation at the external provider: $name', (c) =>
     assert.equal(data.failure_code, null);
     assert.equal(data.provider_error_code, null);
     // The external id is the provider's own id of the charge it holds under our reference.
-    const held = await control.charges(id);
+    const held = await world.control.charges(id);
     assert.equal(held.length, 1);
     assert.equal(data.provider_reference, String(held[0]?.id));
     if (c.method === 'pix') {
@@ -229,14 +135,16 @@ describe.each(CASES)('SPEC 3.1 creation at the external provider: $name', (c) =>
     }
     await assertSentBodyIsStored(c, id);
     await assertReplay(send, id, 'pending');
-    const read = await app.request('GET', `/v1/transactions/${id}`, { headers: { 'x-api-key': keyOf(c) } });
+    const read = await world.app.request('GET', `/v1/transactions/${id}`, {
+      headers: { 'x-api-key': keyOf(c) },
+    });
     assert.equal(read.status, 200);
     assert.deepEqual({ ...read.body.data, updated_at: null }, { ...data, updated_at: null });
     await assertHiddenFromOthers(id);
   });
 
   test('refused (HasError on HTTP 200 with a code): 502 provider_rejected with the direct diagnostics, never the raw text; failed kept; replay 200', async () => {
-    await control.fault({
+    await world.control.fault({
       operation: 'create',
       fault: { type: 'has_error', code: '4117', message: RAW_TEXT },
     });
@@ -251,7 +159,9 @@ describe.each(CASES)('SPEC 3.1 creation at the external provider: $name', (c) =>
     assert.ok(error.provider_error_message.length <= 400);
     assert.equal('metadata' in error, false);
 
-    const read = await app.request('GET', `/v1/transactions/${id}`, { headers: { 'x-api-key': keyOf(c) } });
+    const read = await world.app.request('GET', `/v1/transactions/${id}`, {
+      headers: { 'x-api-key': keyOf(c) },
+    });
     assert.equal(read.status, 200);
     assert.equal(read.body.data.status, 'failed');
     assert.equal(read.body.data.failure_code, 'provider_rejected');
@@ -263,8 +173,8 @@ describe.each(CASES)('SPEC 3.1 creation at the external provider: $name', (c) =>
     await assertReplay(send, id, 'failed');
 
     // SPEC 2.2 rule 3: the provider's text is in no response, event or log line.
-    const events = await app.gateway.ctx.db.selectFrom('events').select(['data', 'metadata']).execute();
-    const haystacks = [res.text, read.text, JSON.stringify(events), app.logs.join('\n')];
+    const events = await world.app.gateway.ctx.db.selectFrom('events').select(['data', 'metadata']).execute();
+    const haystacks = [res.text, read.text, JSON.stringify(events), world.app.logs.join('\n')];
     for (const piece of RAW_PIECES) {
       for (const hay of haystacks) assert.ok(!hay.includes(piece), `raw provider text leaked: ${piece}`);
     }
@@ -279,7 +189,7 @@ describe.each(CASES)('SPEC 3.1 creation at the external provider: $name', (c) =>
   test.each(uncertain)(
     'uncertain ($name): 202 unknown without artifacts; replay 200 without a call',
     async (u) => {
-      await control.fault({ operation: 'create', fault: u.fault });
+      await world.control.fault({ operation: 'create', fault: u.fault });
       const { send } = create(c);
       const res = await send();
       assert.equal(res.status, 202, res.text);
@@ -305,16 +215,16 @@ describe('SPEC 1 modes and SPEC 5.8 controls at creation', () => {
     const key = randomUUID();
     const res = await create(
       { name: 'pix sandbox', method: 'pix', environment: 'sandbox' },
-      sandbox.key,
+      world.sandbox.key,
       key,
     ).send();
     assertError(res, 422, 'provider_pix_sandbox_unsupported');
     assert.equal(res.body.error.transaction_id, undefined);
-    assert.deepEqual(await control.calls({ operation: 'create' }), []);
+    assert.deepEqual(await world.control.calls({ operation: 'create' }), []);
     // Nothing was claimed: the same key serves a boleto afterwards.
     const boleto = await create(
       { name: 'boleto', method: 'boleto', environment: 'sandbox' },
-      sandbox.key,
+      world.sandbox.key,
       key,
     ).send();
     assert.equal(boleto.status, 201, boleto.text);
@@ -323,21 +233,21 @@ describe('SPEC 1 modes and SPEC 5.8 controls at creation', () => {
   test('a test key of a tenant routed to the production provider is served by the simulator: nothing reaches the provider', async () => {
     const res = await create(
       { name: 'test key', method: 'pix', environment: 'production' },
-      productionTestKey,
+      world.productionTestKey,
     ).send();
     assert.equal(res.status, 201, res.text);
     assert.equal(res.body.data.simulated, true);
     assert.equal(res.body.data.livemode, false);
-    assert.deepEqual(await control.calls(), []);
-    const request = await app.request('GET', `/v1/transactions/${res.body.data.id}/request`, {
-      headers: { 'x-api-key': productionTestKey },
+    assert.deepEqual(await world.control.calls(), []);
+    const request = await world.app.request('GET', `/v1/transactions/${res.body.data.id}/request`, {
+      headers: { 'x-api-key': world.productionTestKey },
     });
     assert.equal(request.body.data.provider_request, null);
   });
 
   test('production off (allow_live_payments false): 403 live_payments_disabled, no call; the boleto sandbox does not consult it', async () => {
-    const off = await app.request('PATCH', '/admin/settings/payments', {
-      headers: admin,
+    const off = await world.app.request('PATCH', '/admin/settings/payments', {
+      headers: world.admin,
       json: { allow_live_payments: false },
     });
     assert.equal(off.status, 200, off.text);
@@ -346,12 +256,12 @@ describe('SPEC 1 modes and SPEC 5.8 controls at creation', () => {
         const res = await create({ name: method, method, environment: 'production' }).send();
         assertError(res, 403, 'live_payments_disabled');
       }
-      assert.deepEqual(await control.calls(), []);
+      assert.deepEqual(await world.control.calls(), []);
       const sandboxBoleto = await create({ name: 'boleto', method: 'boleto', environment: 'sandbox' }).send();
       assert.equal(sandboxBoleto.status, 201, sandboxBoleto.text);
     } finally {
-      const on = await app.request('PATCH', '/admin/settings/payments', {
-        headers: admin,
+      const on = await world.app.request('PATCH', '/admin/settings/payments', {
+        headers: world.admin,
         json: { allow_live_payments: true },
       });
       assert.equal(on.status, 200, on.text);
