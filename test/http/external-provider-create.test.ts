@@ -13,6 +13,7 @@ import {
   startExternalProviderWorld,
   transactionIdOf,
 } from '../support/external-provider.ts';
+import { seedTenantAndKey } from '../support/fixtures.ts';
 import type { TestResponse } from '../support/http.ts';
 
 /**
@@ -266,5 +267,53 @@ describe('SPEC 1 modes and SPEC 5.8 controls at creation', () => {
       });
       assert.equal(on.status, 200, on.text);
     }
+  });
+});
+
+describe('issue 13: the provider record decides what can be sent', () => {
+  test('no credentials: 422 provider_not_configured before reservation; a key the provider refuses: 502 provider_rejected (HTTP 401)', async () => {
+    const { app, admin, emulator } = world;
+    const created = await app.request('POST', '/admin/providers', {
+      headers: admin,
+      json: {
+        name: 'Safe2Pay without key',
+        kind: 'external',
+        environment: 'sandbox',
+        enabled_methods: ['boleto'],
+        payment_host: emulator.paymentUrl,
+        api_host: emulator.apiUrl,
+      },
+    });
+    assert.equal(created.status, 201, created.text);
+    const providerId = created.body.data.id;
+    const tenant = await seedTenantAndKey(app.gateway.ctx, { livemode: true });
+    const rule = await app.request('POST', '/admin/rules', {
+      headers: admin,
+      json: { method: 'boleto', tenant_id: tenant.tenantId, provider_id: providerId, priority: 1 },
+    });
+    assert.equal(rule.status, 201, rule.text);
+    const boleto = { name: 'boleto', method: 'boleto' as const, environment: 'sandbox' as const };
+    const idempotencyKey = randomUUID();
+    const missing = await create(boleto, tenant.key, idempotencyKey).send();
+    assertError(missing, 422, 'provider_not_configured');
+    assert.equal(missing.body.error.transaction_id, undefined);
+    assert.deepEqual(await world.control.calls(), []);
+
+    const patched = await app.request('PATCH', `/admin/providers/${providerId}`, {
+      headers: admin,
+      json: { credentials: { api_key: 'a-key-the-provider-does-not-know' } },
+    });
+    assert.equal(patched.status, 200, patched.text);
+    // The same Idempotency-Key: the refused attempt above claimed nothing.
+    const refused = await create(boleto, tenant.key, idempotencyKey).send();
+    assertError(refused, 502, 'provider_rejected');
+    assert.equal(refused.body.error.provider_http_status, 401);
+    transactionIdOf(refused);
+    // One call, refused at the door (the emulator does not read the body of an unknown key).
+    const calls = await world.control.calls();
+    assert.deepEqual(
+      calls.map((c) => c.httpStatus),
+      [401],
+    );
   });
 });
