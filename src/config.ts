@@ -111,6 +111,11 @@ const schema = z
      * marked `unknown` by the reconciler (never charged again). Keep it above the provider call timeout.
      */
     RECONCILE_AFTER_SECONDS: z.coerce.number().int().min(30).max(86_400).default(120),
+    /**
+     * Issue 13, SPEC 3.1: how long one call to the external provider may take (connect, request, answer)
+     * before it is aborted and the outcome is `unknown`. Keep it below RECONCILE_AFTER_SECONDS.
+     */
+    PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(1).max(120_000).default(20_000),
     /** How often the reconciler looks for such charges. */
     RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
     /** SPEC 5: the first super_admin, created on start while no user exists. Both or neither. */

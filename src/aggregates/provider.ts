@@ -17,6 +17,8 @@ export const PROVIDER_ENVIRONMENTS = ['sandbox', 'production'] as const;
 
 const providerId = z.string().startsWith('prv_');
 const methods = z.array(z.enum(PAYMENT_METHODS));
+/** An external provider's base URL; absent or null means the adapter's default (the real host). */
+const host = z.string().nullable().optional();
 
 const createdData = z.strictObject({
   provider_id: providerId,
@@ -27,6 +29,9 @@ const createdData = z.strictObject({
   is_marketplace: z.boolean(),
   /** AES-256-GCM ciphertext bound to provider_id, or null. */
   credentials_ciphertext: z.string().nullable(),
+  /** Issue 13: Safe2Pay hosts of an external provider; absent in events written before them (defaults). */
+  payment_host: host,
+  api_host: host,
 });
 /** Only the fields that changed. */
 const updatedData = z.strictObject({
@@ -35,6 +40,8 @@ const updatedData = z.strictObject({
   enabled: z.boolean().optional(),
   enabled_methods: methods.optional(),
   credentials_ciphertext: z.string().nullable().optional(),
+  payment_host: host,
+  api_host: host,
 });
 
 export const providerEvents = [
@@ -60,6 +67,9 @@ export type ProviderState =
       readonly isMarketplace: boolean;
       readonly enabled: boolean;
       readonly credentialsCiphertext: string | null;
+      /** null: the adapter's default host. */
+      readonly paymentHost: string | null;
+      readonly apiHost: string | null;
     };
 
 export interface CreateProvider {
@@ -71,6 +81,8 @@ export interface CreateProvider {
   readonly enabledMethods: readonly PaymentMethod[];
   readonly isMarketplace: boolean;
   readonly credentialsCiphertext: string | null;
+  readonly paymentHost?: string | null | undefined;
+  readonly apiHost?: string | null | undefined;
 }
 export interface UpdateProvider {
   readonly kind: 'update';
@@ -79,6 +91,9 @@ export interface UpdateProvider {
   readonly enabledMethods?: readonly PaymentMethod[] | undefined;
   /** A new sealed secret; absent keeps the stored one. */
   readonly credentialsCiphertext?: string | undefined;
+  /** A new host; null returns to the default; absent keeps the stored one. */
+  readonly paymentHost?: string | null | undefined;
+  readonly apiHost?: string | null | undefined;
 }
 export type ProviderCommand = CreateProvider | UpdateProvider;
 
@@ -89,8 +104,8 @@ export type ProviderCommand = CreateProvider | UpdateProvider;
  *   active  | same facts: no-op; else 409     | Provider.Updated -> active (changed fields only;
  *           |                                 | nothing changed: no event)
  *
- * (*) refused with 422 validation_error for an invalid name, a duplicated method (SPEC 2.7) or a simulator
- * outside the sandbox (SPEC 1).
+ * (*) refused with 422 validation_error for an invalid name, a duplicated method (SPEC 2.7), a simulator
+ * outside the sandbox (SPEC 1) or a simulator given provider hosts (create and update).
  */
 export const providerTransitions: TransitionTable<'active', ProviderCommand['kind'], ProviderEvent['type']> =
   {
@@ -117,6 +132,20 @@ function checkName(name: string | undefined): DomainError | undefined {
   return undefined;
 }
 
+/** Hosts belong to the external provider only (the simulator makes no call). */
+function checkHosts(
+  kind: ProviderCreatedData['kind'],
+  command: { paymentHost?: string | null | undefined; apiHost?: string | null | undefined },
+): DomainError | undefined {
+  const given = [command.paymentHost, command.apiHost].some((h) => h !== undefined && h !== null);
+  if (kind === 'simulator' && given) {
+    return new DomainError('validation_error', 'The simulator has no provider hosts.', {
+      param: command.paymentHost ? 'payment_host' : 'api_host',
+    });
+  }
+  return undefined;
+}
+
 const sameList = (a: readonly string[], b: readonly string[]) =>
   a.length === b.length && a.every((v, i) => v === b[i]);
 
@@ -133,6 +162,12 @@ function update(command: UpdateProvider, state: Extract<ProviderState, { status:
   }
   if (command.credentialsCiphertext !== undefined)
     data.credentials_ciphertext = command.credentialsCiphertext;
+  const hosts = checkHosts(state.kind, command);
+  if (hosts) return hosts;
+  if (command.paymentHost !== undefined && command.paymentHost !== state.paymentHost) {
+    data.payment_host = command.paymentHost;
+  }
+  if (command.apiHost !== undefined && command.apiHost !== state.apiHost) data.api_host = command.apiHost;
   return Object.keys(data).length === 1 ? [] : [{ type: 'Provider.Updated', data }];
 }
 
@@ -153,6 +188,8 @@ export const provider: Decider<ProviderCommand, ProviderEvent, ProviderState> = 
           isMarketplace: d.is_marketplace,
           enabled: true,
           credentialsCiphertext: d.credentials_ciphertext,
+          paymentHost: d.payment_host ?? null,
+          apiHost: d.api_host ?? null,
         };
       }
       case 'Provider.Updated': {
@@ -165,6 +202,8 @@ export const provider: Decider<ProviderCommand, ProviderEvent, ProviderState> = 
           enabledMethods: d.enabled_methods ?? state.enabledMethods,
           credentialsCiphertext:
             d.credentials_ciphertext !== undefined ? d.credentials_ciphertext : state.credentialsCiphertext,
+          paymentHost: d.payment_host !== undefined ? d.payment_host : state.paymentHost,
+          apiHost: d.api_host !== undefined ? d.api_host : state.apiHost,
         };
       }
     }
@@ -184,11 +223,16 @@ export const provider: Decider<ProviderCommand, ProviderEvent, ProviderState> = 
         state.environment === command.environment &&
         state.isMarketplace === command.isMarketplace &&
         sameList(state.enabledMethods, command.enabledMethods) &&
+        state.paymentHost === (command.paymentHost ?? null) &&
+        state.apiHost === (command.apiHost ?? null) &&
         (state.credentialsCiphertext === null) === (command.credentialsCiphertext === null);
       return same ? [] : new DomainError('conflict', 'This provider already exists with other values.');
     }
     if (command.kind === 'create') {
-      const refused = checkName(command.name) ?? checkMethods(command.enabledMethods);
+      const refused =
+        checkName(command.name) ??
+        checkMethods(command.enabledMethods) ??
+        checkHosts(command.providerKind, command);
       if (refused) return refused;
       // SPEC 1: the simulator exists only as `simulator / sandbox`; it never moves money.
       if (command.providerKind === 'simulator' && command.environment !== 'sandbox') {
@@ -207,6 +251,9 @@ export const provider: Decider<ProviderCommand, ProviderEvent, ProviderState> = 
             enabled_methods: [...command.enabledMethods],
             is_marketplace: command.isMarketplace,
             credentials_ciphertext: command.credentialsCiphertext,
+            // Written only when set, so a provider without hosts keeps the event shape it always had.
+            ...(command.paymentHost ? { payment_host: command.paymentHost } : {}),
+            ...(command.apiHost ? { api_host: command.apiHost } : {}),
           },
         },
       ];

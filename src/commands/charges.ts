@@ -13,6 +13,7 @@ import { sha256Hex } from '../crypto/secrets.ts';
 import type { EventMetadata } from '../events/event-store.ts';
 import type { AppContext } from '../http/context.ts';
 import { newId } from '../ids.ts';
+import type { PortCharge } from '../providers/port.ts';
 import { NO_DIAGNOSTICS, type ProviderCustomer, providerAdapter } from '../providers/provider.ts';
 import { simulatorProvider } from '../providers/simulator.ts';
 import { resolveProviderFor } from '../routing/resolve-provider.ts';
@@ -30,6 +31,8 @@ import {
 } from './idempotency.ts';
 import { ImmutableFacts } from './immutable-facts.ts';
 import { authorizeLiveIssuance } from './live-payments.ts';
+import { type ResolvedExternal, resolveExternalAdapter } from './provider-adapter.ts';
+import { type CreationRecord, issueAtProvider } from './provider-issuance.ts';
 
 /**
  * Charge creation (SPEC 3.1, 4 common rules, 4.1, 4.2, 5.8; DESIGN.md "Command handlers").
@@ -117,6 +120,9 @@ export type ChargeContext = Pick<AppContext, 'store' | 'events' | 'db' | 'now'> 
     | 'ALLOW_UNSCOPED_LIVE_PAYMENTS'
     | 'LIVE_PAYMENT_SCOPE_JSON'
     | 'WEBHOOK_ALLOWED_PRIVATE_HOSTS'
+    | 'CREDENTIALS_ENCRYPTION_KEY'
+    | 'CALEBE_DATA_DIR'
+    | 'PROVIDER_TIMEOUT_MS'
   >;
 };
 
@@ -231,6 +237,8 @@ interface Route {
   providerId: string | null;
   kind: 'simulator' | 'external';
   environment: 'sandbox' | 'production';
+  /** The adapter of an external provider, resolved before reservation (its builder makes the body). */
+  external: ResolvedExternal | null;
 }
 
 /**
@@ -253,13 +261,13 @@ async function route(ctx: ChargeContext, input: CreateChargeInput): Promise<Rout
     if (p.kind === 'external' && input.method === 'pix' && p.environment === 'sandbox') {
       throw new DomainError('provider_pix_sandbox_unsupported', 'The external provider has no Pix sandbox.');
     }
-    return { providerId: null, kind: 'simulator', environment: 'sandbox' };
+    return { providerId: null, kind: 'simulator', environment: 'sandbox', external: null };
   }
   if (p.kind === 'simulator') {
     if (!simulatorEnabled(ctx.config)) {
       throw new DomainError('simulator_disabled', 'The simulator is disabled (ENABLE_SIMULATOR).');
     }
-    return { providerId: p.id, kind: 'simulator', environment: 'sandbox' };
+    return { providerId: p.id, kind: 'simulator', environment: 'sandbox', external: null };
   }
   if (p.isMarketplace) {
     throw new DomainError('subaccount_not_configured', 'Marketplace subaccounts are not available yet.');
@@ -280,13 +288,27 @@ async function route(ctx: ChargeContext, input: CreateChargeInput): Promise<Rout
       },
     );
   }
-  if (!providerAdapter(ctx, 'external', {})) {
-    throw new DomainError(
-      'provider_not_configured',
-      'No adapter for the external provider is available in this build.',
-    );
-  }
-  return { providerId: p.id, kind: 'external', environment: p.environment };
+  // Before reservation: a record that cannot send (no credentials, unreadable key) is refused with nothing stored.
+  const external = await resolveExternalAdapter(adapterContext(ctx), p.id);
+  return { providerId: p.id, kind: 'external', environment: p.environment, external };
+}
+
+function adapterContext(ctx: ChargeContext) {
+  return { deps: deps(ctx), config: ctx.config };
+}
+
+/** The charge as the port sees it, from the reservation's normalized copies (SPEC 4.1). */
+function portCharge(reserve: ReserveTransaction): PortCharge {
+  return {
+    transactionId: reserve.transactionId,
+    method: reserve.method,
+    amount: reserve.amount,
+    description: reserve.description.trim(),
+    customer: normalizedCustomer(reserve.request),
+    expiresIn: reserve.expiresIn,
+    boleto: reserve.boleto,
+    callbackUrl: reserve.callbackUrl,
+  };
 }
 
 function reserveFromClaim(payload: Record<string, JsonValue>): ReserveTransaction {
@@ -332,43 +354,9 @@ async function completeClaim(
   });
   reservedTransactions.set(ctx.store, id, true);
   if (reserved.events.length === 0) return { kind: 'replayed', transactionId: id, state: reserved.state };
-  const adapter = providerAdapter(ctx, reserve.simulated ? 'simulator' : 'external', {
-    simulator: simulatorProvider,
-  });
-  if (!adapter) throw new Error('provider adapter missing after routing');
-  let outcome: Awaited<ReturnType<typeof adapter.createCharge>>;
-  try {
-    const snapshot = reserve.request;
-    outcome = await adapter.createCharge({
-      transactionId: id,
-      method: reserve.method,
-      amount: reserve.amount,
-      reference: reserve.reference.trim(),
-      description: reserve.description.trim(),
-      customer: normalizedCustomer(snapshot),
-      expiresIn: reserve.expiresIn,
-      boleto: reserve.boleto,
-      providerRequest: reserve.providerRequest,
-      now: ctx.now(),
-    });
-  } catch {
-    outcome = { kind: 'uncertain', providerReference: null, diagnostics: NO_DIAGNOSTICS };
-  }
-  const command =
-    outcome.kind === 'issued'
-      ? ({ kind: 'record_issued', artifacts: outcome.artifacts } as const)
-      : outcome.kind === 'refused'
-        ? ({
-            kind: 'record_refused',
-            failureCode: outcome.failureCode,
-            providerReference: outcome.providerReference,
-            diagnostics: outcome.diagnostics,
-          } as const)
-        : ({
-            kind: 'record_uncertain',
-            providerReference: outcome.providerReference,
-            diagnostics: outcome.diagnostics,
-          } as const);
+  const command = reserve.simulated
+    ? await simulatorOutcome(ctx, reserve)
+    : await issueAtProvider(adapterContext(ctx), reserve, portCharge(reserve), () => ctx.now());
   try {
     const recorded = await handleCommand(deps(ctx), transaction, stream, command, {
       metadata,
@@ -389,6 +377,43 @@ async function completeClaim(
       },
     );
   }
+}
+
+/** The simulator (or a test's override of it) answers through the older port, unchanged. */
+async function simulatorOutcome(ctx: ChargeContext, reserve: ReserveTransaction): Promise<CreationRecord> {
+  const adapter = providerAdapter(ctx, 'simulator', { simulator: simulatorProvider });
+  if (!adapter) throw new Error('simulator adapter missing');
+  let outcome: Awaited<ReturnType<typeof adapter.createCharge>>;
+  try {
+    outcome = await adapter.createCharge({
+      transactionId: reserve.transactionId,
+      method: reserve.method,
+      amount: reserve.amount,
+      reference: reserve.reference.trim(),
+      description: reserve.description.trim(),
+      customer: normalizedCustomer(reserve.request),
+      expiresIn: reserve.expiresIn,
+      boleto: reserve.boleto,
+      providerRequest: reserve.providerRequest,
+      now: ctx.now(),
+    });
+  } catch {
+    outcome = { kind: 'uncertain', providerReference: null, diagnostics: NO_DIAGNOSTICS };
+  }
+  if (outcome.kind === 'issued') return { kind: 'record_issued', artifacts: outcome.artifacts };
+  if (outcome.kind === 'refused') {
+    return {
+      kind: 'record_refused',
+      failureCode: outcome.failureCode,
+      providerReference: outcome.providerReference,
+      diagnostics: outcome.diagnostics,
+    };
+  }
+  return {
+    kind: 'record_uncertain',
+    providerReference: outcome.providerReference,
+    diagnostics: outcome.diagnostics,
+  };
 }
 
 /** `POST /v1/pix` and `POST /v1/boleto`. */
@@ -499,7 +524,7 @@ async function validReservation(
     await resolveCostCenter(ctx, input.tenantId, input.body.cost_center_id);
   }
   const routed = await route(ctx, input);
-  const reserve: ReserveTransaction = {
+  const draft: ReserveTransaction = {
     kind: 'reserve',
     transactionId: newId('txn'),
     tenantId: input.tenantId,
@@ -520,6 +545,15 @@ async function validReservation(
     request: snapshot,
     providerRequest: null,
   };
+  // SPEC 2.3: the provider body is built now, by the builder issuance uses, and stored in the reservation.
+  const reserve: ReserveTransaction = routed.external
+    ? {
+        ...draft,
+        providerRequest: routed.external.adapter.buildRequest(portCharge(draft), {
+          environment: routed.external.environment,
+        }),
+      }
+    : draft;
   const precheck = transaction.decide(reserve, transaction.initialState, { now });
   if (isDomainError(precheck)) throw precheck;
   return reserve;

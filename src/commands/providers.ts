@@ -9,6 +9,7 @@ import type { Config } from '../config.ts';
 import { type Credentials, credentialsKey, encryptCredentials } from '../crypto/credentials.ts';
 import type { EventMetadata } from '../events/event-store.ts';
 import { newId } from '../ids.ts';
+import { SAFE2PAY_API_HOST, SAFE2PAY_PAYMENT_HOST } from '../providers/safe2pay/adapter.ts';
 import { type CommandDeps, handleCommand } from './command-handler.ts';
 import { foldStream } from './fold-stream.ts';
 
@@ -30,6 +31,21 @@ export interface ProviderView {
   is_marketplace: boolean;
   enabled: boolean;
   has_credentials: boolean;
+  /** Issue 13: the effective Safe2Pay hosts of an external provider (defaults: the real ones); null for the simulator. */
+  payment_host: string | null;
+  api_host: string | null;
+}
+
+/** The hosts a provider answers with: the stored ones, else the real Safe2Pay hosts; none for the simulator. */
+export function effectiveHosts(
+  kind: ProviderCreatedData['kind'],
+  stored: { paymentHost: string | null; apiHost: string | null },
+): { payment_host: string | null; api_host: string | null } {
+  if (kind === 'simulator') return { payment_host: null, api_host: null };
+  return {
+    payment_host: stored.paymentHost ?? SAFE2PAY_PAYMENT_HOST,
+    api_host: stored.apiHost ?? SAFE2PAY_API_HOST,
+  };
 }
 
 export function providerView(state: ProviderState): ProviderView | undefined {
@@ -43,6 +59,7 @@ export function providerView(state: ProviderState): ProviderView | undefined {
     is_marketplace: state.isMarketplace,
     enabled: state.enabled,
     has_credentials: state.credentialsCiphertext !== null,
+    ...effectiveHosts(state.kind, state),
   };
 }
 
@@ -85,6 +102,8 @@ export interface CreateProviderInput {
   enabledMethods: readonly PaymentMethod[];
   isMarketplace: boolean;
   credentials?: Credentials | undefined;
+  paymentHost?: string | undefined;
+  apiHost?: string | undefined;
 }
 
 export async function createProvider(
@@ -107,6 +126,8 @@ export async function createProvider(
       enabledMethods: input.enabledMethods,
       isMarketplace: input.isMarketplace,
       credentialsCiphertext,
+      paymentHost: input.paymentHost,
+      apiHost: input.apiHost,
     },
     // A concurrent identical creation (two instances bootstrapping) re-decides into a no-op.
     { metadata, retryOnConflict: true },
@@ -119,6 +140,9 @@ export interface UpdateProviderInput {
   enabled?: boolean | undefined;
   enabledMethods?: readonly PaymentMethod[] | undefined;
   credentials?: Credentials | undefined;
+  /** null returns to the default host. */
+  paymentHost?: string | null | undefined;
+  apiHost?: string | null | undefined;
 }
 
 export async function updateProvider(
@@ -140,6 +164,8 @@ export async function updateProvider(
       enabled: input.enabled,
       enabledMethods: input.enabledMethods,
       credentialsCiphertext,
+      paymentHost: input.paymentHost,
+      apiHost: input.apiHost,
     },
     // The decision depends on the stream alone, and the sealed secret is bound to the id, not the version.
     { metadata, retryOnConflict: true },

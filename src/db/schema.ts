@@ -102,6 +102,9 @@ export interface ProvidersTable {
   enabled: boolean;
   /** AES-256-GCM, the provider id as associated data; never returned. */
   credentials_ciphertext: string | null;
+  /** Issue 13: external provider hosts; null means the real Safe2Pay hosts. */
+  payment_host: string | null;
+  api_host: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -30,6 +30,8 @@ export const providersProjection: Projection = {
             is_marketplace: d.is_marketplace,
             enabled: true,
             credentials_ciphertext: d.credentials_ciphertext,
+            payment_host: d.payment_host ?? null,
+            api_host: d.api_host ?? null,
             created_at: at,
             updated_at: at,
           })
@@ -48,6 +50,8 @@ export const providersProjection: Projection = {
             ...(d.credentials_ciphertext !== undefined
               ? { credentials_ciphertext: d.credentials_ciphertext }
               : {}),
+            ...(d.payment_host !== undefined ? { payment_host: d.payment_host } : {}),
+            ...(d.api_host !== undefined ? { api_host: d.api_host } : {}),
           })
           .where('id', '=', d.provider_id)
           .execute();

@@ -125,6 +125,39 @@ describe('admin providers over HTTP (SPEC 2.7, 4.14, 5.7, 7)', () => {
     assert.equal(missing.body.error.code, 'not_found');
   });
 
+  test('issue 13: an external provider carries its Safe2Pay hosts (defaults: the real ones); PATCH changes them', async () => {
+    const plain = await create(base);
+    assert.equal(plain.status, 201, plain.text);
+    assert.equal(plain.body.data.payment_host, 'https://payment.safe2pay.com.br');
+    assert.equal(plain.body.data.api_host, 'https://api.safe2pay.com.br');
+    const hosts = { payment_host: 'http://127.0.0.1:4010/payment', api_host: 'http://127.0.0.1:4010/api' };
+    const custom = await create({ ...base, ...hosts });
+    assert.equal(custom.status, 201, custom.text);
+    assert.equal(custom.body.data.payment_host, hosts.payment_host);
+    const id = custom.body.data.id;
+    const patched = await app.request('PATCH', `/admin/providers/${id}`, {
+      json: { payment_host: null, api_host: 'https://api.example.test' },
+      headers: as.super_admin,
+    });
+    assert.equal(patched.status, 200, patched.text);
+    assert.equal(patched.body.data.payment_host, 'https://payment.safe2pay.com.br');
+    assert.equal(patched.body.data.api_host, 'https://api.example.test');
+    await app.settle();
+    const list = await app.request('GET', '/admin/providers?limit=100', { headers: as.super_admin });
+    const listed = list.body.data.find((p: { id: string }) => p.id === id);
+    assert.deepEqual(listed, patched.body.data);
+    // The simulator makes no call: no hosts. A host is an http(s) base without query or credentials.
+    const sim = await create({ name: 'Sim', kind: 'simulator', environment: 'sandbox' });
+    assert.equal(sim.status, 201, sim.text);
+    assert.equal(sim.body.data.payment_host, null);
+    const simHosts = await create({ name: 'Sim', kind: 'simulator', environment: 'sandbox', ...hosts });
+    assert.equal(simHosts.status, 422, simHosts.text);
+    for (const bad of ['ftp://x.test', 'https://u:p@x.test', 'https://x.test/?a=1', 'not a url']) {
+      const res = await create({ ...base, payment_host: bad });
+      assert.ok(res.status === 400 || res.status === 422, res.text);
+    }
+  });
+
   test('GET lists providers oldest first; GET of an unknown id is 404 not_found', async () => {
     const list = await app.request('GET', '/admin/providers?limit=100', { headers: as.super_admin });
     assert.equal(list.status, 200);

@@ -285,7 +285,7 @@ describe('POST /v1/transactions/{id}/refresh (SPEC 4.6, 3.1)', () => {
     assert.equal(read.body.data.status, 'unknown');
   });
 
-  test('an external provider (no query adapter yet): 502 provider_refresh_failed with error.transaction_id, state kept', async () => {
+  test('SPEC 4.6, 5.8: an external production charge with the production control off is 403 live_payments_disabled, state kept', async () => {
     const id = `txn_external_${++counter}`;
     const deps = commandDeps(app.gateway.ctx);
     const stream = transactionStream(id);
@@ -305,9 +305,9 @@ describe('POST /v1/transactions/{id}/refresh (SPEC 4.6, 3.1)', () => {
       { metadata },
     );
     const before_ = (await app.gateway.ctx.store.read(stream)).length;
+    // The query itself is covered against the emulator in external-provider-refresh.test.ts (issue 13).
     const res = await refresh(app, live.key, id);
-    assertError(res, 502, 'provider_refresh_failed');
-    assert.equal(res.body.error.transaction_id, id);
+    assertError(res, 403, 'live_payments_disabled');
     assert.equal((await app.gateway.ctx.store.read(stream)).length, before_);
   });
 

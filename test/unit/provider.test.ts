@@ -91,6 +91,30 @@ describe('provider decider (SPEC 2.7)', () => {
       .thenFails('conflict');
   });
 
+  test('issue 13: hosts are optional facts; events written before them fold to the defaults (null)', () => {
+    const state = fold(provider, [created]);
+    assert.equal(state.status === 'active' && state.paymentHost, null);
+    assert.equal(state.status === 'active' && state.apiHost, null);
+    const hosts = { paymentHost: 'https://pay.example.test', apiHost: 'https://api.example.test' };
+    const withHosts = {
+      ...created,
+      data: { ...created.data, payment_host: hosts.paymentHost, api_host: hosts.apiHost },
+    };
+    scenario(provider)
+      .given([])
+      .when({ ...create, ...hosts })
+      .thenEmits([withHosts]);
+    // Only the host that changed; null returns to the default.
+    scenario(provider)
+      .given([withHosts])
+      .when({ kind: 'update', paymentHost: null, apiHost: hosts.apiHost })
+      .thenEmits([{ type: 'Provider.Updated', data: { provider_id: 'prv_1', payment_host: null } }]);
+    scenario(provider)
+      .given([])
+      .when({ ...create, providerKind: 'simulator', environment: 'sandbox', ...hosts })
+      .thenFails('validation_error');
+  });
+
   test('state table (property): kind, environment and is_marketplace never change; table cells hold', () => {
     const command: fc.Arbitrary<ProviderCommand> = fc.oneof(
       fc.constant(create),

@@ -5,7 +5,13 @@ import {
   PROVIDER_ENVIRONMENTS,
   PROVIDER_KINDS,
 } from '../../aggregates/provider.ts';
-import { createProvider, loadProvider, providerDeps, updateProvider } from '../../commands/providers.ts';
+import {
+  createProvider,
+  effectiveHosts,
+  loadProvider,
+  providerDeps,
+  updateProvider,
+} from '../../commands/providers.ts';
 import type { Role } from '../auth.ts';
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../errors.ts';
@@ -30,6 +36,29 @@ const credentials = z
   })
   .meta({ description: 'Encrypted at rest (AES-256-GCM bound to the provider id); never returned.' });
 
+/**
+ * Issue 13: a Safe2Pay host of an external provider, as an origin (http(s), no path, query or credentials):
+ * the adapter appends `/v2/...`. http is allowed for the provider emulator in development and tests.
+ */
+const host = z
+  .string()
+  .max(2048)
+  .refine(
+    (v) => {
+      if (!URL.canParse(v)) return false;
+      const u = new URL(v);
+      return (
+        (u.protocol === 'https:' || u.protocol === 'http:') &&
+        u.username === '' &&
+        u.password === '' &&
+        u.search === '' &&
+        u.hash === '' &&
+        v.replace(/\/+$/, '') === u.origin + u.pathname.replace(/\/+$/, '')
+      );
+    },
+    { message: 'must be an http(s) base URL without credentials, query or fragment' },
+  );
+
 export const providerDto = z
   .object({
     id: z.string(),
@@ -40,6 +69,12 @@ export const providerDto = z
     is_marketplace: z.boolean(),
     enabled: z.boolean(),
     has_credentials: z.boolean(),
+    payment_host: z.string().nullable().meta({
+      description: 'External provider: base of charge creation (default https://payment.safe2pay.com.br).',
+    }),
+    api_host: z.string().nullable().meta({
+      description: 'External provider: base of queries and changes (default https://api.safe2pay.com.br).',
+    }),
   })
   .meta({ id: 'Provider', description: 'SPEC 2.7. Credentials are never returned, only has_credentials.' });
 
@@ -50,6 +85,8 @@ const createBody = z.strictObject({
   enabled_methods: enabledMethods.default(['pix']),
   is_marketplace: z.boolean().default(false),
   credentials: credentials.optional(),
+  payment_host: host.optional(),
+  api_host: host.optional(),
 });
 
 const patchBody = z.strictObject({
@@ -57,6 +94,9 @@ const patchBody = z.strictObject({
   enabled: z.boolean().optional(),
   enabled_methods: enabledMethods.optional(),
   credentials: credentials.optional(),
+  /** null returns to the real host. */
+  payment_host: host.nullable().optional(),
+  api_host: host.nullable().optional(),
 });
 
 type ProviderRow = {
@@ -68,10 +108,13 @@ type ProviderRow = {
   is_marketplace: boolean;
   enabled: boolean;
   has_credentials: boolean | number;
+  payment_host: string | null;
+  api_host: string | null;
 };
 
 const toDto = (row: ProviderRow) => ({
   ...row,
+  ...effectiveHosts(row.kind, { paymentHost: row.payment_host, apiHost: row.api_host }),
   has_credentials: Boolean(row.has_credentials),
   enabled_methods: row.enabled_methods.filter((m): m is PaymentMethod =>
     (PAYMENT_METHODS as readonly string[]).includes(m),
@@ -95,6 +138,8 @@ export function registerProviderRoutes(app: HttpServer, ctx: AppContext): void {
         'is_marketplace',
         'enabled',
         eb('credentials_ciphertext', 'is not', null).as('has_credentials'),
+        'payment_host',
+        'api_host',
       ]);
   }
 
@@ -105,7 +150,7 @@ export function registerProviderRoutes(app: HttpServer, ctx: AppContext): void {
       schema: {
         summary: 'Create a provider (super_admin)',
         description:
-          'enabled_methods defaults to [pix]; [] disables all. Credentials are sealed with AES-256-GCM bound to the provider id and never returned. Without CREDENTIALS_ENCRYPTION_KEY on a DATABASE_URL deployment, credentials are refused with 422 validation_error.',
+          'enabled_methods defaults to [pix]; [] disables all. An external provider takes `credentials: { api_key }` (the key of its environment) and optional `payment_host`/`api_host` (defaults: the real Safe2Pay hosts); the simulator takes neither host. Credentials are sealed with AES-256-GCM bound to the provider id and never returned. Without CREDENTIALS_ENCRYPTION_KEY on a DATABASE_URL deployment, credentials are refused with 422 validation_error.',
         body: createBody,
         response: { 201: dataEnvelope(providerDto) },
       },
@@ -121,6 +166,8 @@ export function registerProviderRoutes(app: HttpServer, ctx: AppContext): void {
           enabledMethods: b.enabled_methods,
           isMarketplace: b.is_marketplace,
           credentials: b.credentials,
+          paymentHost: b.payment_host,
+          apiHost: b.api_host,
         },
         eventMetadata(request),
       );
@@ -173,7 +220,7 @@ export function registerProviderRoutes(app: HttpServer, ctx: AppContext): void {
     {
       config: { access },
       schema: {
-        summary: 'Change a provider (super_admin): name, enabled, enabled_methods, credentials',
+        summary: 'Change a provider (super_admin): name, enabled, enabled_methods, credentials, hosts',
         description:
           'Kind, environment and is_marketplace are fixed. Changes apply to new charges only (SPEC 2.8). New credentials replace the stored ones.',
         params: idParams,
@@ -186,7 +233,14 @@ export function registerProviderRoutes(app: HttpServer, ctx: AppContext): void {
       const provider = await updateProvider(
         deps,
         request.params.id,
-        { name: b.name, enabled: b.enabled, enabledMethods: b.enabled_methods, credentials: b.credentials },
+        {
+          name: b.name,
+          enabled: b.enabled,
+          enabledMethods: b.enabled_methods,
+          credentials: b.credentials,
+          paymentHost: b.payment_host,
+          apiHost: b.api_host,
+        },
         eventMetadata(request),
       );
       return { data: provider };

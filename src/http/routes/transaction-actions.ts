@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { type TransactionCommand, transaction } from '../../aggregates/transaction.ts';
 import { transactionStream } from '../../commands/charges.ts';
 import { type CommandDeps, handleCommand } from '../../commands/command-handler.ts';
+import { foldStream } from '../../commands/fold-stream.ts';
+import { refreshAtProvider } from '../../commands/provider-refresh.ts';
 import {
   type ChangeContext,
   changeBoletoDueDate,
@@ -73,8 +75,9 @@ const dueDateBody = z.strictObject({
  *   only"); ENABLE_SIMULATOR off is 422 simulator_disabled.
  * - `POST /v1/transactions/{id}/refresh`: on the simulator, a Pix past `expires_at` becomes `expired`
  *   (`refresh_expired` with source `deadline`, conditioned on the status read); anything else is answered
- *   unchanged. There is no external query adapter yet: a charge of an external provider answers
- *   502 provider_refresh_failed with `error.transaction_id`, state kept. Never creates a charge.
+ *   unchanged. A charge of the external provider is queried through the port (src/commands/
+ *   provider-refresh.ts); a failed or diverging query is 502 provider_refresh_failed with
+ *   `error.transaction_id` and its diagnostics, state kept. Never creates a charge.
  *
  * Public routes: `transactions:read` (route config) plus the method's write scope, checked once the
  * transaction is loaded; developer keys are refused (SPEC 5.4); another tree or mode is 404; every one of
@@ -165,11 +168,11 @@ export function registerTransactionActionRoutes(app: HttpServer, ctx: AppContext
       schema: {
         summary: 'Refresh a transaction from its provider',
         description:
-          'SPEC 3.1, 4.6. No body. Scopes transactions:read plus the method write scope. Simulator: a Pix past its deadline becomes expired, otherwise 200 unchanged; final states never reopen. `unknown` without provider_reference: 409 reconciliation_required. External providers: no query adapter yet, 502 provider_refresh_failed with error.transaction_id, state kept. Never creates a charge.',
+          'SPEC 3.1, 4.6. No body. Scopes transactions:read plus the method write scope. Simulator: a Pix past its deadline becomes expired, otherwise 200 unchanged; final states never reopen. `unknown` without provider_reference: 409 reconciliation_required. External provider: queried by its external id; id, exact amount and internal reference must match, else 502 provider_refresh_failed with error.transaction_id and the diagnostics of that query, state kept; production needs the production control (403, 503). Never creates a charge.',
         params: idParams,
         response: {
           200: dataEnvelope(transactionView),
-          ...errorResponses(401, 403, 404, 409, 429, 502),
+          ...errorResponses(401, 403, 404, 409, 429, 502, 503),
         },
       },
     },
@@ -185,11 +188,28 @@ export function registerTransactionActionRoutes(app: HttpServer, ctx: AppContext
         );
       }
       if (!row.simulated) {
-        throw new ApiError(
-          'provider_refresh_failed',
-          'Querying this provider is not available yet; local state kept.',
-          { transaction_id: row.id },
+        const state = await foldStream(deps(), transaction, transactionStream(row.id));
+        // Only an unknown charge can lack the external id, and that was answered above.
+        if (state.status === 'none' || row.provider_reference === null) {
+          throw new ApiError('reconciliation_required', 'The charge has no external id to query.', {
+            transaction_id: row.id,
+          });
+        }
+        const outcome = await refreshAtProvider(
+          { deps: deps(), config: ctx.config },
+          state,
+          row.provider_reference,
+          eventMetadata(request),
         );
+        if (outcome.kind === 'failed') {
+          // SPEC 4.6, 7: this query's diagnostics, direct in `error`; stored state and diagnostics kept.
+          throw new ApiError(
+            'provider_refresh_failed',
+            'The provider query failed or diverged; local state kept.',
+            { transaction_id: row.id, ...outcome.diagnostics },
+          );
+        }
+        return { data: await currentView(row.id) };
       }
       const open = row.status === 'pending' || row.status === 'unknown';
       const deadline = row.expires_at === null ? null : new Date(row.expires_at).getTime();

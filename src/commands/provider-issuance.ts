@@ -1,0 +1,85 @@
+import { isDomainError } from '../aggregates/decider.ts';
+import type {
+  RecordIssued,
+  RecordRefused,
+  RecordUncertain,
+  ReserveTransaction,
+} from '../aggregates/transaction.ts';
+import type { IssuedCharge, Outcome, PortCharge } from '../providers/port.ts';
+import { NO_DIAGNOSTICS } from '../providers/provider.ts';
+import { diagnosticsFor } from '../providers/safe2pay/diagnostics.ts';
+import { type AdapterContext, resolveExternalAdapter } from './provider-adapter.ts';
+
+/**
+ * Creation at the external provider (SPEC 3.1, 4.1, 4.2; issue 13), after the reservation is committed:
+ * send exactly the reservation's `provider_request` (SPEC 2.3) with the port's `create`, and turn the
+ * three outcomes into the command that records them:
+ *
+ *   issued    -> record_issued    (pending, 201, with the provider's artifacts)
+ *   refused   -> record_refused   (failed, 502 provider_rejected, sanitized diagnostics)
+ *   uncertain -> record_uncertain (unknown, 202); so is anything the adapter throws
+ *
+ * A provider record that can no longer send (credentials removed since routing) is a local block after
+ * reservation: refused with the static "nothing was sent" guidance and a null HTTP status (SPEC 7 rules).
+ */
+
+export type CreationRecord = RecordIssued | RecordRefused | RecordUncertain;
+
+/** SPEC 7 `provider_rejected`: the failure code of a confirmed refusal at creation. */
+export const CREATION_REFUSED = 'provider_rejected';
+
+type CreateOutcome = Outcome<IssuedCharge & { readonly providerReference: string }>;
+
+export function creationRecord(outcome: CreateOutcome): CreationRecord {
+  switch (outcome.kind) {
+    case 'issued':
+      // A status other than pending at creation (boleto status 2, say) is left to refresh: the charge is
+      // recorded as issued and never reported paid from a creation answer (docs/decisions.md, issue 13).
+      return { kind: 'record_issued', artifacts: outcome.artifacts };
+    case 'refused':
+      return {
+        kind: 'record_refused',
+        failureCode: CREATION_REFUSED,
+        providerReference: outcome.providerReference,
+        diagnostics: outcome.diagnostics,
+      };
+    case 'uncertain':
+      return {
+        kind: 'record_uncertain',
+        providerReference: outcome.providerReference,
+        diagnostics: outcome.diagnostics,
+      };
+  }
+}
+
+export async function issueAtProvider(
+  ctx: AdapterContext,
+  reserve: ReserveTransaction,
+  charge: PortCharge,
+  now: () => Date,
+): Promise<CreationRecord> {
+  const body = reserve.providerRequest;
+  if (reserve.providerId === null || body === null) {
+    throw new Error('an external charge was reserved without its provider or provider_request');
+  }
+  let external: Awaited<ReturnType<typeof resolveExternalAdapter>>;
+  try {
+    external = await resolveExternalAdapter(ctx, reserve.providerId);
+  } catch (error) {
+    if (!isDomainError(error)) throw error;
+    return {
+      kind: 'record_refused',
+      failureCode: CREATION_REFUSED,
+      providerReference: null,
+      diagnostics: diagnosticsFor('credentials_missing', null, null),
+    };
+  }
+  try {
+    // Exactly the stored body (SPEC 2.3): a copy, so nothing the transport does can touch the reservation.
+    const sent = JSON.parse(JSON.stringify(body)) as Record<string, unknown>;
+    return creationRecord(await external.adapter.create(charge, sent, external.context(), now()));
+  } catch {
+    // The adapter never throws for an answer; a throw here means the call's fate is unknown.
+    return { kind: 'record_uncertain', providerReference: null, diagnostics: NO_DIAGNOSTICS };
+  }
+}
