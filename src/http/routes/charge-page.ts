@@ -103,6 +103,7 @@ export function registerChargePageRoutes(app: HttpServer, ctx: AppContext): void
     '/cobranca/:id/:signature',
     {
       schema: {
+        operationId: 'getChargePage',
         summary: 'Charge page for the payer (SPEC 2.2 document_url; no key)',
         description:
           'The `document_url` of a Transaction (SPEC 2.2): a server-rendered page in Portuguese with the amount, ' +
@@ -145,13 +146,20 @@ export function registerChargePageRoutes(app: HttpServer, ctx: AppContext): void
     '/cobranca/:id/:signature/boleto.pdf',
     {
       schema: {
+        operationId: 'getBoletoPdf',
         summary: 'Boleto PDF (SPEC 2.2 boleto_url; no key)',
         description:
           'The `boleto_url` of a Transaction (SPEC 2.2). Only a boleto issued by an external provider has a PDF; ' +
           'the simulator issues none (`boleto_url` is null, SPEC 1), so today every request is 404. A wrong ' +
           'signature and an unknown id are the same 404.',
         params: pageParams,
-        response: { ...errorResponses(404) },
+        response: {
+          200: {
+            description: 'The boleto PDF',
+            content: { 'application/pdf': { schema: z.string().meta({ format: 'binary' }) } },
+          },
+          ...errorResponses(404),
+        },
       },
     },
     async (request, reply) => {
