@@ -3,6 +3,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { ERRORS } from '../../src/http/errors.ts';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, roleTokens } from '../support/admin.ts';
+import { seedTenantAndKey } from '../support/fixtures.ts';
 import { startTestApp, type TestApp } from '../support/http.ts';
 
 /** The parts of /openapi.json these checks read. */
@@ -57,7 +59,12 @@ const PUBLIC = ['getHealth', 'getReadiness', 'getMetrics', 'createSession', 'get
 let app: TestApp;
 let doc: Doc;
 beforeAll(async () => {
-  app = await startTestApp();
+  // The gateway's own routes only (startAdminApp adds a test route), with an administrator to log in.
+  app = await startTestApp({
+    BOOTSTRAP_ADMIN_EMAIL: ADMIN_EMAIL,
+    BOOTSTRAP_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    BCRYPT_COST: '4',
+  });
   doc = (await app.request('GET', '/openapi.json')).body as Doc;
 });
 afterAll(() => app.close());
@@ -207,6 +214,32 @@ describe('issue 15 item 1: /openapi.json', () => {
         .sort();
     assert.deepEqual(withKey(''), REQUIRES_KEY);
     assert.deepEqual(withKey('Optional'), OPTIONAL_KEY);
+  });
+
+  test('the document and the server agree on the key: required ones refuse a request without it', async () => {
+    const key = await seedTenantAndKey(app.gateway.ctx);
+    const tokens = await roleTokens(app);
+    const credentials = (op: Operation): Record<string, string> =>
+      op.security?.some((s) => 'ApiKey' in s) ? { 'x-api-key': key.key } : tokens.super_admin;
+    let checked = 0;
+    for (const [path, methods] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(methods)) {
+        const ref = keyParameter(op);
+        if (!ref) continue;
+        const res = await app.request(method.toUpperCase(), path.replace(/\{[^}]+\}/g, 'txn_unknown'), {
+          headers: credentials(op),
+          json: op.requestBody?.content?.['application/json']?.example,
+        });
+        if (ref.endsWith('Optional')) {
+          assert.equal(res.status, 201, `${op.operationId}: created without a key\n${res.text}`);
+        } else {
+          assert.equal(res.status, 400, `${op.operationId}: ${res.text}`);
+          assert.equal(res.body.error.code, 'idempotency_key_required', `${op.operationId}`);
+        }
+        checked++;
+      }
+    }
+    assert.equal(checked, REQUIRES_KEY.length + OPTIONAL_KEY.length);
   });
 
   test('the webhooks section describes transaction.created and transaction.updated', () => {
