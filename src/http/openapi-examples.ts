@@ -101,6 +101,67 @@ const DAY = (date: string, created: number, amount: number, paid: number, paidAm
   paid_amount: paidAmount,
 });
 
+const apiKey = {
+  id: 'key_01jd3z5c7e9g1j3l5n7q9s1u3w',
+  tenant_id: TENANT,
+  name: 'ERP da loja',
+  mode: 'test',
+  scopes: ['pix:write', 'boleto:write', 'transactions:read'],
+  access_profile: 'standard',
+  prefix: 'clb_test_Q7vK',
+  status: 'issued',
+  created_at: AT,
+  revoked_at: null,
+};
+
+const webhookEndpoint = {
+  id: 'whe_01jd3x9n1q3s5u7w9y1a3c5e7g',
+  tenant_id: TENANT,
+  url: 'https://loja.example.com/webhooks/calebe',
+  mode: 'test',
+  enabled: true,
+  disabled_reason: null,
+  previous_secret_expires_at: null,
+  created_at: AT,
+  updated_at: AT,
+};
+
+const tenant = {
+  id: TENANT,
+  name: 'Padaria Pão de Mel Ltda',
+  type_id: 'tty_01jd3t2v4x6z8b0d2f4h6k8m0p',
+  parent_id: null,
+  status: 'active',
+};
+
+const user = {
+  id: 'usr_01jd3w1a3c5e7g9j1l3n5q7s9u',
+  email: 'ana.lima@example.com',
+  role: 'tenant_admin',
+  tenant_id: TENANT,
+  status: 'active',
+};
+
+const webhookDelivery = {
+  id: 'whd_01jd4v1r3t5v7x9z1b3d5f7h9k',
+  message_id: 'msg_01jd4v0q9s1u3w5y7a9c1e3g5j',
+  type: 'transaction.created',
+  tenant_id: TENANT,
+  transaction_id: TXN,
+  sequence: 2,
+  destination: 'endpoint',
+  endpoint_id: 'whe_01jd3x9n1q3s5u7w9y1a3c5e7g',
+  url: 'https://loja.example.com/webhooks/calebe',
+  status: 'delivered',
+  attempts: 1,
+  next_attempt_at: null,
+  last_attempt_at: '2026-11-23T14:05:10.003Z',
+  last_status_code: 200,
+  last_error: null,
+  delivered_at: '2026-11-23T14:05:10.187Z',
+  created_at: AT,
+};
+
 /** One example per component schema, by its name under components.schemas. */
 export const componentExamples: Record<string, unknown> = {
   Transaction: transaction,
@@ -117,18 +178,8 @@ export const componentExamples: Record<string, unknown> = {
     provider_request: null,
     missing_fields: [],
   },
-  ApiKey: {
-    id: 'key_01jd3z5c7e9g1j3l5n7q9s1u3w',
-    tenant_id: TENANT,
-    name: 'ERP da loja',
-    mode: 'test',
-    scopes: ['pix:write', 'boleto:write', 'transactions:read'],
-    access_profile: 'standard',
-    prefix: 'sk_test_4f9a',
-    status: 'issued',
-    created_at: AT,
-    revoked_at: null,
-  },
+  ApiKey: apiKey,
+  IssuedApiKey: { ...apiKey, key: 'clb_test_Q7vKx2mR9pLw4TzN8cYb1HfJ6dGs3AeU5kVq0WnXoEi' },
   AuditEntry: {
     id: 'aud_01jd4a1b3c5d7e9f1g3h5j7k9m',
     occurred_at: AT,
@@ -169,7 +220,7 @@ export const componentExamples: Record<string, unknown> = {
     enabled: true,
   },
   SessionCreated: {
-    token: 'ses_01jd4b2c4e6g8j0l2n4q6s8u0w.Jk3mQ8vT1xZ5cR9pL2wN7yB4',
+    token: 'cls_Jk3mQ8vT1xZ5cR9pL2wN7yB4hF6dS0aE2gK8uW1oRt',
     expires_at: '2026-11-24T02:05:09.412Z',
     user: {
       id: 'usr_01jd3w1a3c5e7g9j1l3n5q7s9u',
@@ -209,13 +260,7 @@ export const componentExamples: Record<string, unknown> = {
     tenants: { total: 3, active: 3, suspended: 0 },
   },
   TenantType: { id: 'tty_01jd3t2v4x6z8b0d2f4h6k8m0p', name: 'Franquia', allows_children: true },
-  Tenant: {
-    id: TENANT,
-    name: 'Padaria Pão de Mel Ltda',
-    type_id: 'tty_01jd3t2v4x6z8b0d2f4h6k8m0p',
-    parent_id: null,
-    status: 'active',
-  },
+  Tenant: tenant,
   TransactionEvent: {
     id: '0f8b6c2e-4d1a-4f7b-9c3e-5a2d8e6f1b47',
     position: 1842,
@@ -233,56 +278,15 @@ export const componentExamples: Record<string, unknown> = {
     },
     recorded_at: AT,
   },
-  User: {
-    id: 'usr_01jd3w1a3c5e7g9j1l3n5q7s9u',
-    email: 'ana.lima@example.com',
-    role: 'tenant_admin',
-    tenant_id: TENANT,
-    status: 'active',
-  },
-  WebhookDelivery: {
-    id: 'whd_01jd4v1r3t5v7x9z1b3d5f7h9k',
-    message_id: 'msg_01jd4v0q9s1u3w5y7a9c1e3g5j',
-    type: 'transaction.created',
-    tenant_id: TENANT,
-    transaction_id: TXN,
-    sequence: 2,
-    destination: 'endpoint',
-    endpoint_id: 'whe_01jd3x9n1q3s5u7w9y1a3c5e7g',
-    url: 'https://loja.example.com/webhooks/calebe',
-    status: 'delivered',
-    attempts: 1,
-    next_attempt_at: null,
-    last_attempt_at: '2026-11-23T14:05:10.003Z',
-    last_status_code: 200,
-    last_error: null,
-    delivered_at: '2026-11-23T14:05:10.187Z',
-    created_at: AT,
-  },
-  WebhookEndpoint: {
-    id: 'whe_01jd3x9n1q3s5u7w9y1a3c5e7g',
-    tenant_id: TENANT,
-    url: 'https://loja.example.com/webhooks/calebe',
-    mode: 'test',
-    enabled: true,
-    disabled_reason: null,
-    previous_secret_expires_at: null,
-    created_at: AT,
-    updated_at: AT,
-  },
+  User: user,
+  WebhookDelivery: webhookDelivery,
+  WebhookEndpoint: webhookEndpoint,
+  CreatedWebhookEndpoint: { ...webhookEndpoint, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
   WebhookEndpointSecrets: {
     secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
     previous_secret: null,
     previous_expires_at: null,
   },
-};
-componentExamples.IssuedApiKey = {
-  ...(componentExamples.ApiKey as object),
-  key: 'sk_test_4f9a7c2e1b8d6f3a9e5c0b7d4a2f8e6c',
-};
-componentExamples.CreatedWebhookEndpoint = {
-  ...(componentExamples.WebhookEndpoint as object),
-  secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
 };
 
 type Json = Record<string, unknown>;
@@ -382,16 +386,14 @@ export const operationExamples: Record<string, OperationExamples> = {
       scopes: ['pix:write', 'boleto:write', 'transactions:read'],
       name: 'ERP da loja',
     },
-    responses: {
-      200: { data: componentExamples.ApiKey },
-    },
+    responses: { 200: { data: apiKey } },
   },
   createTenantType: { request: { name: 'Franquia', allows_children: true } },
   createTenant: {
     request: { name: 'Padaria Pão de Mel Ltda', type_id: 'tty_01jd3t2v4x6z8b0d2f4h6k8m0p', parent_id: null },
   },
   suspendTenant: {
-    responses: { 200: { data: { ...(componentExamples.Tenant as object), status: 'suspended' } } },
+    responses: { 200: { data: { ...tenant, status: 'suspended' } } },
   },
   createUser: {
     request: {
@@ -402,7 +404,7 @@ export const operationExamples: Record<string, OperationExamples> = {
     },
   },
   suspendUser: {
-    responses: { 200: { data: { ...(componentExamples.User as object), status: 'suspended' } } },
+    responses: { 200: { data: { ...user, status: 'suspended' } } },
   },
   setUserPassword: { request: { password: 'outra-senha-longa-e-forte' } },
   createCostCenter: { request: { name: 'Loja Pinheiros' } },
@@ -414,7 +416,7 @@ export const operationExamples: Record<string, OperationExamples> = {
       mode: 'test',
       enabled: true,
     },
-    responses: { 200: { data: componentExamples.WebhookEndpoint } },
+    responses: { 200: { data: webhookEndpoint } },
   },
   updateWebhookEndpoint: { request: { enabled: true } },
   rotateWebhookEndpointSecret: {
@@ -432,7 +434,7 @@ export const operationExamples: Record<string, OperationExamples> = {
     responses: {
       200: {
         data: {
-          ...(componentExamples.WebhookDelivery as object),
+          ...webhookDelivery,
           attempts_log: [
             {
               attempt: 1,
@@ -449,7 +451,7 @@ export const operationExamples: Record<string, OperationExamples> = {
   },
   getWebhookCallbackSecret: {
     responses: {
-      200: { data: { tenant_id: TENANT, mode: 'test', secret: 'whsec_p2Xb7Tq9Lm4Kc8Vz1Nw6Rj3Hd5Gf0Sa' } },
+      200: { data: { tenant_id: TENANT, mode: 'test', secret: 'whsec_p2Xb7Tq9Lm4Kc8Vz1Nw6Rj3Hd5Gf0SaQ' } },
     },
   },
   createPix: {
