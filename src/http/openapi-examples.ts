@@ -143,8 +143,8 @@ const user = {
 };
 
 const webhookDelivery = {
-  id: 'whd_01jd4v1r3t5v7x9z1b3d5f7h9k',
-  message_id: 'msg_01jd4v0q9s1u3w5y7a9c1e3g5j',
+  id: 'whd_7c1e9a3b5d2f4e6a8b0c1d3e5f7a9b2c',
+  message_id: 'msg_0f8b6c2e4d1a4f7b9c3e5a2d8e6f1b47',
   type: 'transaction.created',
   tenant_id: TENANT,
   transaction_id: TXN,
@@ -181,7 +181,7 @@ export const componentExamples: Record<string, unknown> = {
   ApiKey: apiKey,
   IssuedApiKey: { ...apiKey, key: 'clb_test_Q7vKx2mR9pLw4TzN8cYb1HfJ6dGs3AeU5kVq0WnXoEi' },
   AuditEntry: {
-    id: 'aud_01jd4a1b3c5d7e9f1g3h5j7k9m',
+    id: '5b0e2c7a-91d4-4e3f-8a6b-2c9d1e7f4a03',
     occurred_at: AT,
     actor: 'user:usr_01jd3w1a3c5e7g9j1l3n5q7s9u',
     action: 'tenant.suspended',

@@ -353,7 +353,7 @@ function webhookSection(): Json {
           required: true,
           description: 'Same across retries of one delivery.',
           schema: { type: 'string' },
-          example: 'msg_01jd4v0q9s1u3w5y7a9c1e3g5j',
+          example: 'msg_0f8b6c2e4d1a4f7b9c3e5a2d8e6f1b47',
         },
         {
           name: 'webhook-timestamp',
