@@ -42,8 +42,11 @@ export interface RouteAccess {
   notForDeveloperKeys?: boolean;
   /** Sessions: roles allowed (SPEC 5.7). */
   roles?: readonly Role[];
-  /** SPEC 4 common rules: creations require the Idempotency-Key header. */
-  idempotencyKey?: boolean;
+  /**
+   * SPEC 4 common rules: creations require the Idempotency-Key header (`true`, checked before the body is
+   * read). `optional`: the handler checks it only when sent; declared so /openapi.json documents it.
+   */
+  idempotencyKey?: boolean | 'optional';
 }
 
 declare module 'fastify' {

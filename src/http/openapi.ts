@@ -2,7 +2,12 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
-import { errorEnvelope } from './schemas.ts';
+import { z } from 'zod';
+import type { RouteAccess } from './auth.ts';
+import { ERRORS } from './errors.ts';
+import { exampleOf, operationExamples, webhookExamples } from './openapi-examples.ts';
+import { errorEnvelope, IDEMPOTENCY_KEY } from './schemas.ts';
+import { transactionView } from './transaction-dto.ts';
 
 /** SPEC 9: OpenAPI 3.1, info.version 0.4.0. */
 export const API_VERSION = '0.4.0';
@@ -12,9 +17,75 @@ const COMMON_ERRORS = [400, 401, 403, 413, 422, 429, 500, 503];
 /** Routes without a credential; 403 is `origin_denied` (SPEC 5.8), which any route can answer. */
 const PUBLIC_ERRORS = [400, 403, 413, 422, 429, 500, 503];
 
+/** Tags by SPEC section, with the path prefixes they group (first match wins). */
+export const TAGS = [
+  {
+    name: 'Charges',
+    description: 'SPEC 4.1, 4.2: Pix and boleto creation.',
+    prefixes: ['/v1/pix', '/v1/boleto', '/admin/boleto'],
+  },
+  {
+    name: 'Transactions',
+    description: 'SPEC 4.3 to 4.8: reading, refreshing, simulating, refunding and re-dating charges.',
+    prefixes: ['/v1/transactions', '/admin/transactions'],
+  },
+  {
+    name: 'Cost centers',
+    description: "SPEC 4.12: cost centers of the key's tenant.",
+    prefixes: ['/v1/cost-centers'],
+  },
+  {
+    name: 'Payer pages',
+    description: 'SPEC 2.2: the charge page and boleto PDF links; the signed URL is the access.',
+    prefixes: ['/cobranca'],
+  },
+  {
+    name: 'Panel: sessions',
+    description: 'SPEC 5.6: panel login and logout.',
+    prefixes: ['/admin/sessions'],
+  },
+  {
+    name: 'Panel: tenants',
+    description: 'SPEC 1, 4.14: tenant types, tenants and their suspension.',
+    prefixes: ['/admin/tenant-types', '/admin/tenants'],
+  },
+  { name: 'Panel: users', description: 'SPEC 5.7: panel users and their roles.', prefixes: ['/admin/users'] },
+  {
+    name: 'Panel: keys',
+    description: 'SPEC 5.2 to 5.4: API keys, their scopes and access profiles.',
+    prefixes: ['/admin/api-keys'],
+  },
+  {
+    name: 'Panel: providers',
+    description: 'SPEC 2.7, 2.8: payment providers, routing rules and the production payments control.',
+    prefixes: ['/admin/providers', '/admin/rules', '/admin/settings'],
+  },
+  {
+    name: 'Panel: reports',
+    description: 'SPEC 4.14: audit log and summary.',
+    prefixes: ['/admin/audit', '/admin/summary'],
+  },
+  {
+    name: 'Webhooks',
+    description:
+      'SPEC 6: endpoints, deliveries and signing secrets; the events themselves are under `webhooks`.',
+    prefixes: ['/admin/webhook-'],
+  },
+  {
+    name: 'Infrastructure',
+    description: 'SPEC 4.14: health, readiness and metrics.',
+    prefixes: ['/health', '/ready', '/metrics'],
+  },
+] as const;
+
+function tagOf(url: string): string | undefined {
+  return TAGS.find((t) => t.prefixes.some((p) => url === p || url.startsWith(p)))?.name;
+}
+
 /**
- * Gives every documented route its security scheme and the error envelope for the common error statuses,
- * so the document describes every response the code can produce. Must run before routes are added.
+ * Gives every documented route its security scheme (`security: []` when it takes no credential), its tag
+ * and the error envelope for the common error statuses, so the document describes every response the code
+ * can produce. Must run before routes are added.
  */
 export function describeRoutes(app: FastifyInstance): void {
   app.addHook('onRoute', (route: RouteOptions) => {
@@ -23,15 +94,310 @@ export function describeRoutes(app: FastifyInstance): void {
     const response = { ...((route.schema.response as Record<number, unknown> | undefined) ?? {}) };
     const statuses = access?.auth ? COMMON_ERRORS : PUBLIC_ERRORS;
     for (const status of statuses) response[status] ??= errorEnvelope;
+    const tag = tagOf(route.url);
     route.schema = {
       ...route.schema,
       response,
-      ...(access?.auth ? { security: [{ [access.auth === 'api_key' ? 'ApiKey' : 'Session']: [] }] } : {}),
+      ...(route.schema.tags || !tag ? {} : { tags: [tag] }),
+      security: access?.auth ? [{ [access.auth === 'api_key' ? 'ApiKey' : 'Session']: [] }] : [],
     };
   });
 }
 
-export async function registerOpenApi(app: FastifyInstance, baseUrl: string): Promise<void> {
+type Json = Record<string, unknown>;
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const child = (value: unknown, key: string): Json | undefined => {
+  const next = isObject(value) ? value[key] : undefined;
+  return isObject(next) ? next : undefined;
+};
+
+const ERROR_ENVELOPE_REF = '#/components/schemas/ErrorEnvelope';
+/** Named error responses (SPEC 7), one per status; their descriptions list the codes of that status. */
+const ERROR_RESPONSES: Record<number, string> = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  409: 'Conflict',
+  413: 'PayloadTooLarge',
+  422: 'UnprocessableContent',
+  429: 'TooManyRequests',
+  500: 'InternalError',
+  502: 'BadGateway',
+  503: 'ServiceUnavailable',
+};
+const ERROR_TITLES: Record<number, string> = {
+  400: 'Malformed request',
+  401: 'Not authenticated',
+  403: 'Not allowed',
+  404: 'Not found (or not visible to the caller)',
+  409: 'Conflicts with the current state',
+  413: 'Body larger than 1 MiB',
+  422: 'A field or business rule refused the request',
+  429: 'Rate limit reached',
+  500: 'Internal error, outcome unconfirmed',
+  502: 'The payment provider refused or diverged',
+  503: 'A dependency is unavailable',
+};
+
+function errorComponents(): Json {
+  const responses: Json = {};
+  for (const [status, name] of Object.entries(ERROR_RESPONSES)) {
+    // `reconciliation_required` is 409, or 503 when the outcome cannot be checked now (SPEC 7).
+    const codes = Object.entries(ERRORS).filter(
+      ([c, [s]]) => s === Number(status) || (status === '503' && c === 'reconciliation_required'),
+    );
+    const [firstCode, [, firstMessage]] = codes[0] ?? ['internal_error', ERRORS.internal_error];
+    responses[name] = {
+      description: `${ERROR_TITLES[Number(status)]}. \`error.code\` is one of: ${codes.map(([c]) => `\`${c}\``).join(', ')} (SPEC 7).`,
+      headers: { 'X-Request-ID': { $ref: '#/components/headers/RequestId' } },
+      content: {
+        'application/json': {
+          schema: { $ref: ERROR_ENVELOPE_REF },
+          example: {
+            error: { code: firstCode, message: firstMessage, request_id: 'req_01jd4v0q7zk4w9m2x3b5n6p8rt' },
+          },
+        },
+      },
+    };
+  }
+  return responses;
+}
+
+/** How a route takes the Idempotency-Key header: required (SPEC 4 common rules) or optional (cost centers). */
+function idempotencyOf(access: RouteAccess | undefined): 'required' | 'optional' | undefined {
+  if (access?.idempotencyKey === true) return 'required';
+  if (access?.idempotencyKey === 'optional') return 'optional';
+  return undefined;
+}
+
+/** A description for a response the route left undescribed, from its JSON body (SPEC 2.1 envelopes). */
+function describeSuccess(code: number, response: Json): string {
+  const schema = child(child(child(response, 'content'), 'application/json'), 'schema');
+  const data = child(child(schema, 'properties'), 'data');
+  const name = (ref: unknown) => (typeof ref === 'string' ? ref.split('/').pop() : undefined);
+  const one = name(data?.$ref);
+  const many = name(child(data, 'items')?.$ref);
+  if (many) return `${many} records (SPEC 4.3 list: \`meta\` has limit, offset and count)`;
+  if (one) return code === 201 ? `Created: the ${one}` : `The ${one}`;
+  return code === 201 ? 'Created' : 'OK';
+}
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+/** Every `$ref` reachable from `start`, following component references. */
+function reachableRefs(doc: Json, start: unknown): Set<string> {
+  const seen = new Set<string>();
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      for (const item of node) walk(item);
+      return;
+    }
+    if (!isObject(node)) return;
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '$ref' && typeof value === 'string' && value.startsWith('#/') && !seen.has(value)) {
+        seen.add(value);
+        const target = value
+          .slice(2)
+          .split('/')
+          .reduce<unknown>(
+            (at, part) => (isObject(at) ? at[part.replaceAll('~1', '/').replaceAll('~0', '~')] : undefined),
+            doc,
+          );
+        walk(target);
+      } else walk(value);
+    }
+  };
+  walk(start);
+  return seen;
+}
+
+/**
+ * Completes the generated document (issue 15 item 1): named error responses, the Idempotency-Key parameter,
+ * response headers, examples, the `webhooks` section, and no component nothing refers to (the zod provider
+ * emits an input and an output variant of every registered schema; most inputs are never used).
+ */
+function finishDocument(doc: Json, accessById: ReadonlyMap<string, RouteAccess | undefined>): void {
+  const components = child(doc, 'components') ?? {};
+  doc.components = components;
+  components.responses = errorComponents();
+  components.headers = {
+    RequestId: {
+      description: 'The id of this request, also in `error.request_id` and in the logs.',
+      schema: { type: 'string' },
+      example: 'req_01jd4v0q7zk4w9m2x3b5n6p8rt',
+    },
+    IdempotencyReplayed: {
+      description:
+        'Present, with `true`, when the answer replays an earlier request with the same Idempotency-Key.',
+      schema: { type: 'string', enum: ['true'] },
+    },
+  };
+  const keyParameter = (required: boolean) => ({
+    name: 'Idempotency-Key',
+    in: 'header',
+    required,
+    description: required
+      ? 'SPEC 4 common rules: required; missing or malformed is `400 idempotency_key_required`. The same key with the same body replays the first answer; with another body, `409 idempotency_conflict`.'
+      : 'Optional here; when sent it works as on creations, and a malformed one is `400 idempotency_key_required`.',
+    schema: { type: 'string', pattern: IDEMPOTENCY_KEY.source },
+    example: 'pedido-2024-000123',
+  });
+  components.parameters = { IdempotencyKey: keyParameter(true), IdempotencyKeyOptional: keyParameter(false) };
+
+  for (const item of Object.values(child(doc, 'paths') ?? {})) {
+    if (!isObject(item)) continue;
+    for (const method of METHODS) {
+      const operation = child(item, method);
+      if (!operation) continue;
+      const id = typeof operation.operationId === 'string' ? operation.operationId : undefined;
+      const idempotency = id ? idempotencyOf(accessById.get(id)) : undefined;
+      if (idempotency) {
+        const parameters = Array.isArray(operation.parameters) ? operation.parameters : [];
+        operation.parameters = [
+          ...parameters,
+          {
+            $ref: `#/components/parameters/${idempotency === 'required' ? 'IdempotencyKey' : 'IdempotencyKeyOptional'}`,
+          },
+        ];
+      }
+      const examples = id ? operationExamples[id] : undefined;
+      const body = child(child(child(operation, 'requestBody'), 'content'), 'application/json');
+      if (body && examples?.request !== undefined) body.example = examples.request;
+      const responses = child(operation, 'responses') ?? {};
+      for (const [status, response] of Object.entries(responses)) {
+        if (!isObject(response)) continue;
+        const json = child(child(response, 'content'), 'application/json');
+        const code = Number(status);
+        const name = ERROR_RESPONSES[code];
+        if (code >= 400 && name && child(json, 'schema')?.$ref === ERROR_ENVELOPE_REF) {
+          // OpenAPI 3.1: a reference may carry its own description, kept when the route wrote one.
+          const own = typeof response.description === 'string' && response.description !== 'Default Response';
+          responses[status] = {
+            $ref: `#/components/responses/${name}`,
+            ...(own ? { description: response.description } : {}),
+          };
+          continue;
+        }
+        if (response.description === 'Default Response')
+          response.description = describeSuccess(code, response);
+        const headers: Json = { 'X-Request-ID': { $ref: '#/components/headers/RequestId' } };
+        if (idempotency && code >= 200 && code < 300) {
+          headers['Idempotency-Replayed'] = { $ref: '#/components/headers/IdempotencyReplayed' };
+        }
+        response.headers = { ...child(response, 'headers'), ...headers };
+        if (code < 200 || code >= 300) continue;
+        for (const [type, media] of Object.entries(child(response, 'content') ?? {})) {
+          if (!isObject(media)) continue;
+          const example =
+            examples?.responses?.[code] ??
+            (type === 'application/json' ? exampleOf(media.schema) : undefined);
+          if (example !== undefined) media.example = example;
+        }
+      }
+    }
+  }
+
+  doc.webhooks = webhookSection();
+
+  // Drop what nothing refers to, keeping what the document and the test client look up by name.
+  const used = reachableRefs(doc, {
+    paths: doc.paths,
+    webhooks: doc.webhooks,
+    keep: { $ref: ERROR_ENVELOPE_REF },
+  });
+  for (const kind of ['schemas', 'responses', 'parameters', 'headers']) {
+    const group = child(components, kind);
+    if (!group) continue;
+    for (const name of Object.keys(group)) {
+      if (!used.has(`#/components/${kind}/${name}`)) delete group[name];
+    }
+  }
+}
+
+/**
+ * SPEC 6 message body, as src/webhooks/message-body.ts writes it: the Transaction as GET /v1/transactions/{id}
+ * answers it at that moment, plus `previous_status` and `sequence`. Registered by its id, so the document
+ * lists it under components and the `webhooks` section refers to it.
+ */
+export const transactionWebhookEvent = z
+  .object({
+    type: z.enum(['transaction.created', 'transaction.updated']),
+    timestamp: z.string().meta({ description: 'When the event happened (ISO 8601).' }),
+    data: transactionView.extend({
+      previous_status: transactionView.shape.status
+        .nullable()
+        .meta({ description: 'null on `transaction.created`; the status before this change otherwise.' }),
+      sequence: z
+        .number()
+        .int()
+        .meta({ description: 'Counts up per charge: drop updates older than the one held.' }),
+    }),
+  })
+  .meta({ id: 'TransactionWebhookEvent', description: 'SPEC 6: the body of every webhook delivery.' });
+
+function webhookSection(): Json {
+  const operation = (type: 'transaction.created' | 'transaction.updated', summary: string) => ({
+    post: {
+      operationId: type === 'transaction.created' ? 'transactionCreatedWebhook' : 'transactionUpdatedWebhook',
+      tags: ['Webhooks'],
+      summary,
+      description:
+        "Sent to endpoints registered in the panel (every event of their tenant in their mode) and to the charge's `callback_url`. Standard Webhooks: verify `webhook-signature` over `webhook-id.webhook-timestamp.body`; deduplicate on `webhook-id` (delivery is at least once); order updates by `data.sequence`.",
+      security: [],
+      parameters: [
+        {
+          name: 'webhook-id',
+          in: 'header',
+          required: true,
+          description: 'Same across retries of one delivery.',
+          schema: { type: 'string' },
+          example: 'msg_0f8b6c2e4d1a4f7b9c3e5a2d8e6f1b47',
+        },
+        {
+          name: 'webhook-timestamp',
+          in: 'header',
+          required: true,
+          description: 'Unix seconds of this attempt.',
+          schema: { type: 'string' },
+          example: '1732406400',
+        },
+        {
+          name: 'webhook-signature',
+          in: 'header',
+          required: true,
+          description: '`v1,<base64 HMAC-SHA256>`, one per valid secret, space separated.',
+          schema: { type: 'string' },
+          example: 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
+        },
+      ],
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: { $ref: '#/components/schemas/TransactionWebhookEvent' },
+            example: webhookExamples[type],
+          },
+        },
+      },
+      responses: {
+        '200': {
+          description:
+            'Any 2xx acknowledges the delivery; anything else is retried with backoff, 410 disables the endpoint.',
+        },
+      },
+    },
+  });
+  return {
+    'transaction.created': operation('transaction.created', 'A charge was registered'),
+    'transaction.updated': operation('transaction.updated', 'A charge changed status'),
+  };
+}
+
+export async function registerOpenApi(app: FastifyInstance, serverUrl: string): Promise<void> {
+  // Filled by `transform` (one call per route) and read by `transformObject`, in the same document build.
+  const accessById = new Map<string, RouteAccess | undefined>();
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -39,18 +405,37 @@ export async function registerOpenApi(app: FastifyInstance, baseUrl: string): Pr
         title: 'Calebe payment gateway',
         version: API_VERSION,
         description:
-          'Public API under /v1 (X-API-Key) and panel API under /admin (Bearer session). Amounts are integer centavos.',
+          'Multi-tenant payment gateway for Brazil: Pix and boleto charges, their lifecycle and webhooks. Public API under /v1 (X-API-Key) and panel API under /admin (Bearer session). Amounts are integer centavos (BRL). Errors are `{ error: { code, message, request_id } }` (SPEC 7): decide on `code`, never on the message.',
+        // package.json says UNLICENSED; SPDX has no id for "no license", so a LicenseRef- names it (docs/decisions.md).
+        license: {
+          name: 'Proprietary, no license granted (UNLICENSED)',
+          identifier: 'LicenseRef-Proprietary',
+        },
       },
-      servers: [{ url: baseUrl }],
+      servers: [{ url: serverUrl, description: 'This instance' }],
+      tags: TAGS.map(({ name, description }) => ({ name, description })),
       components: {
         securitySchemes: {
-          ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+          ApiKey: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-API-Key',
+            description: 'API key of a tenant (SPEC 5.2).',
+          },
           Session: { type: 'http', scheme: 'bearer', description: 'Session token from POST /admin/sessions' },
         },
       },
     },
-    transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
+    transform: (input) => {
+      const id = input.schema.operationId;
+      if (id) accessById.set(id, input.route.config?.access);
+      return jsonSchemaTransform(input);
+    },
+    transformObject: (input) => {
+      const doc = jsonSchemaTransformObject(input);
+      if (isObject(doc)) finishDocument(doc, accessById);
+      return doc;
+    },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -1,12 +1,15 @@
 import { z } from 'zod';
+import { ERRORS, type ErrorCode } from './errors.ts';
 
 /** SPEC 2.1 envelopes, shared by every route's response schema and the OpenAPI document. */
 export const errorEnvelope = z
   .object({
     error: z
       .object({
-        code: z.string(),
-        message: z.string(),
+        code: z
+          .enum(Object.keys(ERRORS) as [ErrorCode, ...ErrorCode[]])
+          .meta({ description: 'SPEC 7: the stable, machine-readable error code.' }),
+        message: z.string().meta({ description: 'For people; may change between versions.' }),
         request_id: z.string(),
         transaction_id: z.string().optional(),
         provider_error_code: z.string().nullable().optional(),

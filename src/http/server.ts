@@ -119,13 +119,14 @@ export async function buildHttpServer({ ctx, authenticators, inFlight }: HttpDep
     request.principal = principal;
     await ctx.rateLimiter.consume('api', principal.actor);
     checkAccess(principal, access);
-    if (access.idempotencyKey) idempotencyKeyOf(request);
+    if (access.idempotencyKey === true) idempotencyKeyOf(request);
   });
   // After the body is parsed, before any schema or handler: no NUL reaches PostgreSQL (issue 12).
   app.addHook('preValidation', async (request) => refuseNulCharacters(request));
 
   describeRoutes(app);
-  await registerOpenApi(app, ctx.config.baseUrl);
+  // Without BASE_URL the document names no host: it describes the instance that serves it.
+  await registerOpenApi(app, ctx.config.BASE_URL ?? '/');
   registerHealthRoutes(app, ctx);
   registerSessionRoutes(app, ctx);
   registerProviderRoutes(app, ctx);

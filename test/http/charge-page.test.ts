@@ -194,7 +194,7 @@ describe('the charge page in /openapi.json', () => {
     };
     const page = doc.paths['/cobranca/{id}/{signature}']?.get;
     assert.ok(page);
-    assert.equal(page.security, undefined, 'no credential');
+    assert.deepEqual(page.security, [], 'no credential');
     assert.ok(JSON.stringify(page.responses['200']).includes('text/html'));
     assert.ok(page.responses['404']);
     assert.ok(doc.paths['/cobranca/{id}/{signature}/boleto.pdf']?.get?.responses['404']);

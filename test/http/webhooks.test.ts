@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, test } from 'vitest';
 import { transactionStream } from '../../src/commands/charges.ts';
@@ -150,6 +152,14 @@ describe('webhooks (SPEC 6)', () => {
       ],
     );
     for (const m of got) assert.equal(m.data.id, id);
+    // Every body is what the `webhooks` section of /openapi.json describes (issue 15 item 1).
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats.default(ajv);
+    ajv.addSchema({ ...(await app.request('GET', '/openapi.json')).body, $id: 'openapi.json' });
+    for (const m of got) {
+      const ok = ajv.validate({ $ref: 'openapi.json#/components/schemas/TransactionWebhookEvent' }, m);
+      assert.ok(ok, `${m.type} body does not match /openapi.json: ${ajv.errorsText()}`);
+    }
     // `data` is the Transaction as GET returns it, at that version.
     const now = await app.request('GET', `/v1/transactions/${id}`, { headers: { 'x-api-key': key.key } });
     const { previous_status: _p, sequence: _s, ...last } = got[2]?.data ?? {};

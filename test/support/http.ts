@@ -121,11 +121,10 @@ export async function startTestApp(
   };
 }
 
+type OpenApiResponse = { $ref?: string; content?: Record<string, { schema?: unknown }> };
 type OpenApiDoc = {
-  paths: Record<
-    string,
-    Record<string, { responses?: Record<string, { content?: Record<string, { schema?: unknown }> }> }>
-  >;
+  paths: Record<string, Record<string, { responses?: Record<string, OpenApiResponse> }>>;
+  components?: { responses?: Record<string, OpenApiResponse> };
 };
 
 /**
@@ -161,8 +160,20 @@ async function openApiValidator(baseUrl: string) {
       return;
     }
     const status = String(res.status);
-    const response = operation.responses?.[status] ?? operation.responses?.default;
+    const key = operation.responses?.[status] ? status : 'default';
+    let response = operation.responses?.[key];
     assert.ok(response, `${method} ${route?.template}: status ${status} is not documented`);
+    let at = `openapi.json#/paths/${pointer(route?.template ?? '')}/${method.toLowerCase()}/responses/${key}`;
+    // Error statuses refer to the named responses under components (one per status, SPEC 7).
+    if (response.$ref) {
+      const name = response.$ref.replace('#/components/responses/', '');
+      response = doc.components?.responses?.[name];
+      assert.ok(
+        response,
+        `${method} ${route?.template} ${status}: ${name} is not under components.responses`,
+      );
+      at = `openapi.json#/components/responses/${pointer(name)}`;
+    }
     const type = res.headers.get('content-type')?.split(';')[0] ?? '';
     if (!response.content) return;
     assert.ok(
@@ -170,8 +181,7 @@ async function openApiValidator(baseUrl: string) {
       `${method} ${route?.template} ${status}: content type ${type} is not documented`,
     );
     if (type !== 'application/json') return;
-    const ref = `openapi.json#/paths/${pointer(route?.template ?? '')}/${method.toLowerCase()}/responses/${status}/content/${pointer(type)}/schema`;
-    const ok = ajv.validate({ $ref: ref }, res.body);
+    const ok = ajv.validate({ $ref: `${at}/content/${pointer(type)}/schema` }, res.body);
     assert.ok(
       ok,
       `${method} ${route?.template} ${status} does not match /openapi.json: ${ajv.errorsText()}\n${res.text.slice(0, 500)}`,

@@ -165,6 +165,7 @@ export function registerApiKeyRoutes(app: HttpServer, ctx: AppContext): void {
     {
       config: { access: { auth: 'session', roles: KEY_ADMINS, idempotencyKey: true } },
       schema: {
+        operationId: 'createApiKey',
         summary: 'Issue an API key (the secret is shown only in this answer)',
         description:
           'Requires Idempotency-Key. A replay with the same key and body answers 200 with `Idempotency-Replayed: true` and the record without the secret; another body is 409 idempotency_conflict. Scopes are explicit. The access profile is set by the server (SPEC 5.4). A tenant outside your tree is 404.',
@@ -229,6 +230,7 @@ export function registerApiKeyRoutes(app: HttpServer, ctx: AppContext): void {
     {
       config: { access: { auth: 'session', roles: KEY_ADMINS } },
       schema: {
+        operationId: 'listApiKeys',
         summary: 'List API keys of your tree (never the secret)',
         querystring: listQuery,
         response: { 200: listEnvelope(apiKeyView), 404: errorEnvelope },
@@ -286,6 +288,7 @@ export function registerApiKeyRoutes(app: HttpServer, ctx: AppContext): void {
     {
       config: { access: { auth: 'session', roles: KEY_ADMINS } },
       schema: {
+        operationId: 'revokeApiKey',
         summary: 'Revoke an API key (effective on its next request; revoking again changes nothing)',
         params: z.object({ id: z.string().min(1).max(64) }),
         response: {

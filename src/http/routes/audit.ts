@@ -45,6 +45,7 @@ export function registerAuditRoutes(app: HttpServer, ctx: AppContext): void {
     {
       config: { access: { auth: 'session', roles: ['super_admin', 'tenant_admin', 'viewer'] } },
       schema: {
+        operationId: 'listAuditEntries',
         summary: 'Read the audit log',
         description: 'Configuration, key, session and transaction events; may trail writes by a moment.',
         querystring: query,

@@ -112,6 +112,7 @@ export function registerChargePageRoutes(app: HttpServer, ctx: AppContext): void
     '/cobranca/:id/:signature',
     {
       schema: {
+        operationId: 'getChargePage',
         summary: 'Charge page for the payer (SPEC 2.2 document_url; no key)',
         description:
           'The `document_url` of a Transaction (SPEC 2.2): a server-rendered page in Portuguese with the amount, ' +
@@ -154,6 +155,7 @@ export function registerChargePageRoutes(app: HttpServer, ctx: AppContext): void
     '/cobranca/:id/:signature/boleto.pdf',
     {
       schema: {
+        operationId: 'getBoletoPdf',
         summary: 'Boleto PDF (SPEC 2.2 boleto_url; no key)',
         description:
           'The `boleto_url` of a Transaction (SPEC 2.2): the boleto as a PDF, drawn by the gateway from the ' +

@@ -250,6 +250,7 @@ export function registerChargeRoutes(app: HttpServer, ctx: AppContext): void {
     {
       config: { access: { auth: 'api_key', scopes: ['pix:write'], idempotencyKey: true } },
       schema: {
+        operationId: 'createPix',
         summary: 'Create a Pix charge',
         description:
           'SPEC 4.1. Requires Idempotency-Key (scope: tenant + key, shared with boleto). 201 new; 200 replay with `Idempotency-Replayed: true`; 202 unknown or still processing; 502 provider_rejected with error.transaction_id.',
@@ -269,6 +270,7 @@ export function registerChargeRoutes(app: HttpServer, ctx: AppContext): void {
     {
       config: { access: { auth: 'api_key', scopes: ['boleto:write'], idempotencyKey: true } },
       schema: {
+        operationId: 'createBoleto',
         summary: 'Create a boleto charge',
         description:
           'SPEC 4.2. Requires Idempotency-Key (scope: tenant + key, shared with Pix). Responses as POST /v1/pix.',
@@ -288,6 +290,7 @@ export function registerChargeRoutes(app: HttpServer, ctx: AppContext): void {
     {
       config: { access: { auth: 'session', roles: ['super_admin', 'tenant_admin'], idempotencyKey: true } },
       schema: {
+        operationId: 'createPanelBoleto',
         summary: 'Create a boleto charge from the panel',
         description:
           'SPEC 4.2, 5.7: the panel equivalent of POST /v1/boleto, for a tenant the user may charge for: super_admin any tenant (`tenant_id` required), tenant_admin its own tenant (default) or a descendant. Production mode (routing decides simulator or provider). Idempotency scope tenant + key, as the public creation. Outside the tree: 404; a suspended tenant or ancestor: 403 tenant_suspended.',
@@ -322,6 +325,7 @@ export function registerChargeRoutes(app: HttpServer, ctx: AppContext): void {
     {
       config: { access: { auth: 'api_key', scopes: ['transactions:read'] } },
       schema: {
+        operationId: 'getTransaction',
         summary: "A transaction of the key's tenant or of a descendant, in the key's mode",
         description: 'SPEC 4.4. Local state only; outside the tree or of the other mode: 404.',
         params: idParams,
@@ -339,6 +343,7 @@ export function registerChargeRoutes(app: HttpServer, ctx: AppContext): void {
     {
       config: { access: { auth: 'api_key', scopes: ['transactions:read'] } },
       schema: {
+        operationId: 'getTransactionRequest',
         summary: 'The creation snapshot of a transaction (SPEC 2.3)',
         description:
           'SPEC 4.5: same authorization as GET /v1/transactions/{id}. Contains payer personal data.',

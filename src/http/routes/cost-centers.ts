@@ -78,6 +78,7 @@ export function registerCostCenterRoutes(app: HttpServer, ctx: AppContext): void
     {
       config: { access: { auth: 'api_key', scopes: ['transactions:read'] } },
       schema: {
+        operationId: 'listCostCenters',
         summary: "List cost centers of the key's tenant (and, on request, its descendants)",
         description:
           "Oldest first. `tenant_id` selects the filter root within the key's tree (outside: 404); `include_descendants=true` adds its subtree. Test and production keys see the same centers.",
@@ -127,6 +128,7 @@ export function registerCostCenterRoutes(app: HttpServer, ctx: AppContext): void
     {
       config: { access: { auth: 'api_key', scopes: ['transactions:read'] } },
       schema: {
+        operationId: 'getCostCenter',
         summary: "A cost center of the key's tenant or of a descendant",
         params: idParams,
         response: { 200: dataEnvelope(costCenterView), 404: errorEnvelope },
@@ -146,9 +148,11 @@ export function registerCostCenterRoutes(app: HttpServer, ctx: AppContext): void
           auth: 'api_key',
           scopes: ['cost_centers:write'],
           notForDeveloperKeys: true,
+          idempotencyKey: 'optional',
         },
       },
       schema: {
+        operationId: 'createCostCenter',
         summary: "Create a cost center for the key's tenant",
         description:
           'Idempotency-Key optional (SPEC 4 common rules do not require it here); when sent, malformed is 400 idempotency_key_required and the scope is tenant + key (a center is the same in test and production, SPEC 4.12). A replay with the same key and body answers 200 with `Idempotency-Replayed: true` and the same center; another body is 409 idempotency_conflict. Developer keys are refused (403 insufficient_scope).',
@@ -184,6 +188,7 @@ export function registerCostCenterRoutes(app: HttpServer, ctx: AppContext): void
     {
       config: { access: { auth: 'api_key', scopes: ['cost_centers:write'], notForDeveloperKeys: true } },
       schema: {
+        operationId: 'updateCostCenter',
         summary: "Rename, deactivate or reactivate a cost center of the key's own tenant",
         description:
           "A descendant's center is 403 forbidden (writes only the own tenant); outside the key's tree, 404. Repeating a change is a no-op. Deactivation keeps existing classifications.",

@@ -32,6 +32,7 @@ export function registerHealthRoutes(
     '/health',
     {
       schema: {
+        operationId: 'getHealth',
         summary: 'The process answers (no key)',
         response: { 200: z.object({ status: z.literal('ok') }) },
       },
@@ -50,6 +51,7 @@ export function registerHealthRoutes(
     '/ready',
     {
       schema: {
+        operationId: 'getReadiness',
         summary: 'The database and the rate-limit store answer (no key)',
         description: `Each check has its own ${timeoutMs} ms timeout. 503 not_ready names the failing checks.`,
         response: { 200: readyBody },
@@ -79,6 +81,7 @@ export function registerHealthRoutes(
     '/metrics',
     {
       schema: {
+        operationId: 'getMetrics',
         summary: 'Prometheus metrics (no key; restrict at the network edge)',
         response: {
           200: {

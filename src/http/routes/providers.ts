@@ -148,6 +148,7 @@ export function registerProviderRoutes(app: HttpServer, ctx: AppContext): void {
     {
       config: { access },
       schema: {
+        operationId: 'createProvider',
         summary: 'Create a provider (super_admin)',
         description:
           'enabled_methods defaults to [pix]; [] disables all. An external provider takes `credentials: { api_key }` (the key of its environment) and optional `payment_host`/`api_host` (defaults: the real Safe2Pay hosts); the simulator takes neither host. Credentials are sealed with AES-256-GCM bound to the provider id and never returned. Without CREDENTIALS_ENCRYPTION_KEY on a DATABASE_URL deployment, credentials are refused with 422 validation_error.',
@@ -180,6 +181,7 @@ export function registerProviderRoutes(app: HttpServer, ctx: AppContext): void {
     {
       config: { access },
       schema: {
+        operationId: 'listProviders',
         summary: 'List providers (super_admin), oldest first',
         querystring: pageQuery,
         response: { 200: listEnvelope(providerDto) },
@@ -202,6 +204,7 @@ export function registerProviderRoutes(app: HttpServer, ctx: AppContext): void {
     {
       config: { access },
       schema: {
+        operationId: 'getProvider',
         summary: 'Read a provider (super_admin)',
         params: idParams,
         response: { 200: dataEnvelope(providerDto), 404: errorEnvelope },
@@ -220,6 +223,7 @@ export function registerProviderRoutes(app: HttpServer, ctx: AppContext): void {
     {
       config: { access },
       schema: {
+        operationId: 'updateProvider',
         summary: 'Change a provider (super_admin): name, enabled, enabled_methods, credentials, hosts',
         description:
           'Kind, environment and is_marketplace are fixed. Changes apply to new charges only (SPEC 2.8). New credentials replace the stored ones.',

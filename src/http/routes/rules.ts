@@ -61,6 +61,7 @@ export function registerRuleRoutes(app: HttpServer, ctx: AppContext): void {
     {
       config: { access },
       schema: {
+        operationId: 'createRoutingRule',
         summary: 'Create a routing rule (super_admin)',
         description:
           'tenant_id null (default) makes a global rule. priority defaults to 100 (lower wins), max_amount to 100000000, enabled to true. A missing provider or tenant is 404 not_found.',
@@ -91,6 +92,7 @@ export function registerRuleRoutes(app: HttpServer, ctx: AppContext): void {
     {
       config: { access },
       schema: {
+        operationId: 'listRoutingRules',
         summary: 'List routing rules (super_admin), oldest first',
         querystring: listQuery,
         response: { 200: listEnvelope(ruleDto) },
@@ -113,6 +115,7 @@ export function registerRuleRoutes(app: HttpServer, ctx: AppContext): void {
     {
       config: { access },
       schema: {
+        operationId: 'updateRoutingRule',
         summary: 'Change a routing rule (super_admin): priority, max_amount, enabled',
         description: 'Applies to new charges only; existing transactions keep their provider (SPEC 2.8).',
         params: idParams,

@@ -39,6 +39,7 @@ export function registerSessionRoutes(app: HttpServer, ctx: AppContext): void {
         await ctx.rateLimiter.consume('login', request.socket.remoteAddress ?? 'unknown');
       },
       schema: {
+        operationId: 'createSession',
         summary: 'Log in to the panel',
         description:
           'Wrong e-mail or password: 401 invalid_credentials. Limited to 10 attempts per minute per connection address.',
@@ -63,6 +64,7 @@ export function registerSessionRoutes(app: HttpServer, ctx: AppContext): void {
     {
       config: { access: { auth: 'session' } },
       schema: {
+        operationId: 'deleteCurrentSession',
         summary: 'Log out: revoke the session of this token at once',
         response: { 204: z.null().meta({ description: 'Logged out' }) },
       },

@@ -40,6 +40,7 @@ export function registerSettingsRoutes(app: HttpServer, ctx: AppContext): void {
     {
       config: { access },
       schema: {
+        operationId: 'getPaymentSettings',
         summary: 'Read the production payments control',
         description: 'super_admin only. 503 payment_settings_unavailable when it cannot be read.',
         response: { 200: dataEnvelope(paymentSettings), ...errorResponses(401, 403, 429, 503) },
@@ -53,6 +54,7 @@ export function registerSettingsRoutes(app: HttpServer, ctx: AppContext): void {
     {
       config: { access },
       schema: {
+        operationId: 'updatePaymentSettings',
         summary: 'Turn production payments on or off',
         description:
           'super_admin only. Applies at once and overrides ALLOW_LIVE_PAYMENTS for good; audited as PaymentSettings.Updated. ' +

@@ -158,6 +158,7 @@ export function registerSummaryRoutes(app: HttpServer, ctx: AppContext): void {
     {
       config: { access: { auth: 'session', roles: ['super_admin', 'tenant_admin', 'viewer'] } },
       schema: {
+        operationId: 'getAdminSummary',
         summary: 'Summarize charges of the authorized tree',
         description:
           'Totals, counts per status, success rate and a daily series (America/Sao_Paulo) over the charges created in the last `days` x 24h; tenant counts from the current registry. May trail writes by a moment.',

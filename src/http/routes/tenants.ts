@@ -81,6 +81,7 @@ export function registerTenantRoutes(app: HttpServer, ctx: AppContext): void {
     {
       config: { access: { auth: 'session', roles: ADMIN_WRITE, idempotencyKey: true } },
       schema: {
+        operationId: 'createTenantType',
         summary: 'Create a tenant type (super_admin)',
         description:
           'Names are unique case-insensitively: another type with the name is 409 conflict. The same Idempotency-Key with the same body answers 200 with the same type and Idempotency-Replayed: true; with another body, 409 idempotency_conflict.',
@@ -132,6 +133,7 @@ export function registerTenantRoutes(app: HttpServer, ctx: AppContext): void {
     {
       config: { access: { auth: 'session', roles: ADMIN_READ } },
       schema: {
+        operationId: 'listTenantTypes',
         summary: 'List tenant types (every panel role; types hold no tenant data)',
         querystring: pageQuery,
         response: { 200: listEnvelope(tenantTypeDto) },
@@ -156,6 +158,7 @@ export function registerTenantRoutes(app: HttpServer, ctx: AppContext): void {
     {
       config: { access: { auth: 'session', roles: ADMIN_WRITE, idempotencyKey: true } },
       schema: {
+        operationId: 'createTenant',
         summary: 'Create a tenant (super_admin)',
         description:
           "Missing type or parent: 404 not_found. The parent's type must allow children (409 conflict). The same Idempotency-Key with the same body answers 200 with the same tenant and Idempotency-Replayed: true; with another body, 409 idempotency_conflict.",
@@ -209,6 +212,7 @@ export function registerTenantRoutes(app: HttpServer, ctx: AppContext): void {
     {
       config: { access: { auth: 'session', roles: ADMIN_READ } },
       schema: {
+        operationId: 'listTenants',
         summary: "List tenants: all for super_admin, the caller's own tree otherwise",
         querystring: pageQuery.extend({ status: z.enum(['active', 'suspended']).optional() }),
         response: { 200: listEnvelope(tenantDto) },
@@ -236,6 +240,7 @@ export function registerTenantRoutes(app: HttpServer, ctx: AppContext): void {
     {
       config: { access: { auth: 'session', roles: ADMIN_READ } },
       schema: {
+        operationId: 'getTenant',
         summary: 'Read a tenant',
         description: 'A tenant outside the caller’s tree is 404 not_found.',
         params: idParams,
@@ -256,6 +261,7 @@ export function registerTenantRoutes(app: HttpServer, ctx: AppContext): void {
     {
       config: { access: { auth: 'session', roles: ADMIN_WRITE } },
       schema: {
+        operationId: 'suspendTenant',
         summary: 'Suspend a tenant and its subtree (super_admin)',
         description:
           "SPEC 5.5/5.6: the subtree's keys are refused from the next request (403 tenant_suspended) and its sessions are revoked for good. Your own tenant or one above it: 409 cannot_suspend_self. Repeating is a no-op.",
@@ -277,6 +283,7 @@ export function registerTenantRoutes(app: HttpServer, ctx: AppContext): void {
     {
       config: { access: { auth: 'session', roles: ADMIN_WRITE } },
       schema: {
+        operationId: 'reactivateTenant',
         summary: 'Reactivate a tenant (super_admin)',
         description: 'SPEC 5.5: keys work again; revoked sessions stay revoked. Repeating is a no-op.',
         params: idParams,

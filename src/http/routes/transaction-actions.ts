@@ -114,7 +114,8 @@ export function registerTransactionActionRoutes(app: HttpServer, ctx: AppContext
     return { data: await currentView(row.id) };
   };
 
-  const simulateSchema = (summary: string, description: string) => ({
+  const simulateSchema = (operationId: string, summary: string, description: string) => ({
+    operationId,
     summary,
     description,
     params: idParams,
@@ -127,6 +128,7 @@ export function registerTransactionActionRoutes(app: HttpServer, ctx: AppContext
     {
       config: { access: { auth: 'api_key', scopes: ['transactions:read'], notForDeveloperKeys: true } },
       schema: simulateSchema(
+        'simulateTransaction',
         'Simulate the outcome of a test transaction',
         'SPEC 4.7. Test key only (a live key: 409 simulation_not_allowed). Scopes transactions:read plus the method write scope. Only a pending simulated transaction (else 409 simulation_not_allowed); ENABLE_SIMULATOR off: 422 simulator_disabled.',
       ),
@@ -148,6 +150,7 @@ export function registerTransactionActionRoutes(app: HttpServer, ctx: AppContext
     {
       config: { access: { auth: 'session', roles: ['super_admin', 'tenant_admin'] } },
       schema: simulateSchema(
+        'simulatePanelTransaction',
         'Simulate the outcome of a simulated transaction (panel)',
         'SPEC 3.1, 4.7. super_admin (global) or tenant_admin (own tree); viewer 403 forbidden; outside the tree 404.',
       ),
@@ -166,6 +169,7 @@ export function registerTransactionActionRoutes(app: HttpServer, ctx: AppContext
     {
       config: { access: { auth: 'api_key', scopes: ['transactions:read'], notForDeveloperKeys: true } },
       schema: {
+        operationId: 'refreshTransaction',
         summary: 'Refresh a transaction from its provider',
         description:
           'SPEC 3.1, 4.6. No body. Scopes transactions:read plus the method write scope. Simulator: a Pix past its deadline becomes expired, otherwise 200 unchanged; final states never reopen. `unknown` without provider_reference: 409 reconciliation_required. External provider: queried by its external id; id, exact amount and internal reference must match, else 502 provider_refresh_failed with error.transaction_id and the diagnostics of that query, state kept; production needs the production control (403, 503). Never creates a charge.',
@@ -245,6 +249,7 @@ export function registerTransactionActionRoutes(app: HttpServer, ctx: AppContext
     {
       config: { access: { auth: 'api_key', scopes: ['transactions:read'], idempotencyKey: true } },
       schema: {
+        operationId: 'refundTransaction',
         summary: 'Refund a paid transaction in full',
         description:
           "SPEC 3.1, 4.8. Requires Idempotency-Key (tenant scope, like creations). Scopes transactions:read plus the method write scope. Integral refund of a paid charge: state `refunded`, `refund.status`. A boleto paid by boleto needs `bank_account`; anything else is refunded by Pix (sending `bank_account` is 422). An unpaid charge is 409 conflict; a refunded one answers 200 unchanged. Replays: 200 with `Idempotency-Replayed: true`. A descendant tenant's charge: 403 forbidden.",
@@ -285,6 +290,7 @@ export function registerTransactionActionRoutes(app: HttpServer, ctx: AppContext
         access: { auth: 'api_key', scopes: ['transactions:read', 'boleto:write'], idempotencyKey: true },
       },
       schema: {
+        operationId: 'updateBoletoDueDate',
         summary: 'Change the due date of an open boleto',
         description:
           'SPEC 4.8. Requires Idempotency-Key. Scopes transactions:read plus boleto:write. Only a pending boleto (else 409 conflict); the date must be today to today+365 in America/Sao_Paulo (422 validation_error); the same date answers 200 unchanged. No new charge. A simulated boleto with `cancel_after_due` gets its new `expires_at`. Replays: 200 with `Idempotency-Replayed: true`.',

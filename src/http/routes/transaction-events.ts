@@ -42,6 +42,7 @@ export function registerTransactionEventRoutes(app: HttpServer, ctx: AppContext)
     {
       config: { access: { auth: 'session', roles: ['super_admin', 'tenant_admin', 'viewer'] } },
       schema: {
+        operationId: 'listPanelTransactionEvents',
         summary: "Read a transaction's events",
         description:
           'Every event of the charge in stream order, with its type, payload, actor, request id and time.',
@@ -87,6 +88,7 @@ export function registerTransactionEventRoutes(app: HttpServer, ctx: AppContext)
     {
       config: { access: { auth: 'session', roles: ['super_admin', 'tenant_admin', 'viewer'] } },
       schema: {
+        operationId: 'getPanelTransactionRequest',
         summary: 'The creation snapshot of a transaction (panel alias of GET /v1/transactions/{id}/request)',
         description:
           'SPEC 4.5, 2.3: the same answer as the public read. super_admin any transaction; tenant_admin and viewer their own tree (SPEC 5.7); outside it or unknown: 404. Contains payer personal data.',

@@ -115,6 +115,7 @@ export function registerTransactionListRoutes(app: HttpServer, ctx: AppContext):
     {
       config: { access: { auth: 'api_key', scopes: ['transactions:read'] } },
       schema: {
+        operationId: 'listTransactions',
         summary:
           "List transactions of the key's tenant (and, on request, its descendants), in the key's mode",
         description:
@@ -138,6 +139,7 @@ export function registerTransactionListRoutes(app: HttpServer, ctx: AppContext):
     {
       config: { access: { auth: 'session', roles: ['super_admin', 'tenant_admin', 'viewer'] } },
       schema: {
+        operationId: 'listPanelTransactions',
         summary: "List transactions in the user's tree (every tenant for a super_admin)",
         description:
           'SPEC 4.3 admin scope and 5.7: every role reads. Production by default (`livemode=false` for test mode). A `tenant_id` outside the tree is 404.',

@@ -63,6 +63,7 @@ export function registerUserRoutes(app: HttpServer, ctx: AppContext): void {
     {
       config: { access: { auth: 'session', roles: ADMIN_WRITE, idempotencyKey: true } },
       schema: {
+        operationId: 'createUser',
         summary: 'Create a panel user (super_admin)',
         description:
           'E-mails are unique case-insensitively (409 conflict). tenant_admin and viewer need a tenant_id of an existing tenant (422 validation_error). Repeating the same e-mail, role, tenant and password (with any Idempotency-Key) answers 200 with the existing user and Idempotency-Replayed: true.',
@@ -94,6 +95,7 @@ export function registerUserRoutes(app: HttpServer, ctx: AppContext): void {
     {
       config: { access: { auth: 'session', roles: ADMIN_READ } },
       schema: {
+        operationId: 'listUsers',
         summary: "List users: all for super_admin, users of the caller's tree otherwise",
         querystring: pageQuery,
         response: { 200: listEnvelope(userDto) },
@@ -120,6 +122,7 @@ export function registerUserRoutes(app: HttpServer, ctx: AppContext): void {
       {
         config: { access: { auth: 'session', roles: ADMIN_WRITE } },
         schema: {
+          operationId: `${action}User`,
           summary: `${action === 'suspend' ? 'Suspend' : 'Reactivate'} a user (super_admin)`,
           description:
             action === 'suspend'
@@ -142,6 +145,7 @@ export function registerUserRoutes(app: HttpServer, ctx: AppContext): void {
     {
       config: { access: { auth: 'session', roles: ADMIN_READ } },
       schema: {
+        operationId: 'setUserPassword',
         summary: 'Change a password: your own, or anyone’s as super_admin',
         description:
           'SPEC 5.6: every session of the user is revoked, the caller’s own included when it is their own password. Another user of your tree: 403 forbidden; outside it: 404 not_found. A suspended user: 409 conflict.',

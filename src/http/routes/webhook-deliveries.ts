@@ -110,6 +110,7 @@ export function registerWebhookDeliveryRoutes(app: HttpServer, ctx: AppContext):
     {
       config: { access: { auth: 'session', roles: READERS } },
       schema: {
+        operationId: 'listWebhookDeliveries',
         summary: 'List webhook deliveries of your tree, newest first',
         description:
           'SPEC 6. Filters: tenant_id (a tenant of your tree), endpoint_id, transaction_id, status (pending, delivered, failed, cancelled).',
@@ -141,6 +142,7 @@ export function registerWebhookDeliveryRoutes(app: HttpServer, ctx: AppContext):
     {
       config: { access: { auth: 'session', roles: READERS } },
       schema: {
+        operationId: 'getWebhookDelivery',
         summary: 'A webhook delivery with every attempt',
         params: idParams,
         response: {
@@ -178,6 +180,7 @@ export function registerWebhookDeliveryRoutes(app: HttpServer, ctx: AppContext):
     {
       config: { access: { auth: 'session', roles: WRITERS } },
       schema: {
+        operationId: 'resendWebhookDelivery',
         summary: 'Send a delivery again',
         description:
           "SPEC 6. Queues one more attempt now, with the same `webhook-id` and body, whatever the delivery's status. If it fails, the retry schedule continues from the attempts already made (an exhausted delivery becomes `failed` again; resend again later). The endpoint must be enabled when the attempt runs (else the delivery ends `cancelled`).",
@@ -202,6 +205,7 @@ export function registerWebhookDeliveryRoutes(app: HttpServer, ctx: AppContext):
     {
       config: { access: { auth: 'session', roles: WRITERS } },
       schema: {
+        operationId: 'getWebhookCallbackSecret',
         summary: "The secret signing deliveries to a tenant's callback_url addresses",
         description:
           'SPEC 6, docs/decisions.md "Webhooks": one per tenant and mode, derived on the server; deliveries to a charge\'s `callback_url` carry Standard Webhooks signatures made with it. super_admin any tenant, tenant_admin its tree.',

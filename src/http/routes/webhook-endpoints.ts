@@ -142,6 +142,7 @@ export function registerWebhookEndpointRoutes(app: HttpServer, ctx: AppContext):
     {
       config: { access: { auth: 'session', roles: WRITERS, idempotencyKey: true } },
       schema: {
+        operationId: 'createWebhookEndpoint',
         summary: 'Register a webhook endpoint (the secret is shown in this answer)',
         description:
           'Panel only (SPEC 6). Requires Idempotency-Key: a replay with the same key and body answers 200 with `Idempotency-Replayed: true` and the endpoint without its secret; another body is 409 idempotency_conflict. The endpoint receives every event of the tenant in its mode. A tenant outside your tree is 404.',
@@ -233,6 +234,7 @@ export function registerWebhookEndpointRoutes(app: HttpServer, ctx: AppContext):
     {
       config: { access: { auth: 'session', roles: READERS } },
       schema: {
+        operationId: 'listWebhookEndpoints',
         summary: 'List webhook endpoints of your tree, newest first (never the secret)',
         querystring: listQuery,
         response: { 200: listEnvelope(endpointDto), 404: errorEnvelope },
@@ -296,6 +298,7 @@ export function registerWebhookEndpointRoutes(app: HttpServer, ctx: AppContext):
     {
       config: { access: { auth: 'session', roles: READERS } },
       schema: {
+        operationId: 'getWebhookEndpoint',
         summary: 'Read a webhook endpoint (never the secret)',
         params: idParams,
         response: { 200: dataEnvelope(endpointDto), 404: errorEnvelope },
@@ -313,6 +316,7 @@ export function registerWebhookEndpointRoutes(app: HttpServer, ctx: AppContext):
     {
       config: { access: { auth: 'session', roles: WRITERS } },
       schema: {
+        operationId: 'getWebhookEndpointSecret',
         summary: 'View the signing secret (and the previous one within 24 hours of a rotation)',
         description: 'Panel only (SPEC 6); super_admin and tenant_admin of the tree. Viewers get 403.',
         params: idParams,
@@ -330,6 +334,7 @@ export function registerWebhookEndpointRoutes(app: HttpServer, ctx: AppContext):
     {
       config: { access: { auth: 'session', roles: WRITERS } },
       schema: {
+        operationId: 'rotateWebhookEndpointSecret',
         summary: 'Rotate the signing secret; the previous one stays valid for 24 hours',
         description:
           'Deliveries are signed with both secrets until previous_expires_at. Rotating again within the window replaces the previous secret with the one just rotated out. No body.',
@@ -351,6 +356,7 @@ export function registerWebhookEndpointRoutes(app: HttpServer, ctx: AppContext):
     {
       config: { access: { auth: 'session', roles: WRITERS } },
       schema: {
+        operationId: 'updateWebhookEndpoint',
         summary: 'Change a webhook endpoint: url and/or enabled',
         description:
           'Tenant and mode are fixed. Enabling again an endpoint disabled after a 410 Gone resumes deliveries. An empty body is 422.',
@@ -377,6 +383,7 @@ export function registerWebhookEndpointRoutes(app: HttpServer, ctx: AppContext):
     {
       config: { access: { auth: 'session', roles: WRITERS } },
       schema: {
+        operationId: 'deleteWebhookEndpoint',
         summary: 'Delete a webhook endpoint (final: it is 404 afterwards)',
         params: idParams,
         response: { 204: z.null().meta({ description: 'Deleted' }), 404: errorEnvelope },
