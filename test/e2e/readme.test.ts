@@ -19,7 +19,7 @@ import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 const EXEMPT: { kind: RegExp; why: string }[] = [
   { kind: /\bnpm (ci|start)\b|calebe serve\b/, why: 'installs or starts a gateway that runs until stopped' },
   {
-    kind: /\bnpm (test|run test:)|\bnpx vitest\b|apt-get install|CHROMIUM_PATH=/,
+    kind: /\bnpm (test|run test:|run lint:openapi)|\bnpx vitest\b|apt-get install|CHROMIUM_PATH=/,
     why: 'runs the test suite itself (this test is part of it) or installs a system package',
   },
   { kind: /\bdocker run\b/, why: 'needs Docker, absent on the development machines' },

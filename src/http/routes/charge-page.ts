@@ -1,4 +1,4 @@
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { boletoPdfInput } from '../../boleto-pdf/from-transaction.ts';
 import { renderBoletoPdf } from '../../boleto-pdf/render.ts';
@@ -80,6 +80,16 @@ export function registerChargePageRoutes(app: HttpServer, ctx: AppContext): void
     return reply.code(404).type('text/html; charset=utf-8').send(renderNotFoundPage());
   }
 
+  /**
+   * Every 404 of these routes, the edge's NUL refusal included, is the payer's page; any other error goes up
+   * to the server's handler.
+   */
+  function notFoundAsPage(error: unknown, _request: FastifyRequest, reply: FastifyReply) {
+    if (!(error instanceof ApiError && error.code === 'not_found')) throw error;
+    secureHeaders(reply);
+    return notFoundPage(reply);
+  }
+
   /** The tenant's current name from its read model (a rename shows at once); null if it cannot be read. */
   async function merchantName(tenantId: string): Promise<string | null> {
     const row = await ctx.db
@@ -133,13 +143,7 @@ export function registerChargePageRoutes(app: HttpServer, ctx: AppContext): void
           },
         },
       },
-      // Every 404 of this route, the edge's NUL refusal included, is the payer's page; the rest goes up to
-      // the server's handler.
-      errorHandler(error, _request, reply) {
-        if (!(error instanceof ApiError && error.code === 'not_found')) throw error;
-        secureHeaders(reply);
-        return notFoundPage(reply);
-      },
+      errorHandler: notFoundAsPage,
     },
     async (request, reply) => {
       secureHeaders(reply);
@@ -184,16 +188,11 @@ export function registerChargePageRoutes(app: HttpServer, ctx: AppContext): void
           },
         },
       },
+      errorHandler: notFoundAsPage,
     },
     async (request, reply) => {
       secureHeaders(reply);
-      let charge: { view: TransactionView; request: unknown };
-      try {
-        charge = await linkedCharge(request.params.id, request.params.signature);
-      } catch (error) {
-        if (error instanceof ApiError && error.code === 'not_found') return notFoundPage(reply);
-        throw error;
-      }
+      const charge = await linkedCharge(request.params.id, request.params.signature);
       const transaction = charge.view;
       const input = boletoPdfInput(transaction, charge.request, await merchantName(transaction.tenant_id));
       // No boleto numbers (a Pix, the simulator's boleto, an issuance not finished): nothing is made up.
