@@ -3,6 +3,7 @@ import { getBoletoInfo, isValidBoleto, isValidPixPayload } from '@brazilian-util
 import { ulid } from 'ulid';
 import { describe, test } from 'vitest';
 import type { ExternalProvider, PortCharge, ProviderContext } from '../../src/providers/port.ts';
+import { portCustomer } from '../support/emulator-control.ts';
 
 /**
  * The external-provider contract (DESIGN.md "Providers", issue 13): what every adapter of the port must do,
@@ -29,21 +30,6 @@ export interface ContractHarness {
   settle(providerReference: string, via: 'pix' | 'boleto'): Promise<void>;
 }
 
-const customer = {
-  name: 'Maria Silva',
-  document: '12345678909',
-  email: 'maria@example.com',
-  phone: '51999998888',
-  address: {
-    zip_code: '90010000',
-    street: 'Rua dos Andradas',
-    number: '100',
-    district: 'Centro',
-    city: 'Porto Alegre',
-    state: 'RS',
-  },
-};
-
 /** `YYYY-MM-DD` in Sao Paulo, `days` from today (SPEC 4.2: due dates are today to today+365 there). */
 export function saoPauloDate(days: number): string {
   return new Date(Date.now() - 3 * 3_600_000 + days * 86_400_000).toISOString().slice(0, 10);
@@ -55,7 +41,7 @@ export function pixCharge(amount = 1250, expiresIn = 1800): PortCharge {
     method: 'pix',
     amount,
     description: 'Pedido 42',
-    customer,
+    customer: portCustomer,
     expiresIn,
     boleto: null,
     callbackUrl: null,
@@ -68,7 +54,7 @@ export function boletoCharge(amount = 15_990, dueDate = saoPauloDate(10)): PortC
     method: 'boleto',
     amount,
     description: 'Mensalidade novembro',
-    customer,
+    customer: portCustomer,
     expiresIn: null,
     boleto: {
       due_date: dueDate,

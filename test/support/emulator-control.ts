@@ -47,3 +47,19 @@ export function emulatorControl(baseUrl: string) {
   };
 }
 export type EmulatorControl = ReturnType<typeof emulatorControl>;
+
+/** A payer as the provider port receives it (normalized copies, SPEC 4.1). */
+export const portCustomer = {
+  name: 'Maria Silva',
+  document: '12345678909',
+  email: 'maria@example.com',
+  phone: '51999998888',
+  address: {
+    zip_code: '90010000',
+    street: 'Rua dos Andradas',
+    number: '100',
+    district: 'Centro',
+    city: 'Porto Alegre',
+    state: 'RS',
+  },
+};

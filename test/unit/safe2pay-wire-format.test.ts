@@ -5,21 +5,7 @@ import { buildPaymentBody } from '../../src/providers/safe2pay/build-request.ts'
 import { endOfDueDayUtc, parseProviderDate, toProviderDate } from '../../src/providers/safe2pay/dates.ts';
 import { diagnosticsFor } from '../../src/providers/safe2pay/diagnostics.ts';
 import { mapStatus, statusCode } from '../../src/providers/safe2pay/status.ts';
-
-const customer = {
-  name: 'Maria Silva',
-  document: '12345678909',
-  email: 'maria@example.com',
-  phone: '51999998888',
-  address: {
-    zip_code: '90010000',
-    street: 'Rua dos Andradas',
-    number: '100',
-    district: 'Centro',
-    city: 'Porto Alegre',
-    state: 'RS',
-  },
-};
+import { portCustomer } from '../support/emulator-control.ts';
 
 describe('Safe2Pay dates (wire doc 2.6, 2.10)', () => {
   test('both observed DueDate formats and the .NET DateTime are read as the same calendar day', () => {
@@ -100,7 +86,7 @@ describe('buildPaymentBody: SPEC 2.3 provider_request, wire doc 2.4-2.6', () => 
     method: 'pix',
     amount: 1250,
     description: 'Pedido 42',
-    customer,
+    customer: portCustomer,
     expiresIn: 3600,
     boleto: null,
     callbackUrl: null,
