@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
+import apiReference from '@scalar/fastify-api-reference';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -437,6 +438,72 @@ export async function registerOpenApi(app: FastifyInstance, serverUrl: string): 
       return doc;
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await app.register(registerDocsPage);
+}
+
+const FAVICON = `data:image/svg+xml,${encodeURIComponent(
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#0f766e"/><text x="16" y="23" font-family="sans-serif" font-size="20" font-weight="700" text-anchor="middle" fill="#fff">C</text></svg>',
+)}`;
+
+/**
+ * The reference page at /docs (issue 15 item 2): Scalar, its JS bundle served from the package at
+ * /docs/js/scalar.js, never from a CDN (docs/decisions.md "Docs page"). Registered in a scope of its own so
+ * its Content-Security-Policy covers only these routes.
+ */
+async function registerDocsPage(scope: FastifyInstance): Promise<void> {
+  scope.addHook('onSend', async (_request, reply, payload) => {
+    if (typeof payload === 'string' && String(reply.getHeader('content-type')).startsWith('text/html')) {
+      reply.header('content-security-policy', docsPageCsp(payload));
+    }
+    return payload;
+  });
+  await scope.register(apiReference, {
+    routePrefix: '/docs',
+    logLevel: 'warn',
+    configuration: {
+      // The one document at /openapi.json: with a `url`, the plugin exposes no copies under /docs.
+      url: '/openapi.json',
+      pageTitle: 'Calebe API reference',
+      // Inline: without an icon the browser asks for /favicon.ico, which the gateway answers 404.
+      favicon: FAVICON,
+      // Each of these would reach scalar.com: web fonts, telemetry, the developer toolbar, MCP.
+      withDefaultFonts: false,
+      telemetry: false,
+      showDeveloperTools: 'never',
+      mcp: { disabled: true },
+      // "Ask AI" sends the document to Scalar's service.
+      agent: { disabled: true },
+      // Every tag open, so a reader (and the browser test) sees all operations without clicking.
+      defaultOpenAllTags: true,
+      expandAllResponses: true,
+      documentDownloadType: 'json',
+      hideClientButton: true,
+    },
+  });
+}
+
+/**
+ * Only this origin: the bundle and the document, nothing from outside. The page's one inline script (its
+ * configuration, fixed at registration: no request data enters the HTML) is allowed by its hash; the UI
+ * sets inline styles at run time, hence 'unsafe-inline' for styles only.
+ */
+export function docsPageCsp(html: string): string {
+  const hashes = [...html.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)].map(
+    (m) =>
+      `'sha256-${createHash('sha256')
+        .update(m[1] ?? '')
+        .digest('base64')}'`,
+  );
+  return [
+    "default-src 'none'",
+    `script-src 'self' ${hashes.join(' ')}`,
+    "style-src 'self' 'unsafe-inline'",
+    "connect-src 'self'",
+    "img-src 'self' data:",
+    "font-src 'self' data:",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
 }
