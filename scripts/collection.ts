@@ -50,6 +50,7 @@ function tidy(node: Json): Json {
 
 interface Parameter {
   in?: string;
+  name?: string;
   example?: unknown;
   schema?: { example?: unknown; default?: unknown; enum?: unknown[]; type?: string; minimum?: number };
 }
@@ -66,7 +67,8 @@ function withParameterExamples(document: { paths?: Record<string, Record<string,
         if (p.example !== undefined || !p.schema) continue;
         const s = p.schema;
         const numeric = s.type === 'integer' || s.type === 'number';
-        p.example = s.example ?? s.default ?? s.enum?.[0] ?? (numeric ? (s.minimum ?? 1) : '');
+        // An empty example counts as none (it would be faked); a string gets a visible `<name>` to replace.
+        p.example = s.example ?? s.default ?? s.enum?.[0] ?? (numeric ? (s.minimum ?? 1) : `<${p.name}>`);
       }
     }
   }
