@@ -22,7 +22,7 @@ const EXEMPT: { kind: RegExp; why: string }[] = [
     kind: /\bnpm (test|run test:|run lint:openapi)|\bnpx vitest\b|apt-get install|CHROMIUM_PATH=/,
     why: 'runs the test suite itself (this test is part of it) or installs a system package',
   },
-  { kind: /\bdocker run\b/, why: 'needs Docker, absent on the development machines' },
+  { kind: /\bdocker (run|compose)\b/, why: 'needs Docker, absent on the development machines' },
   {
     kind: /\bnpm run (bench|chaos)\b/,
     why: 'benchmarks and fault scenarios run for minutes on their own databases',
