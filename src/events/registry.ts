@@ -12,18 +12,20 @@ import { webhookEndpointEvents } from '../aggregates/webhook-endpoint.ts';
 import { EventRegistry } from './event-registry.ts';
 
 /** Every domain event type the gateway writes, with its schema and upcasters. */
+export const domainEvents = [
+  ...userEvents,
+  ...sessionEvents,
+  ...tenantTypeEvents,
+  ...tenantEvents,
+  ...apiKeyEvents,
+  ...providerEvents,
+  ...routingRuleEvents,
+  ...paymentSettingsEvents,
+  ...transactionEvents,
+  ...costCenterEvents,
+  ...webhookEndpointEvents,
+];
+
 export function createEventRegistry(): EventRegistry {
-  return new EventRegistry([
-    ...userEvents,
-    ...sessionEvents,
-    ...tenantTypeEvents,
-    ...tenantEvents,
-    ...apiKeyEvents,
-    ...providerEvents,
-    ...routingRuleEvents,
-    ...paymentSettingsEvents,
-    ...transactionEvents,
-    ...costCenterEvents,
-    ...webhookEndpointEvents,
-  ]);
+  return new EventRegistry(domainEvents);
 }

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import jsqr from 'jsqr';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import {
   CHARGE_PAGE_CSP,
@@ -13,6 +12,7 @@ import {
   renderChargePage,
   SIMULATED_BANNER,
 } from '../../src/charge-page/render.ts';
+import { ARTIFACTS, launchChromium } from '../support/browser.ts';
 import { chargeView, PIX, SIM_MARKER, simulatedPixView } from '../support/charge-page-views.ts';
 import { pixBody } from '../support/charges.ts';
 import { seedTenantAndKey } from '../support/fixtures.ts';
@@ -28,8 +28,6 @@ import { startTestApp } from '../support/http.ts';
 // jsqr is CommonJS with an `exports.default`; its types describe the ES module view.
 const jsQR = jsqr.default;
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARTIFACTS = 'test-artifacts';
 const NOW = new Date('2026-11-21T12:00:00Z');
 
 const description = 'Camiseta azul <tamanho M>';
@@ -38,17 +36,6 @@ const pages: Record<string, ChargePageView> = {
   simulated: simulatedPixView({ description }),
   real: chargeView({ description }),
 };
-
-const LAUNCH_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 let server: Server;
 let origin: string;
@@ -59,13 +46,7 @@ let launched: Promise<Browser> | undefined;
  * test with the instruction, where a failing hook would leave them reported as skipped.
  */
 function chromiumBrowser(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium not found at ${CHROMIUM}. Install it with: apt-get update && apt-get install -y chromium ` +
-        '(.ci/run does this), or set CHROMIUM_PATH to a Chromium or Chrome binary (README "Tests").',
-    );
-  }
-  launched ??= chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS });
+  launched ??= launchChromium();
   return launched;
 }
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, test } from 'vitest';
+import { ARTIFACTS, launchChromium } from '../support/browser.ts';
 import { startTestApp, type TestApp } from '../support/http.ts';
 
 /**
@@ -12,18 +12,6 @@ import { startTestApp, type TestApp } from '../support/http.ts';
  * screenshot goes to test-artifacts/docs-page.png. Chromium is required: a missing browser fails here.
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARTIFACTS = 'test-artifacts';
-const LAUNCH_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 
 type Operation = { operationId?: string; summary?: string };
@@ -45,16 +33,6 @@ afterAll(async () => {
   await app?.close();
 });
 
-function launch(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium not found at ${CHROMIUM}. Install it with: apt-get update && apt-get install -y chromium ` +
-        '(.ci/run does this), or set CHROMIUM_PATH to a Chromium or Chrome binary (README "Tests").',
-    );
-  }
-  return chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS });
-}
-
 describe('/docs in headless Chromium (issue 15 item 2)', () => {
   test('every operation and both webhooks, served from the gateway alone, no console errors', async () => {
     const doc = (await app.request('GET', '/openapi.json')).body as Document;
@@ -73,7 +51,7 @@ describe('/docs in headless Chromium (issue 15 item 2)', () => {
     for (const { summary } of webhooks) expected.add(summary);
     assert.ok(expected.size > 50, `the document lists ${expected.size} operations`);
 
-    browser = await launch();
+    browser = await launchChromium();
     const context = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
     const page = await context.newPage();
     const requests: string[] = [];
