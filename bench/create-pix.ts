@@ -8,6 +8,7 @@ import {
   loadRun,
   startGatewayProcess,
 } from './http-server.ts';
+import { meterBackends } from './pg-backend-cpu.ts';
 import {
   type BenchDatabase,
   type BenchOptions,
@@ -22,8 +23,11 @@ import {
   serverSettings,
   settle,
 } from './support.ts';
+import { type WireFigures, wirePass } from './wire-pass.ts';
 
-const SCRIPT = fileURLToPath(new URL('./pgbench-create-pix.sql', import.meta.url));
+const SCRIPT = fileURLToPath(new URL('./pgbench-create-floor.sql', import.meta.url));
+/** The floor sends each statement as a named prepared statement, parsed and planned once per connection. */
+const PGBENCH_MODE = 'prepared';
 
 export interface HttpBenchOptions {
   /** `serve --role` of the gateway process. */
@@ -63,12 +67,32 @@ export interface PgbenchRun {
   failed: number;
   rate: number;
   latencyAvg: number;
+  /** CPU of the database's PostgreSQL backends per pgbench transaction (one creation's floor), µs. */
+  pgCpuUs: number;
+  commitsPerTransaction: number;
   load: string;
 }
 
-async function pgbenchRun(opts: BenchOptions, url: string, tag: string, run: number): Promise<PgbenchRun> {
-  const figures = await runPgbench(opts.pgbench, pgbenchArgs(opts, SCRIPT, tag, url), opts.seconds);
-  return { run, ...figures, load: loadAverage() };
+async function pgbenchRun(
+  opts: BenchOptions,
+  bench: BenchDatabase,
+  tag: string,
+  run: number,
+): Promise<PgbenchRun> {
+  const meter = await meterBackends(bench.name);
+  const figures = await runPgbench(
+    opts.pgbench,
+    pgbenchArgs(opts, SCRIPT, tag, bench.url, PGBENCH_MODE),
+    opts.seconds,
+  );
+  const backends = await meter.stop();
+  return {
+    run,
+    ...figures,
+    pgCpuUs: (backends.seconds * 1e6) / Math.max(1, figures.transactions),
+    commitsPerTransaction: backends.commits / Math.max(1, figures.transactions),
+    load: loadAverage(),
+  };
 }
 
 export function describeRun(label: string, r: LoadRun, unit = 'requests/s'): string {
@@ -79,7 +103,8 @@ export function describeRun(label: string, r: LoadRun, unit = 'requests/s'): str
   return (
     `${label}: ${fmt(r.rate)} ${unit} (${r.ok} 2xx in ${fmt(r.seconds, 1)} s; non-2xx ${r.non2xx}${other ? ` [${other}]` : ''}, ` +
     `errors ${r.errors}, timeouts ${r.timeouts}; p50 ${fmt(r.p50, 2)} ms, p99 ${fmt(r.p99, 2)} ms; ` +
-    `server CPU ${fmt(r.serverCpuUs)} µs/req, load ${r.load})`
+    `CPU per request: gateway ${fmt(r.serverCpuUs)} µs + PostgreSQL ${fmt(r.pgCpuUs)} µs = ${fmt(r.totalCpuUs)} µs; ` +
+    `${fmt(r.commitsPerRequest, 2)} commits/req; load ${r.load})`
   );
 }
 
@@ -91,7 +116,11 @@ export interface CreateReport {
   ratio: number;
   p50: number;
   p99: number;
-  payload: { side: string; events: number; dataBytes: number; metadataBytes: number }[];
+  payload: { side: string; type: string; events: number; dataBytes: number; metadataBytes: number }[];
+  /** Round trips, write commits and statements per creation (counting pass). */
+  wire?: WireFigures | undefined;
+  medianCpuUs: number;
+  medianPgbenchCpuUs: number;
 }
 
 /**
@@ -109,7 +138,7 @@ export async function startHttpBench(
   printRecord('machine', machine());
   printRecord('postgres', await serverSettings());
   console.log(`load average at start: ${loadAverage()}`);
-  const bench = await createBenchDatabase(2);
+  const bench = await createBenchDatabase(2, false);
   try {
     const gateway = await startGatewayProcess({
       databaseUrl: bench.url,
@@ -118,7 +147,7 @@ export async function startHttpBench(
       cpuProfDir: http.cpuProfDir,
     });
     console.log(
-      `database ${bench.name}; gateway pid ${gateway.pid} (serve --role ${http.role}, pool ${opts.pool}) at ${gateway.url}`,
+      `gateway tree ${process.env.BENCH_GATEWAY_ROOT ?? '(this one)'}; database ${bench.name}; gateway pid ${gateway.pid} (serve --role ${http.role}, pool ${opts.pool}) at ${gateway.url}`,
     );
     return { bench, gateway };
   } catch (error) {
@@ -129,7 +158,19 @@ export async function startHttpBench(
 
 /** Results-table columns of a load run, after the run number: `<label> 2xx/s`, errors, latency, CPU, load. */
 export function loadRunColumns(label: string): string[] {
-  return [`${label} 2xx/s`, 'non-2xx', 'errors', 'p50', 'p99', 'server CPU', 'client CPU', 'load'];
+  return [
+    `${label} 2xx/s`,
+    'non-2xx',
+    'errors',
+    'p50',
+    'p99',
+    'gateway CPU',
+    'PG CPU',
+    'CPU/req',
+    'commits/req',
+    'client CPU',
+    'load',
+  ];
 }
 
 export function loadRunCells(r: LoadRun): string[] {
@@ -140,6 +181,9 @@ export function loadRunCells(r: LoadRun): string[] {
     fmt(r.p50, 2),
     fmt(r.p99, 2),
     fmt(r.serverCpuUs),
+    fmt(r.pgCpuUs),
+    fmt(r.totalCpuUs),
+    fmt(r.commitsPerRequest, 2),
     fmt(r.clientCpuUs),
     r.load,
   ];
@@ -149,7 +193,7 @@ export async function benchCreatePix(opts: BenchOptions, http: HttpBenchOptions)
   const { bench, gateway } = await startHttpBench('create (B1): POST /v1/pix', opts, http);
   try {
     console.log(
-      `pgbench command: ${opts.pgbench} ${pgbenchArgs(opts, SCRIPT, '<tag>', '<database url>').join(' ')}`,
+      `pgbench command: ${opts.pgbench} ${pgbenchArgs(opts, SCRIPT, '<tag>', '<database url>', PGBENCH_MODE).join(' ')}`,
     );
     const keyPrefix = `b1-${randomBytes(4).toString('hex')}`;
     let seq = 0;
@@ -162,6 +206,7 @@ export async function benchCreatePix(opts: BenchOptions, http: HttpBenchOptions)
       perRequestHeaders: () => ({ 'idempotency-key': `${keyPrefix}-${seq++}` }),
       connections: opts.clients,
       server: gateway,
+      database: bench.name,
     };
     if (opts.warmup > 0) {
       const w = await loadRun({ ...spec, seconds: opts.warmup });
@@ -178,21 +223,31 @@ export async function benchCreatePix(opts: BenchOptions, http: HttpBenchOptions)
           runs.push(r);
           console.log(describeRun(`run ${run} gateway`, r));
         } else {
-          const p = await pgbenchRun(opts, bench.url, `r${run}`, run);
+          const p = await pgbenchRun(opts, bench, `r${run}`, run);
           pgbench.push(p);
           console.log(
-            `run ${run} pgbench: ${fmt(p.rate)} tps (${p.transactions} transactions, ${p.failed} failed; latency avg ${fmt(p.latencyAvg, 2)} ms, load ${p.load})`,
+            `run ${run} pgbench: ${fmt(p.rate)} tps (${p.transactions} transactions, ${p.failed} failed; latency avg ${fmt(p.latencyAvg, 2)} ms; PostgreSQL CPU ${fmt(p.pgCpuUs)} µs and ${fmt(p.commitsPerTransaction, 2)} commits per transaction; load ${p.load})`,
           );
         }
       }
     }
-    const { rows } = await sql<{ side: string; events: string; data_bytes: string; metadata_bytes: string }>`
-      select case when stream_id like 'transaction-pgb-%' then 'pgbench' else 'gateway' end as side,
+    const { rows } = await sql<{
+      side: string;
+      type: string;
+      events: string;
+      data_bytes: string;
+      metadata_bytes: string;
+    }>`
+      select case when coalesce(data->>'resource_id', data->>'transaction_id') like 'txn\_pgb\_%'
+          then 'pgbench' else 'gateway' end as side, type,
         count(*) as events, round(avg(octet_length(data::text))) as data_bytes,
         round(avg(octet_length(metadata::text))) as metadata_bytes
-      from events where type = 'Transaction.Reserved' group by 1 order by 1`.execute(bench.db);
+      from events where type in ('Idempotency.Claimed', 'Transaction.Reserved', 'Transaction.Issued')
+        and (stream_id like 'transaction-%' or data->>'route' = '/v1/pix')
+      group by 1, 2 order by 2, 1`.execute(bench.db);
     const payload = rows.map((r) => ({
       side: r.side,
+      type: r.type,
       events: Number(r.events),
       dataBytes: Number(r.data_bytes),
       metadataBytes: Number(r.metadata_bytes),
@@ -208,10 +263,20 @@ export async function benchCreatePix(opts: BenchOptions, http: HttpBenchOptions)
       p50: median(runs.map((r) => r.p50)),
       p99: median(runs.map((r) => r.p99)),
       payload,
+      medianCpuUs: median(runs.map((r) => r.totalCpuUs)),
+      medianPgbenchCpuUs: median(pgbench.map((p) => p.pgCpuUs)),
     };
     console.log('\nraw runs (latency in ms; CPU in µs per 2xx request):\n');
     printTable(
-      ['run', ...loadRunColumns('gateway'), 'pgbench tps', 'pgbench lat avg', 'pgbench load', 'ratio'],
+      [
+        'run',
+        ...loadRunColumns('gateway'),
+        'pgbench tps',
+        'pgbench lat avg',
+        'pgbench PG CPU',
+        'pgbench load',
+        'ratio',
+      ],
       runs.map((g, i) => {
         const p = pgbench[i];
         return [
@@ -219,19 +284,37 @@ export async function benchCreatePix(opts: BenchOptions, http: HttpBenchOptions)
           ...loadRunCells(g),
           p ? fmt(p.rate) : '-',
           p ? fmt(p.latencyAvg, 2) : '-',
+          p ? fmt(p.pgCpuUs) : '-',
           p ? p.load : '-',
           p ? fmt(g.rate / p.rate, 2) : '-',
         ];
       }),
     );
-    console.log('\nTransaction.Reserved events stored (jsonb text bytes, average):\n');
+    console.log('\nevents stored per side (jsonb text bytes, average):\n');
     printTable(
-      ['side', 'events', 'data bytes', 'metadata bytes'],
-      payload.map((p) => [p.side, p.events, p.dataBytes, p.metadataBytes]),
+      ['side', 'type', 'events', 'data bytes', 'metadata bytes'],
+      payload.map((p) => [p.side, p.type, p.events, p.dataBytes, p.metadataBytes]),
     );
+    report.wire = (
+      await wirePass(
+        bench.url,
+        {
+          'POST /v1/pix': {
+            method: 'POST',
+            path: '/v1/pix',
+            headers: pixHeaders(gateway),
+            body: PIX_BODY,
+            perRequestHeaders: () => ({ 'idempotency-key': `${keyPrefix}-wire-${seq++}` }),
+          },
+        },
+        { role: http.role },
+      )
+    )['POST /v1/pix'];
     console.log(
       `\nmedian gateway ${fmt(medianGateway)} creations/s (p50 ${fmt(report.p50, 2)} ms, p99 ${fmt(report.p99, 2)} ms), ` +
-        `median pgbench ${fmt(medianPgbench)} tps, ratio ${fmt(report.ratio, 2)} (target >= 0.5, p99 <= 25 ms)`,
+        `median pgbench ${fmt(medianPgbench)} tps, ratio ${fmt(report.ratio, 2)} (target >= 0.5, p99 <= 25 ms); ` +
+        `median CPU per creation ${fmt(report.medianCpuUs)} µs (gateway ${fmt(median(runs.map((r) => r.serverCpuUs)))} + PostgreSQL ${fmt(median(runs.map((r) => r.pgCpuUs)))}; target <= 2,500), ` +
+        `floor's PostgreSQL CPU ${fmt(report.medianPgbenchCpuUs)} µs per creation`,
     );
     return report;
   } finally {

@@ -12,10 +12,15 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
+import { meterBackends, procCpuSeconds } from './pg-backend-cpu.ts';
 import { percentile, sleep } from './support.ts';
 
-const BIN = fileURLToPath(new URL('../bin/calebe.js', import.meta.url));
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+/**
+ * The gateway tree served: this one, or BENCH_GATEWAY_ROOT (another checkout with its node_modules), so
+ * two builds can be measured interleaved by the same harness (issue 14: before/after on one machine).
+ */
+const ROOT = process.env.BENCH_GATEWAY_ROOT ?? fileURLToPath(new URL('..', import.meta.url));
+const BIN = `${ROOT.replace(/\/$/, '')}/bin/calebe.js`;
 export const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 export interface GatewayProcessOptions {
@@ -71,19 +76,6 @@ function run(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
       code === 0 ? resolve(out) : reject(new Error(`calebe ${args[0]} exited ${code}:\n${out}`)),
     );
   });
-}
-
-const CLK_TCK = 100;
-
-function procCpuSeconds(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may contain spaces): state is field 3; utime 14, stime 15.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
-  } catch {
-    return Number.NaN;
-  }
 }
 
 /** The environment of a gateway process on a bench database (Redis keys under their own prefix). */
@@ -235,7 +227,9 @@ export interface LoadSpec {
   connections: number;
   seconds: number;
   /** Server process, for its CPU time per request. */
-  server: GatewayProcess;
+  server: Pick<GatewayProcess, 'cpuSeconds'>;
+  /** The bench database, whose PostgreSQL backends' CPU is added to the server's (issue 14). */
+  database: string;
 }
 
 export interface LoadRun {
@@ -254,6 +248,12 @@ export interface LoadRun {
   mean: number;
   /** Server process CPU per 2xx response (user + system), microseconds. */
   serverCpuUs: number;
+  /** CPU of the database's PostgreSQL backends per 2xx response, microseconds. */
+  pgCpuUs: number;
+  /** serverCpuUs + pgCpuUs: the cost per request the issue 14 targets are about. */
+  totalCpuUs: number;
+  /** Transactions committed in the database per 2xx response (read-only autocommit statements count). */
+  commitsPerRequest: number;
   /** This (load-generating) process's CPU per response, microseconds. */
   clientCpuUs: number;
   load: string;
@@ -277,6 +277,7 @@ export async function loadRun(spec: LoadSpec): Promise<LoadRun> {
   if (perRequest) {
     request.setupRequest = (req) => ({ ...req, headers: { ...spec.headers, ...perRequest() } });
   }
+  const meter = await meterBackends(spec.database);
   const cpu0 = process.cpuUsage();
   const server0 = spec.server.cpuSeconds();
   const instance = autocannon({
@@ -294,6 +295,7 @@ export async function loadRun(spec: LoadSpec): Promise<LoadRun> {
   const result = await instance;
   const serverCpu = spec.server.cpuSeconds() - server0;
   const cpu = process.cpuUsage(cpu0);
+  const backends = await meter.stop();
   latencies.sort((a, b) => a - b);
   const ok = Object.entries(statuses).reduce((s, [k, n]) => (k.startsWith('2') ? s + n : s), 0);
   return {
@@ -309,6 +311,9 @@ export async function loadRun(spec: LoadSpec): Promise<LoadRun> {
     p99: percentile(latencies, 99),
     mean: latencies.reduce((s, x) => s + x, 0) / Math.max(1, latencies.length),
     serverCpuUs: (serverCpu * 1e6) / Math.max(1, ok),
+    pgCpuUs: (backends.seconds * 1e6) / Math.max(1, ok),
+    totalCpuUs: ((serverCpu + backends.seconds) * 1e6) / Math.max(1, ok),
+    commitsPerRequest: backends.commits / Math.max(1, ok),
     clientCpuUs: (cpu.user + cpu.system) / Math.max(1, latencies.length),
     load: loadAverage(),
   };

@@ -16,6 +16,7 @@ import type { Database } from '../src/db/schema.ts';
 import { type ListFilters, listQuery } from '../src/http/routes/transaction-list.ts';
 import { createLogger } from '../src/logger.ts';
 import { serveProcess } from './http-server.ts';
+import { meterBackends } from './pg-backend-cpu.ts';
 import { DOCUMENT_SIGNING_SECRET, type SeededDatabase } from './seed.ts';
 import { type BenchOptions, closedLoop, fmt, median, percentile, printTable } from './support.ts';
 
@@ -33,6 +34,32 @@ export interface SideRun {
   p99: number;
   perSecond: number;
   n: number;
+  /** Gateway process + PostgreSQL backends CPU per request, µs (gateway side only; issue 14). */
+  cpuUs?: number;
+  gatewayCpuUs?: number;
+  pgCpuUs?: number;
+}
+
+/** `closedLoop` with the CPU per request of the served gateway and of the database's backends. */
+export async function meteredLoop(
+  server: { cpuSeconds(): number },
+  database: string,
+  concurrency: number,
+  seconds: number,
+  fn: () => Promise<void>,
+): Promise<SideRun> {
+  const meter = await meterBackends(database);
+  const cpu0 = server.cpuSeconds();
+  const r = await closedLoop(concurrency, seconds, fn);
+  const gateway = server.cpuSeconds() - cpu0;
+  const backends = await meter.stop();
+  const n = Math.max(1, r.latencies.length);
+  return {
+    ...summarize(r),
+    cpuUs: ((gateway + backends.seconds) * 1e6) / n,
+    gatewayCpuUs: (gateway * 1e6) / n,
+    pgCpuUs: (backends.seconds * 1e6) / n,
+  };
 }
 
 export interface VariantResult {
@@ -50,7 +77,7 @@ export interface VariantResult {
 export async function benchGateway(
   db: SeededDatabase,
   extra: Record<string, string> = {},
-): Promise<{ gateway: Gateway; base: string; close(): Promise<void> }> {
+): Promise<{ gateway: Gateway; base: string; server: { cpuSeconds(): number }; close(): Promise<void> }> {
   const env = { DOCUMENT_SIGNING_SECRET, ENABLE_SIMULATOR: 'false', ...extra };
   const config = loadConfig({
     DATABASE_URL: db.url,
@@ -65,6 +92,7 @@ export async function benchGateway(
     return {
       gateway,
       base: server.url,
+      server,
       async close() {
         await server.stop();
         await gateway.close();
@@ -121,7 +149,7 @@ async function variants(pool: pg.Pool, db: SeededDatabase, kysely: Kysely<Databa
 }
 
 export async function benchList(opts: BenchOptions, db: SeededDatabase): Promise<VariantResult[]> {
-  const { gateway, base, close } = await benchGateway(db);
+  const { gateway, base, server, close } = await benchGateway(db);
   const pool = new pg.Pool({ connectionString: db.url, max: opts.concurrency });
   const agent = new Agent({ connections: opts.concurrency, keepAliveTimeout: 60_000 });
   try {
@@ -174,7 +202,7 @@ export async function benchList(opts: BenchOptions, db: SeededDatabase): Promise
         const gatewayFirst = (run + i) % 2 === 1;
         for (const side of gatewayFirst ? ['gateway', 'reference'] : ['reference', 'gateway']) {
           if (side === 'gateway')
-            r.gateway.push(summarize(await closedLoop(opts.concurrency, opts.duration, call(v))));
+            r.gateway.push(await meteredLoop(server, db.name, opts.concurrency, opts.duration, call(v)));
           else r.reference.push(summarize(await closedLoop(opts.concurrency, opts.duration, direct(v))));
         }
       }
@@ -191,6 +219,7 @@ export async function benchList(opts: BenchOptions, db: SeededDatabase): Promise
         'bare SQL p99 ms',
         'p99 ratio',
         'runs p99 (gateway)',
+        'CPU/req µs (gateway + PG)',
       ],
       results.map((r) => {
         const gp99 = median(r.gateway.map((s) => s.p99));
@@ -204,6 +233,7 @@ export async function benchList(opts: BenchOptions, db: SeededDatabase): Promise
           fmt(rp99, 2),
           fmt(gp99 / rp99, 2),
           r.gateway.map((s) => fmt(s.p99, 1)).join(' / '),
+          `${fmt(median(r.gateway.map((s) => s.cpuUs ?? Number.NaN)))} (${fmt(median(r.gateway.map((s) => s.gatewayCpuUs ?? Number.NaN)))} + ${fmt(median(r.gateway.map((s) => s.pgCpuUs ?? Number.NaN)))})`,
         ];
       }),
     );

@@ -19,6 +19,7 @@ import {
 } from './create-pix.ts';
 import { type LoadRun, loadRun } from './http-server.ts';
 import { type BenchOptions, fmt, median, printTable, settle } from './support.ts';
+import { type WireFigures, wirePass } from './wire-pass.ts';
 
 export interface ReplayReport {
   replay: LoadRun[];
@@ -30,6 +31,8 @@ export interface ReplayReport {
   ratio: number;
   p50: number;
   p99: number;
+  /** Round trips and statements per replay and per GET (counting pass). */
+  wire?: Record<string, WireFigures>;
 }
 
 export async function benchReplay(opts: BenchOptions, http: HttpBenchOptions): Promise<ReplayReport> {
@@ -55,6 +58,7 @@ export async function benchReplay(opts: BenchOptions, http: HttpBenchOptions): P
       body: PIX_BODY,
       connections: opts.clients,
       server: gateway,
+      database: bench.name,
     };
     const readSpec = {
       url: gateway.url,
@@ -63,6 +67,7 @@ export async function benchReplay(opts: BenchOptions, http: HttpBenchOptions): P
       headers: { 'x-api-key': gateway.testKey },
       connections: opts.clients,
       server: gateway,
+      database: bench.name,
     };
     if (opts.warmup > 0) {
       console.log(
@@ -79,6 +84,7 @@ export async function benchReplay(opts: BenchOptions, http: HttpBenchOptions): P
       headers: {},
       connections: opts.clients,
       server: gateway,
+      database: bench.name,
     };
     const replay: LoadRun[] = [];
     const read: LoadRun[] = [];
@@ -125,7 +131,10 @@ export async function benchReplay(opts: BenchOptions, http: HttpBenchOptions): P
         'GET 2xx/s',
         'GET p50',
         'GET p99',
-        'GET server CPU',
+        'GET gateway CPU',
+        'GET PG CPU',
+        'GET CPU/req',
+        '/health CPU/req',
         'ratio',
         '/health 2xx/s',
       ],
@@ -138,10 +147,29 @@ export async function benchReplay(opts: BenchOptions, http: HttpBenchOptions): P
           g ? fmt(g.p50, 2) : '-',
           g ? fmt(g.p99, 2) : '-',
           g ? fmt(g.serverCpuUs) : '-',
+          g ? fmt(g.pgCpuUs) : '-',
+          g ? fmt(g.totalCpuUs) : '-',
+          health[i] ? fmt((health[i] as LoadRun).totalCpuUs) : '-',
           g ? fmt(r.rate / g.rate, 2) : '-',
           health[i] ? fmt((health[i] as LoadRun).rate) : '-',
         ];
       }),
+    );
+    report.wire = await wirePass(
+      bench.url,
+      {
+        replay: { method: 'POST', path: '/v1/pix', headers, body: PIX_BODY },
+        'GET /v1/transactions/{id}': {
+          method: 'GET',
+          path: `/v1/transactions/${id}`,
+          headers: { 'x-api-key': gateway.testKey },
+        },
+      },
+      { role: http.role },
+    );
+    const cpu = (runs: LoadRun[]) => fmt(median(runs.map((r) => r.totalCpuUs)));
+    console.log(
+      `\nmedian CPU per request (gateway + PostgreSQL): replay ${cpu(replay)} µs (target <= 600), GET ${cpu(read)} µs, /health ${cpu(health)} µs`,
     );
     console.log(
       `\nmedian replay ${fmt(medianReplay)} requests/s (p50 ${fmt(report.p50, 2)} ms, p99 ${fmt(report.p99, 2)} ms), ` +

@@ -9,6 +9,7 @@ import { benchCatchup } from './catchup.ts';
 import { benchCreatePix, type HttpBenchOptions } from './create-pix.ts';
 import { parseFlags, runnerArguments, UsageError } from './flags.ts';
 import { benchList } from './list.ts';
+import { benchProfileCreate } from './profile-create.ts';
 import { benchRebuild } from './rebuild.ts';
 import { benchReplay } from './replay.ts';
 import { benchSeed, reportSeed, seededDatabase } from './seed.ts';
@@ -26,9 +27,14 @@ names:
             --seconds per run (charges through the command layer, the gateway's own delivery worker);
             target p99 <= 1 s at 500 events/s
   create    B1: POST /v1/pix (simulator, fresh Idempotency-Key per request) on a real gateway process
-            (PostgreSQL + Redis on loopback) with autocannon at --clients connections vs pgbench running the
-            append plus read-model upsert transaction (bench/pgbench-create-pix.sql), interleaved;
-            target gateway/pgbench >= 0.5, p99 <= 25 ms
+            (PostgreSQL + Redis on loopback) with autocannon at --clients connections vs pgbench writing the
+            rows a creation must write in two prepared transactions (bench/pgbench-create-floor.sql, the
+            floor), interleaved; CPU per request (gateway + PostgreSQL backends, from /proc), then a
+            counting pass for round trips and write commits; target gateway/pgbench >= 0.5, p99 <= 25 ms,
+            CPU <= 2.5 ms per creation
+  profile-create
+            the create load for --seconds against a gateway under node --cpu-prof; prints the top functions
+            by self time and self time by area (profile kept with --cpu-prof DIR)
   replay    B2: the same key and body replayed at --clients connections vs GET /v1/transactions/{id} of
             the same charge and GET /health (the HTTP stack alone), interleaved; target >= 10,000 requests/s
   seed      issue 7 item 1: \`calebe dev seed\` on a fresh database (--tenants, --transactions, --primary),
@@ -139,7 +145,7 @@ async function main(): Promise<number> {
   const parsed = runnerArguments(USAGE, parse);
   if (typeof parsed === 'number') return parsed;
   const { name, opts, http } = parsed;
-  const known = ['append', 'catchup', 'webhooks', 'create', 'replay', 'all'];
+  const known = ['append', 'catchup', 'webhooks', 'create', 'profile-create', 'replay', 'all'];
   if (![...known, 'seed', 'list', 'rebuild', 'summary', 'b345'].includes(name)) {
     console.error(`unknown benchmark ${name}\n\n${USAGE}`);
     return 2;
@@ -174,6 +180,7 @@ async function main(): Promise<number> {
   }
   if (name === 'create') results.create = await benchCreatePix(opts, http);
   if (name === 'replay') results.replay = await benchReplay(opts, http);
+  if (name === 'profile-create') results.profile = await benchProfileCreate(opts, http);
   console.log(`\ndone in ${((Date.now() - started.getTime()) / 1000).toFixed(0)} s`);
   if (opts.out) {
     writeFileSync(opts.out, `${JSON.stringify(results, null, 2)}\n`);

@@ -13,7 +13,7 @@ import pg from 'pg';
 import { Agent, request } from 'undici';
 import type { Database } from '../src/db/schema.ts';
 import { tenantCountsQuery, windowTotalsQuery } from '../src/http/routes/summary.ts';
-import { benchGateway, explain, type SideRun, summarize } from './list.ts';
+import { benchGateway, explain, meteredLoop, type SideRun, summarize } from './list.ts';
 import type { SeededDatabase } from './seed.ts';
 import { type BenchOptions, closedLoop, fmt, median, printTable } from './support.ts';
 
@@ -82,7 +82,7 @@ function variants(db: SeededDatabase, kysely: Kysely<Database>): SummaryVariant[
 }
 
 export async function benchSummary(opts: BenchOptions, db: SeededDatabase): Promise<SummaryResult[]> {
-  const { gateway, base, close } = await benchGateway(db, {
+  const { gateway, base, server, close } = await benchGateway(db, {
     BOOTSTRAP_ADMIN_EMAIL: ADMIN.email,
     BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password,
     BCRYPT_COST: '4',
@@ -139,7 +139,11 @@ export async function benchSummary(opts: BenchOptions, db: SeededDatabase): Prom
         // The side order rotates per run and variant, so drift hits every side.
         const shift = (run + i) % SIDES.length;
         for (const side of [...SIDES.slice(shift), ...SIDES.slice(0, shift)]) {
-          r.runs[side].push(summarize(await closedLoop(opts.concurrency, opts.duration, load[side](v))));
+          r.runs[side].push(
+            side === 'gateway'
+              ? await meteredLoop(server, db.name, opts.concurrency, opts.duration, load[side](v))
+              : summarize(await closedLoop(opts.concurrency, opts.duration, load[side](v))),
+          );
         }
       }
     }
@@ -162,6 +166,7 @@ export async function benchSummary(opts: BenchOptions, db: SeededDatabase): Prom
         'per-charge SQL p50 ms (before 0011)',
         'gateway / rollup SQL',
         'runs p50 (gateway)',
+        'CPU/req µs (gateway + PG)',
       ],
       results.map((r) => [
         r.variant,
@@ -172,6 +177,7 @@ export async function benchSummary(opts: BenchOptions, db: SeededDatabase): Prom
         fmt(p50(r.runs['per-charge SQL']), 1),
         fmt(p50(r.runs.gateway) / p50(r.runs['rollup SQL']), 2),
         r.runs.gateway.map((s) => fmt(s.p50, 1)).join(' / '),
+        `${fmt(median(r.runs.gateway.map((s) => s.cpuUs ?? Number.NaN)))} (${fmt(median(r.runs.gateway.map((s) => s.gatewayCpuUs ?? Number.NaN)))} + ${fmt(median(r.runs.gateway.map((s) => s.pgCpuUs ?? Number.NaN)))})`,
       ]),
     );
     console.log('\ntarget: p50 <= 50 ms. Plans of the window query (EXPLAIN (ANALYZE, BUFFERS)):');

@@ -69,8 +69,11 @@ async function dropDatabase(name: string): Promise<void> {
   live.delete(name);
 }
 
-/** A fresh, migrated database for one benchmark; always `drop()` it. */
-export async function createBenchDatabase(poolSize: number): Promise<BenchDatabase> {
+/**
+ * A fresh database for one benchmark, migrated unless `migrate` is false (the HTTP benchmarks leave it to
+ * the served gateway, which may be another tree: BENCH_GATEWAY_ROOT); always `drop()` it.
+ */
+export async function createBenchDatabase(poolSize: number, migrate = true): Promise<BenchDatabase> {
   const name = `calebe_bench_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
   await admin((c) => c.query(`create database ${name}`));
   live.add(name);
@@ -78,7 +81,7 @@ export async function createBenchDatabase(poolSize: number): Promise<BenchDataba
   url.pathname = `/${name}`;
   const handle = openDatabase({ url: url.toString(), poolSize });
   try {
-    await migrateToLatest(handle.db);
+    if (migrate) await migrateToLatest(handle.db);
   } catch (error) {
     await handle.close();
     await dropDatabase(name);
@@ -236,9 +239,12 @@ export function pgbenchArgs(
   script: string,
   tag: string,
   url: string,
+  mode: 'simple' | 'extended' | 'prepared' = 'simple',
 ): string[] {
   return [
     '-n',
+    '-M',
+    mode,
     '-c',
     String(opts.clients),
     '-j',

@@ -1,0 +1,161 @@
+/**
+ * `npm run bench -- profile-create` (issue 14): the B1 load (POST /v1/pix, fresh key per request) against a
+ * `calebe serve` child running under `node --cpu-prof`, then the profile summarized: top functions by self
+ * time and self time by area (a package under node_modules, a folder of src/, node internals, GC). Only the
+ * samples taken during the measured run count (the profile's clock is the monotonic clock this process
+ * reads too), so start-up, bootstrap and warm-up stay out.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describeRun, type HttpBenchOptions, PIX_BODY, pixHeaders, startHttpBench } from './create-pix.ts';
+import { loadRun } from './http-server.ts';
+import { type BenchOptions, fmt, printTable } from './support.ts';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+}
+interface CpuProfile {
+  nodes: ProfileNode[];
+  startTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+export interface ProfileSummary {
+  /** Sampled µs in the window, idle excluded. */
+  busyUs: number;
+  top: { name: string; where: string; selfUs: number; share: number }[];
+  areas: { area: string; selfUs: number; share: number }[];
+}
+
+function areaOf(url: string, name: string): string {
+  if (name === '(garbage collector)') return 'GC';
+  if (name === '(program)') return '(program)';
+  if (url === '') return `native: ${name || '(anonymous)'}`;
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (pkg) return pkg[1] as string;
+  const own = /\/(src|bench)\/(.+)\/[^/]+$/.exec(url) ?? /\/(src|bench)\/([^/]+)$/.exec(url);
+  if (own) return `${own[1]}/${(own[2] as string).split('/')[0]}`;
+  if (url.startsWith('node:')) return `node:${url.slice(5).split('/')[0]}`;
+  return url;
+}
+
+/** Self time per function and per area of `profile`, counting samples between `fromUs` and `toUs`. */
+export function summarizeProfile(
+  profile: CpuProfile,
+  fromUs: number,
+  toUs: number,
+  top = 30,
+): ProfileSummary {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const fn = new Map<string, { name: string; where: string; selfUs: number }>();
+  const areas = new Map<string, number>();
+  let t = profile.startTime;
+  let busy = 0;
+  for (let i = 0; i < profile.samples.length; i++) {
+    t += profile.timeDeltas[i] ?? 0;
+    const dt = profile.timeDeltas[i + 1] ?? 0;
+    if (t < fromUs || t > toUs) continue;
+    const node = byId.get(profile.samples[i] as number);
+    if (!node) continue;
+    const { functionName, url, lineNumber } = node.callFrame;
+    if (functionName === '(idle)') continue;
+    busy += dt;
+    const short = url
+      .replace(/^file:\/\//, '')
+      .replace(/^.*\/node_modules\//, '')
+      .replace(/^.*\/(src|bench)\//, '$1/');
+    const where = url === '' ? '' : `${short}:${lineNumber + 1}`;
+    const key = `${functionName}@${where}`;
+    const entry = fn.get(key) ?? { name: functionName || '(anonymous)', where, selfUs: 0 };
+    entry.selfUs += dt;
+    fn.set(key, entry);
+    const area = areaOf(url, functionName);
+    areas.set(area, (areas.get(area) ?? 0) + dt);
+  }
+  const share = (us: number) => us / Math.max(1, busy);
+  return {
+    busyUs: busy,
+    top: [...fn.values()]
+      .sort((a, b) => b.selfUs - a.selfUs)
+      .slice(0, top)
+      .map((e) => ({ ...e, share: share(e.selfUs) })),
+    areas: [...areas.entries()]
+      .map(([area, selfUs]) => ({ area, selfUs, share: share(selfUs) }))
+      .sort((a, b) => b.selfUs - a.selfUs),
+  };
+}
+
+export function printProfile(summary: ProfileSummary, requests: number): void {
+  console.log(
+    `\nprofile: ${fmt(summary.busyUs / 1000)} ms of gateway CPU sampled over ${requests} creations (${fmt(summary.busyUs / Math.max(1, requests))} µs each, idle excluded)\n`,
+  );
+  console.log('self time by area:\n');
+  printTable(
+    ['area', 'self ms', 'share', 'µs per request'],
+    summary.areas
+      .slice(0, 25)
+      .map((a) => [
+        a.area,
+        fmt(a.selfUs / 1000),
+        `${fmt(a.share * 100, 1)} %`,
+        fmt(a.selfUs / Math.max(1, requests)),
+      ]),
+  );
+  console.log('\ntop functions by self time:\n');
+  printTable(
+    ['function', 'where', 'self ms', 'share'],
+    summary.top.map((f) => [f.name, f.where, fmt(f.selfUs / 1000), `${fmt(f.share * 100, 1)} %`]),
+  );
+}
+
+export async function benchProfileCreate(
+  opts: BenchOptions,
+  http: HttpBenchOptions,
+): Promise<ProfileSummary> {
+  const dir = http.cpuProfDir ?? mkdtempSync(join(tmpdir(), 'calebe-profile-'));
+  const { bench, gateway } = await startHttpBench('profile-create: POST /v1/pix under --cpu-prof', opts, {
+    ...http,
+    cpuProfDir: dir,
+  });
+  let stopped = false;
+  try {
+    let seq = 0;
+    const spec = {
+      url: gateway.url,
+      method: 'POST' as const,
+      path: '/v1/pix',
+      headers: pixHeaders(gateway),
+      body: PIX_BODY,
+      perRequestHeaders: () => ({ 'idempotency-key': `prof-${process.pid}-${seq++}` }),
+      connections: opts.clients,
+      server: gateway,
+      database: bench.name,
+    };
+    if (opts.warmup > 0)
+      console.log(describeRun('warm-up (discarded)', await loadRun({ ...spec, seconds: opts.warmup })));
+    const from = Number(process.hrtime.bigint() / 1000n);
+    const run = await loadRun({ ...spec, seconds: opts.seconds });
+    const to = Number(process.hrtime.bigint() / 1000n);
+    console.log(describeRun('profiled run', run));
+    await gateway.stop();
+    stopped = true;
+    const file = readdirSync(dir)
+      .filter((f) => f.endsWith('.cpuprofile'))
+      .map((f) => join(dir, f))
+      .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
+    if (!file) throw new Error(`no .cpuprofile written in ${dir}`);
+    const summary = summarizeProfile(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, from, to);
+    printProfile(summary, run.responses);
+    console.log(
+      `\nprofile file: ${file}${http.cpuProfDir ? '' : ' (deleted; pass --cpu-prof DIR to keep it)'}`,
+    );
+    return summary;
+  } finally {
+    if (!stopped) await gateway.stop();
+    await bench.drop();
+    if (!http.cpuProfDir) rmSync(dir, { recursive: true, force: true });
+  }
+}
