@@ -23,6 +23,13 @@ export class UnknownEventTypeError extends Error {
   override readonly name = 'UnknownEventTypeError';
 }
 
+/**
+ * Payloads this process produced with `encode`, by the definition that validated them (issue 14: validate
+ * each payload once). An append hands inline projections the very object it stored, so their `decode`
+ * needs no second zod pass over it. Objects only; a payload is never mutated after encoding.
+ */
+const encoded = new WeakMap<object, EventDefinition>();
+
 export class EventRegistry {
   private readonly defs = new Map<string, EventDefinition>();
 
@@ -45,12 +52,22 @@ export class EventRegistry {
   /** Validates a new event's payload and stamps the current schema version. */
   encode(event: DomainEvent): { type: string; schemaVersion: number; data: unknown } {
     const def = this.definition(event.type);
-    return { type: event.type, schemaVersion: def.version, data: def.schema.parse(event.data) };
+    const data = def.schema.parse(event.data);
+    if (typeof data === 'object' && data !== null) encoded.set(data, def);
+    return { type: event.type, schemaVersion: def.version, data };
   }
 
   /** Lifts a stored payload to the current schema version and validates it. */
   decode(event: Pick<RecordedEvent, 'type' | 'schemaVersion' | 'data'>): DomainEvent {
     const def = this.definition(event.type);
+    if (
+      event.schemaVersion === def.version &&
+      typeof event.data === 'object' &&
+      event.data !== null &&
+      encoded.get(event.data) === def
+    ) {
+      return { type: event.type, data: event.data };
+    }
     let data = event.data;
     for (let v = event.schemaVersion; v < def.version; v++) {
       const up = def.upcasters?.[v];

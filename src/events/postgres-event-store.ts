@@ -47,6 +47,34 @@ function toRecorded(row: EventRow): RecordedEvent {
   };
 }
 
+/** What an append returns when inline projections need RecordedEvents (issue 14: never data or metadata). */
+interface AppendedRow {
+  version: string;
+  global_position: string;
+  transaction_id?: string;
+  recorded_at?: Date | string;
+}
+
+const APPENDED_COLUMNS = sql.raw(
+  'version, global_position, transaction_id::text as transaction_id, recorded_at',
+);
+
+/** The RecordedEvent of an event just appended: the caller's payload, the insert's positions and time. */
+function appended(stream: string, row: AppendedRow, event: NewEvent): RecordedEvent {
+  return toRecorded({
+    global_position: row.global_position,
+    transaction_id: row.transaction_id as string,
+    stream_id: stream,
+    version: row.version,
+    event_id: event.id,
+    type: event.type,
+    schema_version: event.schemaVersion ?? 1,
+    data: event.data,
+    metadata: event.metadata,
+    recorded_at: row.recorded_at as Date | string,
+  });
+}
+
 function isEventIdViolation(error: unknown): boolean {
   const e = error as { code?: string; constraint?: string; message?: string };
   return e?.code === '23505' && (e.constraint === 'events_event_id_key' || !!e.message?.includes('event_id'));
@@ -131,22 +159,31 @@ export class PostgresEventStore implements EventStore {
                 ${events.map((e) => JSON.stringify(e.data))}::jsonb[],
                 ${events.map((e) => JSON.stringify(e.metadata))}::jsonb[]
               ) with ordinality as e(event_id, type, schema_version, data, metadata, ord)`;
-    // Whole rows only when inline projections need them; otherwise version and position are all we return.
-    const { rows } = await sql<EventRow>`
+    // Issue 14: never the whole rows back. Inline projections get RecordedEvents built from the caller's
+    // own objects (already validated by the registry) plus what only the insert knows: version, position,
+    // transaction id and time. Nothing is re-parsed from jsonb.
+    const { rows } = await sql<AppendedRow>`
       with claimed as (${claim}), batch as (${batch})
       insert into events (stream_id, version, event_id, type, schema_version, data, metadata)
       select ${stream}, claimed.version - ${n} + batch.ord, batch.event_id, batch.type, batch.schema_version,
         batch.data, batch.metadata
       from claimed, batch
-      returning ${projections.length > 0 ? COLUMNS : sql.raw('version, global_position')}`.execute(executor);
+      returning ${projections.length > 0 ? APPENDED_COLUMNS : sql.raw('version, global_position')}`.execute(
+      executor,
+    );
     if (rows.length === 0) return undefined;
+    let last = rows[0] as AppendedRow;
+    for (const row of rows) if (Number(row.version) > Number(last.version)) last = row;
     if (projections.length > 0) {
       const trx = executor as Transaction<Database>;
-      for (const event of rows.map(toRecorded).sort((a, b) => a.version - b.version)) {
+      const first = Number(last.version) - n + 1;
+      const recorded = rows
+        .map((row) => appended(stream, row, events[Number(row.version) - first] as NewEvent))
+        .sort((a, b) => a.version - b.version);
+      for (const event of recorded) {
         for (const p of projections) if (handles(p, event.type)) await p.handle(event, trx);
       }
     }
-    const last = rows.reduce((a, b) => (Number(b.version) > Number(a.version) ? b : a));
     return { version: Number(last.version), position: Number(last.global_position) };
   }
 
