@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { documentSigningSecret } from './charge-page/signing-secret.ts';
+import { useDocumentSigningSecret } from './charge-page/stored-signature.ts';
 import { providerDeps } from './commands/providers.ts';
 import { bootstrapAdmin, identityDeps } from './commands/users.ts';
 import type { Config } from './config.ts';
@@ -151,6 +152,10 @@ export async function createGateway(
     // A gateway serving charges must sign their links; with DATABASE_URL this refuses to start without
     // DOCUMENT_SIGNING_SECRET (src/charge-page/signing-secret.ts). Maintenance commands sign nothing.
     if (opts.bootstrap !== false) await documentSigningSecret(config);
+    // Projections store each charge link's signature under it (issue 14); maintenance commands (rebuild,
+    // audit replay) sign as the gateway does whenever the secret resolves, and store none when it does not.
+    const secret = await documentSigningSecret(config).catch(() => undefined);
+    if (secret !== undefined) useDocumentSigningSecret(secret);
     // Maintenance commands (rebuild) skip it: an administrator created there would never be shown.
     const firstAdmin = opts.bootstrap === false ? undefined : await bootstrap(ctx, logger);
     if (opts.bootstrap !== false && simulatorEnabled(config)) {

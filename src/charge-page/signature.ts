@@ -44,8 +44,13 @@ export function verifyDocumentSignature(secret: string, transactionId: string, s
 
 /** `{base_url}/cobranca/<transaction_id>/<signature>`; a trailing slash on the base is dropped. */
 export function documentUrl(baseUrl: string, secret: string, transactionId: string): string {
+  return signedDocumentUrl(baseUrl, transactionId, documentSignature(secret, transactionId));
+}
+
+/** documentUrl with a signature already at hand (the read model's: src/charge-page/stored-signature.ts). */
+export function signedDocumentUrl(baseUrl: string, transactionId: string, signature: string): string {
   const base = baseUrl.replace(/\/+$/, '');
-  return `${base}/cobranca/${encodeURIComponent(transactionId)}/${documentSignature(secret, transactionId)}`;
+  return `${base}/cobranca/${encodeURIComponent(transactionId)}/${signature}`;
 }
 
 /** `<document_url>/boleto.pdf` (SPEC 2.2 `boleto_url`). */

@@ -185,6 +185,11 @@ export interface TransactionsTable {
   paid_at: Timestamp | null;
   duplicate_payment_at: Timestamp | null;
   refund_status: string | null;
+  /**
+   * `<key id>.<document signature>` under the signing secret the projection knew (migration 0014; null
+   * before it or without a secret): src/charge-page/stored-signature.ts.
+   */
+  document_signature: string | null;
   /** The stream version after the last applied event: consumers order and deduplicate updates by it. */
   sequence: ColumnType<string, number, number>;
   created_at: Timestamp;

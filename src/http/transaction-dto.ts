@@ -6,8 +6,9 @@ import {
   type TransactionReservedData,
   transaction,
 } from '../aggregates/transaction.ts';
-import { boletoUrl, documentUrl } from '../charge-page/signature.ts';
+import { signedDocumentUrl } from '../charge-page/signature.ts';
 import { documentSigningSecret } from '../charge-page/signing-secret.ts';
+import { documentSignatureOf } from '../charge-page/stored-signature.ts';
 import { transactionStream } from '../commands/charges.ts';
 import { isTenantInTree, loadCostCenter } from '../commands/cost-centers.ts';
 import type { TransactionsTable } from '../db/schema.ts';
@@ -120,6 +121,12 @@ export async function toTransactionView(
   const boletoPixLive =
     row.status === 'pending' && pixDeadline !== null && ctx.now().getTime() <= pixDeadline.getTime();
   const ccNames = names ?? (await foldedCostCenterName(ctx, row.cost_center_id));
+  // The read model's signature when it was made with this secret: no HMAC per row (issue 14).
+  const documentUrl = signedDocumentUrl(
+    base,
+    row.id,
+    documentSignatureOf(secret, row.id, row.document_signature ?? null),
+  );
   return {
     id: row.id,
     tenant_id: row.tenant_id,
@@ -144,8 +151,8 @@ export async function toTransactionView(
     provider_error_message: row.provider_error_message,
     provider_http_status: row.provider_http_status,
     boleto_due_date: row.boleto_due_date,
-    boleto_url: row.boleto_url === null ? null : boletoUrl(base, secret, row.id),
-    document_url: documentUrl(base, secret, row.id),
+    boleto_url: row.boleto_url === null ? null : `${documentUrl}/boleto.pdf`,
+    document_url: documentUrl,
     boleto_digitable_line: row.boleto_digitable_line,
     boleto_barcode: row.boleto_barcode,
     boleto_pix_copy_paste: boletoPixLive ? row.boleto_pix_copy_paste : null,

@@ -4,6 +4,7 @@ import {
   type TransactionFacts,
   transactionEvents,
 } from '../aggregates/transaction.ts';
+import { storedDocumentSignature } from '../charge-page/stored-signature.ts';
 import type { Database, TransactionRequestsTable, TransactionsTable } from '../db/schema.ts';
 import { EventRegistry } from '../events/event-registry.ts';
 import type { RecordedEvent } from '../events/event-store.ts';
@@ -61,6 +62,7 @@ const UPSERT_COLUMNS = [
   'paid_at',
   'duplicate_payment_at',
   'refund_status',
+  'document_signature',
   'sequence',
   'updated_at',
 ] as const satisfies readonly (keyof TransactionsTable)[];
@@ -197,6 +199,7 @@ function reservedRow(d: Reserved, recorded: RecordedEvent): Insertable<Transacti
     paid_at: null,
     duplicate_payment_at: null,
     refund_status: null,
+    document_signature: storedDocumentSignature(d.transaction_id),
     sequence: recorded.version,
     created_at: recorded.recordedAt,
     updated_at: recorded.recordedAt,
@@ -322,6 +325,8 @@ export function transactionRowFromState(
     paid_at: instant(s.paidAt),
     duplicate_payment_at: instant(s.duplicatePaymentAt),
     refund_status: s.refundStatus,
+    // What the projection stores under the secret this process signs with (a rebuild writes the same).
+    document_signature: storedDocumentSignature(r.transaction_id),
     sequence: String(last.version),
     created_at: first.recordedAt,
     updated_at: last.recordedAt,

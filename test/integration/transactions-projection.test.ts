@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash, createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { type Selectable, sql } from 'kysely';
 import { afterAll, beforeAll, describe, test } from 'vitest';
@@ -8,6 +9,7 @@ import {
   type TransactionEvent,
   transaction,
 } from '../../src/aggregates/transaction.ts';
+import { useDocumentSigningSecret } from '../../src/charge-page/stored-signature.ts';
 import { type CommandDeps, handleCommand } from '../../src/commands/command-handler.ts';
 import type { TransactionRequestsTable, TransactionsTable } from '../../src/db/schema.ts';
 import { PostgresEventStore } from '../../src/events/postgres-event-store.ts';
@@ -37,6 +39,21 @@ async function readModels(t: TestDatabase) {
 }
 
 const ts = (iso: string | null) => (iso === null ? null : new Date(iso));
+
+/**
+ * Issue 14: the row keeps the charge link's signature (SPEC 2.2 `document_url`) under the process's secret,
+ * as `<key id>.<signature>`: the key id is 8 hex digits of sha256("calebe:document-key-id:v1:" + secret), the
+ * signature the first 32 base64url characters of HMAC-SHA256(secret, "calebe:document:v1:" + id).
+ */
+const SECRET = 'transactions-projection-test-secret-0123456789';
+function storedSignature(id: string): string {
+  const keyId = createHash('sha256').update(`calebe:document-key-id:v1:${SECRET}`).digest('hex').slice(0, 8);
+  const signature = createHmac('sha256', SECRET)
+    .update(`calebe:document:v1:${id}`)
+    .digest('base64url')
+    .slice(0, 32);
+  return `${keyId}.${signature}`;
+}
 
 /** The read models computed from the log alone: every `transaction-` stream folded with the decider. */
 async function foldOfStreams(t: TestDatabase, store: PostgresEventStore) {
@@ -90,6 +107,7 @@ async function foldOfStreams(t: TestDatabase, store: PostgresEventStore) {
       paid_at: ts(s.paidAt),
       duplicate_payment_at: ts(s.duplicatePaymentAt),
       refund_status: s.refundStatus,
+      document_signature: storedSignature(r.transaction_id),
       sequence: String(recorded.length),
       created_at: first.recordedAt,
       updated_at: last.recordedAt,
@@ -118,6 +136,7 @@ describe('transactions read model (SPEC 2.2, 2.3, 4.3; DESIGN.md "Projections")'
   let clock = new Date('2026-03-01T12:00:00.000Z').getTime();
 
   beforeAll(async () => {
+    useDocumentSigningSecret(SECRET);
     t = await createTestDatabase();
     store = new PostgresEventStore(t.db, inlineProjections);
     deps = { store, registry: createEventRegistry(), now: () => new Date(clock) };
