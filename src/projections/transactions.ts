@@ -61,6 +61,7 @@ const UPSERT_COLUMNS = [
   'paid_at',
   'duplicate_payment_at',
   'refund_status',
+  'duplicate_refund',
   'sequence',
   'updated_at',
 ] as const satisfies readonly (keyof TransactionsTable)[];
@@ -197,6 +198,7 @@ function reservedRow(d: Reserved, recorded: RecordedEvent): Insertable<Transacti
     paid_at: null,
     duplicate_payment_at: null,
     refund_status: null,
+    duplicate_refund: null,
     sequence: recorded.version,
     created_at: recorded.recordedAt,
     updated_at: recorded.recordedAt,
@@ -252,6 +254,7 @@ export function changesOf(event: Exclude<TransactionEvent, { type: 'Transaction.
         paid_with: event.data.paid_with,
         paid_at: event.data.paid_at,
         duplicate_payment_at: event.data.duplicate_payment_at,
+        duplicate_refund: event.data.duplicate_payment_at === null ? null : 'due',
       };
     case 'Transaction.Expired':
       return { status: 'expired' };
@@ -261,6 +264,18 @@ export function changesOf(event: Exclude<TransactionEvent, { type: 'Transaction.
       const { boleto_due_date, expires_at } = event.data;
       return expires_at === undefined ? { boleto_due_date } : { boleto_due_date, expires_at };
     }
+    case 'Transaction.BoletoPixIssued': {
+      const { boleto_pix_copy_paste, boleto_pix_expires_at } = event.data;
+      return { boleto_pix_copy_paste, boleto_pix_expires_at };
+    }
+    case 'Transaction.ProviderReferenceFound':
+      return { provider_reference: event.data.provider_reference };
+    case 'Transaction.DuplicateRefundAttempted':
+      return { duplicate_refund: 'attempted' };
+    case 'Transaction.DuplicateRefunded':
+      return { duplicate_refund: 'succeeded' };
+    case 'Transaction.DuplicateRefundRefused':
+      return { duplicate_refund: 'refused' };
   }
 }
 
@@ -322,6 +337,7 @@ export function transactionRowFromState(
     paid_at: instant(s.paidAt),
     duplicate_payment_at: instant(s.duplicatePaymentAt),
     refund_status: s.refundStatus,
+    duplicate_refund: s.duplicateRefund?.status ?? null,
     sequence: String(last.version),
     created_at: first.recordedAt,
     updated_at: last.recordedAt,
