@@ -216,7 +216,11 @@ const referenceFoundData = z.strictObject({
   source: z.enum(['query_by_reference']),
 });
 const attempt = z.number().int().min(1);
-const duplicateRefundAttemptedData = z.strictObject({ transaction_id: txnId, attempt });
+const duplicateRefundAttemptedData = z.strictObject({
+  transaction_id: txnId,
+  attempt,
+  attempted_at: instant,
+});
 const duplicateRefundedData = z.strictObject({
   transaction_id: txnId,
   attempt: z.number().int().min(0),
@@ -290,6 +294,8 @@ export type TransactionState = { readonly status: 'none' } | TransactionFacts;
 export interface DuplicateRefund {
   readonly status: 'due' | 'attempted' | 'succeeded' | 'refused';
   readonly attempts: number;
+  /** When the last claim was made; a new claim waits until that call has surely ended. */
+  readonly attemptedAt: string | null;
 }
 
 // ---------------------------------------------------------------------------------------------- commands
@@ -409,6 +415,8 @@ export interface RefreshReferenceFound extends RefreshBase {
 export interface ClaimDuplicateRefund {
   readonly kind: 'claim_duplicate_refund';
   readonly observedAttempts: number;
+  /** An unanswered claim is re-made only this long after it (the provider call timeout): never two in flight. */
+  readonly retryAfterMs: number;
 }
 /** The claimed refund is confirmed: by the call (`refund`) or by a read showing the Pix returned (`provider`). */
 export interface RecordDuplicateRefund {
@@ -519,7 +527,8 @@ export type TransactionCommandKind = TransactionCommand['kind'];
  *  (f) stores the external id when none is stored; the same id is a no-op, another is 502
  *      provider_refresh_failed. The status stays `unknown` until a read of that id is applied.
  *  (u) only for a paid charge with a double payment (`duplicate_payment_at`); the claim only when its
- *      `observedAttempts` is the current count and nothing is settled, the results only for the current
+ *      `observedAttempts` is the current count, nothing is settled and the last claim is older than
+ *      `retryAfterMs`, the results only for the current
  *      claimed attempt (`provider` also before any claim: the Pix was returned without us); else no-op.
  *  Refresh results also check that Paid carries a valid `paid_with` (a Pix paid with boleto is 502
  *  provider_refresh_failed).
@@ -1054,7 +1063,11 @@ function emit(
       const d = s.duplicateRefund;
       const open = d !== null && (d.status === 'due' || d.status === 'attempted');
       if (!open || d.attempts !== c.observedAttempts) return [];
-      return [{ type, data: { transaction_id: id, attempt: d.attempts + 1 } }];
+      const last = d.attemptedAt === null ? null : Date.parse(d.attemptedAt);
+      if (last !== null && now.getTime() - last < c.retryAfterMs) return [];
+      return [
+        { type, data: { transaction_id: id, attempt: d.attempts + 1, attempted_at: now.toISOString() } },
+      ];
     }
     case 'Transaction.DuplicateRefunded': {
       if (c.kind !== 'record_duplicate_refund') break;
@@ -1135,7 +1148,8 @@ function afterReservation(state: TransactionFacts, event: TransactionEvent): Tra
         paidWith: event.data.paid_with,
         paidAt: event.data.paid_at,
         duplicatePaymentAt: event.data.duplicate_payment_at,
-        duplicateRefund: event.data.duplicate_payment_at === null ? null : { status: 'due', attempts: 0 },
+        duplicateRefund:
+          event.data.duplicate_payment_at === null ? null : { status: 'due', attempts: 0, attemptedAt: null },
       };
     case 'Transaction.Expired':
       return { ...state, status: 'expired' };
@@ -1156,13 +1170,28 @@ function afterReservation(state: TransactionFacts, event: TransactionEvent): Tra
         artifacts: { ...state.artifacts, provider_reference: event.data.provider_reference },
       };
     case 'Transaction.DuplicateRefundAttempted':
-      return { ...state, duplicateRefund: { status: 'attempted', attempts: event.data.attempt } };
+      return {
+        ...state,
+        duplicateRefund: {
+          status: 'attempted',
+          attempts: event.data.attempt,
+          attemptedAt: event.data.attempted_at,
+        },
+      };
     case 'Transaction.DuplicateRefunded':
-      return { ...state, duplicateRefund: { status: 'succeeded', attempts: event.data.attempt } };
+      return { ...state, duplicateRefund: settled(state, 'succeeded', event.data.attempt) };
     case 'Transaction.DuplicateRefundRefused':
-      return { ...state, duplicateRefund: { status: 'refused', attempts: event.data.attempt } };
+      return { ...state, duplicateRefund: settled(state, 'refused', event.data.attempt) };
   }
   return state;
+}
+
+function settled(
+  state: TransactionFacts,
+  status: 'succeeded' | 'refused',
+  attempts: number,
+): DuplicateRefund {
+  return { status, attempts, attemptedAt: state.duplicateRefund?.attemptedAt ?? null };
 }
 
 export const transaction: Decider<TransactionCommand, TransactionEvent, TransactionState> = {

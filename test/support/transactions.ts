@@ -183,7 +183,7 @@ export function commandOf(
     case 'refresh_reference_found':
       return { kind, observedStatus, providerReference: ref ?? 'ext_1' };
     case 'claim_duplicate_refund':
-      return { kind, observedAttempts: opts.attempts ?? 0 };
+      return { kind, observedAttempts: opts.attempts ?? 0, retryAfterMs: 20_000 };
     case 'record_duplicate_refund':
       return { kind, attempt: opts.attempts ?? 1, source: 'refund' };
     case 'record_duplicate_refund_refused':

@@ -160,9 +160,9 @@ const paidTwice: TransactionEvent = {
     source: 'provider',
   },
 };
-const refundAttempted = (attempt: number): TransactionEvent => ({
+const refundAttempted = (attempt: number, at: Date = T0): TransactionEvent => ({
   type: 'Transaction.DuplicateRefundAttempted',
-  data: { transaction_id: ID, attempt },
+  data: { transaction_id: ID, attempt, attempted_at: at.toISOString() },
 });
 
 /** The history a cell's guards need (footnotes p, f, u), else the status's plain history. */
@@ -642,22 +642,32 @@ describe('transaction decider: late boleto Pix, reference found, double payment 
         duplicatePayment: true,
       })
       .thenEmits([paidTwice]);
-    assert.deepEqual(state.status === 'paid' && state.duplicateRefund, { status: 'due', attempts: 0 });
+    assert.deepEqual(state.status === 'paid' && state.duplicateRefund, {
+      status: 'due',
+      attempts: 0,
+      attemptedAt: null,
+    });
     const paidHistory = [reserved('boleto_live'), issued('boleto_live'), paidTwice];
     // Claim before calling: the first claim is attempt 1; a claim on a stale count is dropped.
     sc()
       .given(paidHistory)
-      .when({ kind: 'claim_duplicate_refund', observedAttempts: 0 })
+      .when({ kind: 'claim_duplicate_refund', observedAttempts: 0, retryAfterMs: 20_000 })
       .thenEmits([refundAttempted(1)]);
     sc()
       .given([...paidHistory, refundAttempted(1)])
-      .when({ kind: 'claim_duplicate_refund', observedAttempts: 0 })
+      .when({ kind: 'claim_duplicate_refund', observedAttempts: 0, retryAfterMs: 20_000 })
       .thenEmits([]);
-    // An uncertain attempt is re-claimed only by a pass that read attempt 1 (after re-reading the provider).
+    // An uncertain attempt is re-claimed only by a pass that read attempt 1 (after re-reading the provider),
+    // and only once that call has surely ended (retryAfterMs, the provider call timeout): never two in flight.
+    const earlier = new Date(T0.getTime() - 20_000);
     sc()
-      .given([...paidHistory, refundAttempted(1)])
-      .when({ kind: 'claim_duplicate_refund', observedAttempts: 1 })
+      .given([...paidHistory, refundAttempted(1, earlier)])
+      .when({ kind: 'claim_duplicate_refund', observedAttempts: 1, retryAfterMs: 20_000 })
       .thenEmits([refundAttempted(2)]);
+    sc()
+      .given([...paidHistory, refundAttempted(1, new Date(T0.getTime() - 19_999))])
+      .when({ kind: 'claim_duplicate_refund', observedAttempts: 1, retryAfterMs: 20_000 })
+      .thenEmits([]);
     const refundedPix = (attempt: number, source: 'refund' | 'provider'): TransactionEvent => ({
       type: 'Transaction.DuplicateRefunded',
       data: { transaction_id: ID, attempt, source },
@@ -667,10 +677,13 @@ describe('transaction decider: late boleto Pix, reference found, double payment 
       .when({ kind: 'record_duplicate_refund', attempt: 1, source: 'refund' })
       .thenEmits([refundedPix(1, 'refund')]);
     assert.equal(done.status, 'paid');
-    assert.deepEqual(done.status === 'paid' && done.duplicateRefund, { status: 'succeeded', attempts: 1 });
+    assert.equal(done.status === 'paid' && done.duplicateRefund?.status, 'succeeded');
     // Settled: never claimed nor recorded again.
     const settled = [...paidHistory, refundAttempted(1), refundedPix(1, 'refund')];
-    sc().given(settled).when({ kind: 'claim_duplicate_refund', observedAttempts: 1 }).thenEmits([]);
+    sc()
+      .given(settled)
+      .when({ kind: 'claim_duplicate_refund', observedAttempts: 1, retryAfterMs: 20_000 })
+      .thenEmits([]);
     sc().given(settled).when({ kind: 'record_duplicate_refund', attempt: 1, source: 'refund' }).thenEmits([]);
     // An answer to an older attempt changes nothing; a read showing the Pix returned settles it.
     sc()
@@ -707,11 +720,11 @@ describe('transaction decider: late boleto Pix, reference found, double payment 
     // Nothing is owed without a double payment.
     sc()
       .given(historyOf('paid', 'boleto_live'))
-      .when({ kind: 'claim_duplicate_refund', observedAttempts: 0 })
+      .when({ kind: 'claim_duplicate_refund', observedAttempts: 0, retryAfterMs: 20_000 })
       .thenEmits([]);
     sc()
       .given(historyOf('pending', 'boleto_live'))
-      .when({ kind: 'claim_duplicate_refund', observedAttempts: 0 })
+      .when({ kind: 'claim_duplicate_refund', observedAttempts: 0, retryAfterMs: 20_000 })
       .thenFails('conflict');
   });
 });
