@@ -60,7 +60,7 @@ export async function settleDuplicateRefund(
     options,
   );
   const claimed = claim.events.find((e) => e.type === 'Transaction.DuplicateRefundAttempted');
-  if (!claimed || claimed.type !== 'Transaction.DuplicateRefundAttempted') return 'in_flight';
+  if (claimed?.type !== 'Transaction.DuplicateRefundAttempted') return 'in_flight';
   const attempt = claimed.data.attempt;
   let outcome: Awaited<ReturnType<ResolvedExternal['adapter']['refund']>>;
   try {

@@ -187,7 +187,8 @@ describe('SPEC 3.1, 4.6: unknown without provider_reference is looked up by refe
       assert.equal(await h.calls(id, 'query_by_reference'), 1);
       assert.equal(await h.calls(id, 'query'), 1);
       const found = (await h.events(id)).find((e) => e.type === 'Transaction.ProviderReferenceFound');
-      assert.equal((found?.data as { provider_reference?: string }).provider_reference, String(remote.id));
+      assert.ok(found);
+      assert.equal((found.data as { provider_reference?: string }).provider_reference, String(remote.id));
     },
   );
 
