@@ -79,6 +79,23 @@ describe('reconciler: external charges settled by the refresh query (issue 13 it
     assert.equal(await h.calls(id, 'create'), 1);
   });
 
+  test('SPEC 3.1: a refresh answered 200 with only the id found (its read failed) is completed in the background', async () => {
+    const { res, id } = await h.create(BOLETO_SANDBOX, { fault: { type: 'reset' }, commit: true });
+    assert.equal(res.status, 202, res.text);
+    await world.control.fault({ operation: 'query', fault: { type: 'http_error', status: 503 } });
+    const partial = await h.refresh(BOLETO_SANDBOX, id);
+    assert.equal(partial.status, 200, partial.text);
+    assert.equal(partial.body.data.status, 'unknown');
+    assert.notEqual(partial.body.data.provider_reference, null);
+    const run = await tick();
+    assert.ok(run.refreshed.includes(id), JSON.stringify(run));
+    assert.equal((await h.read(BOLETO_SANDBOX, id)).status, 'pending');
+    assert.equal(await lastActor(id), RECONCILER_ACTOR);
+    // By id now: one lookup by reference in all.
+    assert.equal(await h.calls(id, 'query_by_reference'), 1);
+    assert.equal(await h.calls(id, 'query'), 2);
+  });
+
   test('SPEC 3.1: a boleto payment intent left in processing is read again and moves on to paid', async () => {
     const { id, providerReference } = await h.pending(BOLETO);
     await world.control.move(providerReference, 'processing');
