@@ -34,6 +34,8 @@ import type { TransitionTable } from './transition-table.ts';
  *       the Pix is slow ... appears in a later GET"): boleto_pix_copy_paste, boleto_pix_expires_at.
  *   Transaction.ProviderReferenceFound v1 -> unknown (stays). The external id of an `unknown` charge found
  *       by the provider's query by reference (exactly one remote charge, same amount): provider_reference.
+ *   Transaction.DuplicatePaymentFound v1 -> paid (stays). A boleto recorded paid once, read later as paid by
+ *       both the boleto and its Pix: paid_with `boleto`, duplicate_payment_at (SPEC 2.2).
  *   Transaction.DuplicateRefundAttempted v1 -> paid (stays). A claim made before the automatic refund of the
  *       Pix of a boleto paid twice (SPEC 2.2 `duplicate_payment_at`): attempt (1, 2, ...). Only the refresh
  *       whose append wins the claim calls the provider.
@@ -215,6 +217,11 @@ const referenceFoundData = z.strictObject({
   provider_reference: z.string().min(1),
   source: z.enum(['query_by_reference']),
 });
+const duplicatePaymentFoundData = z.strictObject({
+  transaction_id: txnId,
+  paid_with: z.literal('boleto'),
+  duplicate_payment_at: instant,
+});
 const attempt = z.number().int().min(1);
 const duplicateRefundAttemptedData = z.strictObject({
   transaction_id: txnId,
@@ -241,6 +248,7 @@ export const transactionEvents = [
   defineEvent({ type: 'Transaction.DueDateChanged', version: 1, schema: dueDateChangedData }),
   defineEvent({ type: 'Transaction.BoletoPixIssued', version: 1, schema: boletoPixIssuedData }),
   defineEvent({ type: 'Transaction.ProviderReferenceFound', version: 1, schema: referenceFoundData }),
+  defineEvent({ type: 'Transaction.DuplicatePaymentFound', version: 1, schema: duplicatePaymentFoundData }),
   defineEvent({
     type: 'Transaction.DuplicateRefundAttempted',
     version: 1,
@@ -263,6 +271,7 @@ export type TransactionEvent =
   | DomainEvent<'Transaction.DueDateChanged', z.infer<typeof dueDateChangedData>>
   | DomainEvent<'Transaction.BoletoPixIssued', z.infer<typeof boletoPixIssuedData>>
   | DomainEvent<'Transaction.ProviderReferenceFound', z.infer<typeof referenceFoundData>>
+  | DomainEvent<'Transaction.DuplicatePaymentFound', z.infer<typeof duplicatePaymentFoundData>>
   | DomainEvent<'Transaction.DuplicateRefundAttempted', z.infer<typeof duplicateRefundAttemptedData>>
   | DomainEvent<'Transaction.DuplicateRefunded', z.infer<typeof duplicateRefundedData>>
   | DomainEvent<'Transaction.DuplicateRefundRefused', z.infer<typeof duplicateRefundRefusedData>>;
@@ -402,6 +411,14 @@ export interface RefreshBoletoPix extends RefreshBase {
   readonly boletoPixCopyPaste: string;
   readonly boletoPixExpiresAt: string;
 }
+/**
+ * A boleto already recorded paid, read as paid by both the boleto and its Pix (the second payment came after
+ * the first was recorded): SPEC 2.2 "Double payment gives `boleto` and the Pix is refunded".
+ */
+export interface RefreshDuplicatePayment extends RefreshBase {
+  readonly kind: 'refresh_duplicate_payment';
+  readonly providerReference: string | null;
+}
 /** The provider's query by reference found exactly one charge of this `unknown` transaction: its id. */
 export interface RefreshReferenceFound extends RefreshBase {
   readonly kind: 'refresh_reference_found';
@@ -448,7 +465,8 @@ export type RefreshCommand =
   | RefreshExpired
   | RefreshRefunded
   | RefreshBoletoPix
-  | RefreshReferenceFound;
+  | RefreshReferenceFound
+  | RefreshDuplicatePayment;
 export type TransactionCommand =
   | ReserveTransaction
   | RecordIssued
@@ -507,6 +525,8 @@ export type TransactionCommandKind = TransactionCommand['kind'];
  *  unknown   |=                 |RefFound (f)           |409 conflict          |409 conflict
  *  refunded  |=                 |409 conflict           |=                     |=
  *
+ *  refresh_duplicate_payment: paid -> DuplicatePaymentFound (u2); none 404; every other row `=`.
+ *
  *  psc = provider_status_conflict (a regression of a final state, or a refund of an unpaid charge: "only move
  *  allowed from paid" is refunded and expired/failed/refunded are never reopened); sim_n_a =
  *  simulation_not_allowed. Every refresh_* cell first applies the staleness rule: when `observedStatus` is
@@ -530,6 +550,7 @@ export type TransactionCommandKind = TransactionCommand['kind'];
  *      `observedAttempts` is the current count, nothing is settled and the last claim is older than
  *      `retryAfterMs`, the results only for the current
  *      claimed attempt (`provider` also before any claim: the Pix was returned without us); else no-op.
+ *  (u2) a real boleto recorded paid without a double payment; otherwise a no-op.
  *  Refresh results also check that Paid carries a valid `paid_with` (a Pix paid with boleto is 502
  *  provider_refresh_failed).
  */
@@ -561,6 +582,7 @@ function finalRow(same: 'refresh_expired' | 'refresh_refunded' | null) {
     change_due_date: conflict,
     refresh_boleto_pix: noop,
     refresh_reference_found: conflict,
+    refresh_duplicate_payment: noop,
     claim_duplicate_refund: same === 'refresh_refunded' ? noop : conflict,
     record_duplicate_refund: same === 'refresh_refunded' ? noop : conflict,
     record_duplicate_refund_refused: same === 'refresh_refunded' ? noop : conflict,
@@ -585,6 +607,7 @@ export const transactionTransitions: Table = {
     change_due_date: notFound,
     refresh_boleto_pix: notFound,
     refresh_reference_found: notFound,
+    refresh_duplicate_payment: notFound,
     claim_duplicate_refund: notFound,
     record_duplicate_refund: notFound,
     record_duplicate_refund_refused: notFound,
@@ -606,6 +629,7 @@ export const transactionTransitions: Table = {
     change_due_date: conflict,
     refresh_boleto_pix: noop,
     refresh_reference_found: conflict,
+    refresh_duplicate_payment: noop,
     claim_duplicate_refund: conflict,
     record_duplicate_refund: conflict,
     record_duplicate_refund_refused: conflict,
@@ -627,6 +651,7 @@ export const transactionTransitions: Table = {
     change_due_date: { emits: 'Transaction.DueDateChanged', to: 'pending' },
     refresh_boleto_pix: { emits: 'Transaction.BoletoPixIssued', to: 'pending' },
     refresh_reference_found: conflict,
+    refresh_duplicate_payment: noop,
     claim_duplicate_refund: conflict,
     record_duplicate_refund: conflict,
     record_duplicate_refund_refused: conflict,
@@ -648,6 +673,7 @@ export const transactionTransitions: Table = {
     change_due_date: conflict,
     refresh_boleto_pix: noop,
     refresh_reference_found: conflict,
+    refresh_duplicate_payment: { emits: 'Transaction.DuplicatePaymentFound', to: 'paid' },
     claim_duplicate_refund: { emits: 'Transaction.DuplicateRefundAttempted', to: 'paid' },
     record_duplicate_refund: { emits: 'Transaction.DuplicateRefunded', to: 'paid' },
     record_duplicate_refund_refused: { emits: 'Transaction.DuplicateRefundRefused', to: 'paid' },
@@ -671,6 +697,7 @@ export const transactionTransitions: Table = {
     change_due_date: conflict,
     refresh_boleto_pix: noop,
     refresh_reference_found: { emits: 'Transaction.ProviderReferenceFound', to: 'unknown' },
+    refresh_duplicate_payment: noop,
     claim_duplicate_refund: conflict,
     record_duplicate_refund: conflict,
     record_duplicate_refund_refused: conflict,
@@ -838,6 +865,7 @@ function carriedReference(command: TransactionCommand): string | null {
     case 'refresh_expired':
     case 'refresh_refunded':
     case 'refresh_boleto_pix':
+    case 'refresh_duplicate_payment':
       return command.providerReference;
     default:
       // refresh_reference_found names the id to adopt, checked in its own cell (f).
@@ -1058,6 +1086,14 @@ function emit(
         },
       ];
     }
+    case 'Transaction.DuplicatePaymentFound': {
+      if (c.kind !== 'refresh_duplicate_payment') break;
+      const applies = s.reserved.method === 'boleto' && !s.reserved.simulated;
+      if (!applies || s.duplicatePaymentAt !== null) return [];
+      return [
+        { type, data: { transaction_id: id, paid_with: 'boleto', duplicate_payment_at: now.toISOString() } },
+      ];
+    }
     case 'Transaction.DuplicateRefundAttempted': {
       if (c.kind !== 'claim_duplicate_refund') break;
       const d = s.duplicateRefund;
@@ -1168,6 +1204,13 @@ function afterReservation(state: TransactionFacts, event: TransactionEvent): Tra
       return {
         ...state,
         artifacts: { ...state.artifacts, provider_reference: event.data.provider_reference },
+      };
+    case 'Transaction.DuplicatePaymentFound':
+      return {
+        ...state,
+        paidWith: event.data.paid_with,
+        duplicatePaymentAt: event.data.duplicate_payment_at,
+        duplicateRefund: { status: 'due', attempts: 0, attemptedAt: null },
       };
     case 'Transaction.DuplicateRefundAttempted':
       return {

@@ -109,6 +109,10 @@ function command(state: TransactionFacts, remote: RemoteCharge): RefreshCommand 
     case 'processing':
       return { kind: 'refresh_processing', observedStatus, providerReference };
     case 'paid':
+      // A boleto recorded paid once and now read paid by both: the second payment came later (SPEC 2.2).
+      if (state.status === 'paid' && remote.duplicatePayment && state.duplicatePaymentAt === null) {
+        return { kind: 'refresh_duplicate_payment', observedStatus, providerReference };
+      }
       return {
         kind: 'refresh_paid',
         observedStatus,

@@ -270,6 +270,12 @@ export function changesOf(event: Exclude<TransactionEvent, { type: 'Transaction.
     }
     case 'Transaction.ProviderReferenceFound':
       return { provider_reference: event.data.provider_reference };
+    case 'Transaction.DuplicatePaymentFound':
+      return {
+        paid_with: event.data.paid_with,
+        duplicate_payment_at: event.data.duplicate_payment_at,
+        duplicate_refund: 'due',
+      };
     case 'Transaction.DuplicateRefundAttempted':
       return { duplicate_refund: 'attempted' };
     case 'Transaction.DuplicateRefunded':

@@ -116,6 +116,24 @@ describe('SPEC 2.2 double payment: paid_with boleto, duplicate_payment_at, the P
     ]);
   });
 
+  test('a boleto already recorded paid by its Pix, read later as paid by both: paid_with boleto, its Pix refunded once', async () => {
+    const { id, providerReference } = await h.pending(BOLETO);
+    await world.control.move(providerReference, 'paid_pix');
+    const first = await h.refresh(BOLETO, id);
+    assert.equal(first.body.data.paid_with, 'pix');
+    assert.equal(first.body.data.duplicate_payment_at, null);
+    await world.control.move(providerReference, 'paid_both');
+    const res = await h.refresh(BOLETO, id);
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.data.status, 'paid');
+    assert.equal(res.body.data.paid_with, 'boleto');
+    assert.equal(typeof res.body.data.duplicate_payment_at, 'string');
+    assert.equal(await h.calls(id, 'refund'), 1);
+    assert.equal((await h.remote(id))[0]?.status, 3);
+    assert.equal((await h.refresh(BOLETO, id)).status, 200);
+    assert.equal(await h.calls(id, 'refund'), 1);
+  });
+
   test('two refreshes at once reading the double payment: one claim, one refund call', async () => {
     const { id, providerReference } = await h.pending(BOLETO);
     await world.control.move(providerReference, 'paid_both');

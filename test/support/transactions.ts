@@ -180,6 +180,8 @@ export function commandOf(
         boletoPixCopyPaste: '00020126580014br.gov.bcb.pix-late',
         boletoPixExpiresAt: '2026-03-11T02:59:59.000Z',
       };
+    case 'refresh_duplicate_payment':
+      return { kind, observedStatus, providerReference: ref };
     case 'refresh_reference_found':
       return { kind, observedStatus, providerReference: ref ?? 'ext_1' };
     case 'claim_duplicate_refund':
@@ -216,6 +218,7 @@ export const COMMAND_KINDS: readonly TransactionCommand['kind'][] = [
   'change_due_date',
   'refresh_boleto_pix',
   'refresh_reference_found',
+  'refresh_duplicate_payment',
   'claim_duplicate_refund',
   'record_duplicate_refund',
   'record_duplicate_refund_refused',

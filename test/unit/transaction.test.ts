@@ -97,6 +97,9 @@ const refunded: TransactionEvent = {
   data: { transaction_id: ID, refund_status: 'succeeded', source: 'refund' },
 };
 
+const attemptsOf = (history: readonly TransactionEvent[]) =>
+  history.filter((e) => e.type === 'Transaction.DuplicateRefundAttempted').length;
+
 const refreshPaidOf = (observed: TransactionStatus): TransactionCommand =>
   commandOf('refresh_paid', { transactionId: ID, chargeKind: 'pix_live', observed, ref: 'ext_1' });
 
@@ -131,6 +134,7 @@ function fittingKind(kind: TransactionCommand['kind']): ChargeKind {
     'refresh_processing',
     'change_due_date',
     'refresh_boleto_pix',
+    'refresh_duplicate_payment',
     'claim_duplicate_refund',
     'record_duplicate_refund',
     'record_duplicate_refund_refused',
@@ -717,6 +721,22 @@ describe('transaction decider: late boleto Pix, reference found, double payment 
         },
       ]);
     assert.equal(after.status === 'paid' && after.duplicateRefund?.status, 'refused');
+    // A boleto recorded paid once (by its Pix, say) and read later as paid by both: boleto, the Pix owed.
+    const found = sc()
+      .given([reserved('boleto_live'), issued('boleto_live'), paid('pix')])
+      .when({ kind: 'refresh_duplicate_payment', observedStatus: 'paid', providerReference: 'ext_1' })
+      .thenEmits([
+        {
+          type: 'Transaction.DuplicatePaymentFound',
+          data: { transaction_id: ID, paid_with: 'boleto', duplicate_payment_at: T0.toISOString() },
+        },
+      ]);
+    assert.equal(found.status === 'paid' && found.paidWith, 'boleto');
+    assert.equal(found.status === 'paid' && found.duplicateRefund?.status, 'due');
+    sc()
+      .given(paidHistory)
+      .when({ kind: 'refresh_duplicate_payment', observedStatus: 'paid', providerReference: 'ext_1' })
+      .thenEmits([]);
     // Nothing is owed without a double payment.
     sc()
       .given(historyOf('paid', 'boleto_live'))
@@ -808,6 +828,7 @@ const GUARD_REFUSALS: Partial<Record<TransactionCommand['kind'], readonly ErrorC
   change_due_date: ['conflict', 'validation_error'],
   refresh_boleto_pix: ['provider_refresh_failed'],
   refresh_reference_found: ['provider_refresh_failed'],
+  refresh_duplicate_payment: ['provider_refresh_failed'],
 };
 /** Kinds whose `emits` cell may decide nothing: (t) before the timeout, (e) before the deadline, (d) same date. */
 const CONDITIONAL_NOOPS: readonly TransactionCommand['kind'][] = [
@@ -816,6 +837,7 @@ const CONDITIONAL_NOOPS: readonly TransactionCommand['kind'][] = [
   'change_due_date',
   'refresh_boleto_pix',
   'refresh_reference_found',
+  'refresh_duplicate_payment',
   'claim_duplicate_refund',
   'record_duplicate_refund',
   'record_duplicate_refund_refused',
@@ -896,6 +918,7 @@ describe('transaction state table (property, SPEC 3.1)', () => {
         const paidAt = history.findIndex((e) => e.type === 'Transaction.Paid');
         const afterPaid = [
           'Transaction.Refunded',
+          'Transaction.DuplicatePaymentFound',
           'Transaction.DuplicateRefundAttempted',
           'Transaction.DuplicateRefunded',
           'Transaction.DuplicateRefundRefused',
@@ -905,9 +928,11 @@ describe('transaction state table (property, SPEC 3.1)', () => {
         const refunds = history.filter((e) => e.type === 'Transaction.DuplicateRefunded');
         assert.ok(refunds.length <= 1);
         const paidEvent = history[paidAt];
-        if (refunds.length > 0) {
-          assert.ok(paidEvent?.type === 'Transaction.Paid' && paidEvent.data.duplicate_payment_at !== null);
-        }
+        const doublePaid =
+          (paidEvent?.type === 'Transaction.Paid' && paidEvent.data.duplicate_payment_at !== null) ||
+          history.some((e) => e.type === 'Transaction.DuplicatePaymentFound');
+        if (refunds.length > 0 || attemptsOf(history) > 0) assert.ok(doublePaid);
+        assert.ok(history.filter((e) => e.type === 'Transaction.DuplicatePaymentFound').length <= 1);
         const attempts = history.filter((e) => e.type === 'Transaction.DuplicateRefundAttempted');
         attempts.forEach((e, i) => {
           assert.ok(e.type === 'Transaction.DuplicateRefundAttempted' && e.data.attempt === i + 1);
