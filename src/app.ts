@@ -113,6 +113,7 @@ export async function createGateway(
     timeoutSeconds: config.RECONCILE_AFTER_SECONDS,
     intervalMs: config.RECONCILE_INTERVAL_MS,
     logger,
+    external: { config },
   });
   // Deliveries get connections of their own: a burst of API writes queued in the main pool must not hold
   // back webhooks (BENCHMARKS.md "webhook lag"). PGlite has one connection and shares it.

@@ -30,6 +30,19 @@ import type { TransitionTable } from './transition-table.ts';
  *   Transaction.Refunded v1            -> refunded. refund_status, source `refund` | `provider`.
  *   Transaction.DueDateChanged v1      -> pending (stays). boleto_due_date, previous_due_date, and the
  *       provider's new `expires_at` (absent in events written before it was recorded: deadline unchanged).
+ *   Transaction.BoletoPixIssued v1     -> pending (stays). The boleto's Pix read after creation (SPEC 4.2 "If
+ *       the Pix is slow ... appears in a later GET"): boleto_pix_copy_paste, boleto_pix_expires_at.
+ *   Transaction.ProviderReferenceFound v1 -> unknown (stays). The external id of an `unknown` charge found
+ *       by the provider's query by reference (exactly one remote charge, same amount): provider_reference.
+ *   Transaction.DuplicatePaymentFound v1 -> paid (stays). A boleto recorded paid once, read later as paid by
+ *       both the boleto and its Pix: paid_with `boleto`, duplicate_payment_at (SPEC 2.2).
+ *   Transaction.DuplicateRefundAttempted v1 -> paid (stays). A claim made before the automatic refund of the
+ *       Pix of a boleto paid twice (SPEC 2.2 `duplicate_payment_at`): attempt (1, 2, ...). Only the refresh
+ *       whose append wins the claim calls the provider.
+ *   Transaction.DuplicateRefunded v1   -> paid (stays). attempt, source `refund` (the provider confirmed the
+ *       call) | `provider` (a later read shows the Pix already returned).
+ *   Transaction.DuplicateRefundRefused v1 -> paid (stays). attempt and sanitized diagnostics; not retried
+ *       automatically.
  */
 
 export const TRANSACTION_STATUSES = [
@@ -194,6 +207,34 @@ const dueDateChangedData = z.strictObject({
   expires_at: instant.nullable().optional(),
 });
 
+const boletoPixIssuedData = z.strictObject({
+  transaction_id: txnId,
+  boleto_pix_copy_paste: z.string().min(1),
+  boleto_pix_expires_at: instant,
+});
+const referenceFoundData = z.strictObject({
+  transaction_id: txnId,
+  provider_reference: z.string().min(1),
+  source: z.enum(['query_by_reference']),
+});
+const duplicatePaymentFoundData = z.strictObject({
+  transaction_id: txnId,
+  paid_with: z.literal('boleto'),
+  duplicate_payment_at: instant,
+});
+const attempt = z.number().int().min(1);
+const duplicateRefundAttemptedData = z.strictObject({
+  transaction_id: txnId,
+  attempt,
+  attempted_at: instant,
+});
+const duplicateRefundedData = z.strictObject({
+  transaction_id: txnId,
+  attempt: z.number().int().min(0),
+  source: z.enum(['refund', 'provider']),
+});
+const duplicateRefundRefusedData = z.strictObject({ transaction_id: txnId, attempt, ...diagnostics });
+
 export const transactionEvents = [
   defineEvent({ type: 'Transaction.Reserved', version: 1, schema: reservedData }),
   defineEvent({ type: 'Transaction.Issued', version: 1, schema: issuedData }),
@@ -205,6 +246,16 @@ export const transactionEvents = [
   defineEvent({ type: 'Transaction.Expired', version: 1, schema: expiredData }),
   defineEvent({ type: 'Transaction.Refunded', version: 1, schema: refundedData }),
   defineEvent({ type: 'Transaction.DueDateChanged', version: 1, schema: dueDateChangedData }),
+  defineEvent({ type: 'Transaction.BoletoPixIssued', version: 1, schema: boletoPixIssuedData }),
+  defineEvent({ type: 'Transaction.ProviderReferenceFound', version: 1, schema: referenceFoundData }),
+  defineEvent({ type: 'Transaction.DuplicatePaymentFound', version: 1, schema: duplicatePaymentFoundData }),
+  defineEvent({
+    type: 'Transaction.DuplicateRefundAttempted',
+    version: 1,
+    schema: duplicateRefundAttemptedData,
+  }),
+  defineEvent({ type: 'Transaction.DuplicateRefunded', version: 1, schema: duplicateRefundedData }),
+  defineEvent({ type: 'Transaction.DuplicateRefundRefused', version: 1, schema: duplicateRefundRefusedData }),
 ];
 
 export type TransactionEvent =
@@ -217,7 +268,13 @@ export type TransactionEvent =
   | DomainEvent<'Transaction.Paid', z.infer<typeof paidData>>
   | DomainEvent<'Transaction.Expired', z.infer<typeof expiredData>>
   | DomainEvent<'Transaction.Refunded', z.infer<typeof refundedData>>
-  | DomainEvent<'Transaction.DueDateChanged', z.infer<typeof dueDateChangedData>>;
+  | DomainEvent<'Transaction.DueDateChanged', z.infer<typeof dueDateChangedData>>
+  | DomainEvent<'Transaction.BoletoPixIssued', z.infer<typeof boletoPixIssuedData>>
+  | DomainEvent<'Transaction.ProviderReferenceFound', z.infer<typeof referenceFoundData>>
+  | DomainEvent<'Transaction.DuplicatePaymentFound', z.infer<typeof duplicatePaymentFoundData>>
+  | DomainEvent<'Transaction.DuplicateRefundAttempted', z.infer<typeof duplicateRefundAttemptedData>>
+  | DomainEvent<'Transaction.DuplicateRefunded', z.infer<typeof duplicateRefundedData>>
+  | DomainEvent<'Transaction.DuplicateRefundRefused', z.infer<typeof duplicateRefundRefusedData>>;
 
 export type TransactionEventType = TransactionEvent['type'];
 
@@ -232,10 +289,23 @@ export interface TransactionFacts {
   readonly duplicatePaymentAt: string | null;
   readonly refundStatus: 'succeeded' | null;
   readonly boletoDueDate: string | null;
+  /** The automatic refund of the Pix of a boleto paid twice (SPEC 2.2); null when there was no double payment. */
+  readonly duplicateRefund: DuplicateRefund | null;
   /** Something after the reservation was recorded (an answer or a refresh): the reconciler leaves it alone. */
   readonly answered: boolean;
 }
 export type TransactionState = { readonly status: 'none' } | TransactionFacts;
+
+/**
+ * `due`: owed, nothing sent yet. `attempted`: claim `attempts` made, its outcome not recorded (uncertain, or
+ * a crash): a later pass re-reads the charge before any new call. `succeeded` and `refused` are settled.
+ */
+export interface DuplicateRefund {
+  readonly status: 'due' | 'attempted' | 'succeeded' | 'refused';
+  readonly attempts: number;
+  /** When the last claim was made; a new claim waits until that call has surely ended. */
+  readonly attemptedAt: string | null;
+}
 
 // ---------------------------------------------------------------------------------------------- commands
 
@@ -331,6 +401,51 @@ export interface RefreshRefunded extends RefreshBase {
   readonly kind: 'refresh_refunded';
   readonly providerReference: string | null;
 }
+/**
+ * The boleto's Pix, read after creation (SPEC 4.2: slow Pix filled by a later read, never emitted again).
+ * Applied once, only while the boleto is pending and has no Pix yet; elsewhere a no-op.
+ */
+export interface RefreshBoletoPix extends RefreshBase {
+  readonly kind: 'refresh_boleto_pix';
+  readonly providerReference: string | null;
+  readonly boletoPixCopyPaste: string;
+  readonly boletoPixExpiresAt: string;
+}
+/**
+ * A boleto already recorded paid, read as paid by both the boleto and its Pix (the second payment came after
+ * the first was recorded): SPEC 2.2 "Double payment gives `boleto` and the Pix is refunded".
+ */
+export interface RefreshDuplicatePayment extends RefreshBase {
+  readonly kind: 'refresh_duplicate_payment';
+  readonly providerReference: string | null;
+}
+/** The provider's query by reference found exactly one charge of this `unknown` transaction: its id. */
+export interface RefreshReferenceFound extends RefreshBase {
+  readonly kind: 'refresh_reference_found';
+  readonly providerReference: string;
+}
+/**
+ * Claim the next automatic refund of a double payment's Pix before calling the provider. `observedAttempts`
+ * is the count read before the call was decided: a claim based on an older count is dropped (no-op), so two
+ * concurrent refreshes never both call.
+ */
+export interface ClaimDuplicateRefund {
+  readonly kind: 'claim_duplicate_refund';
+  readonly observedAttempts: number;
+  /** An unanswered claim is re-made only this long after it (the provider call timeout): never two in flight. */
+  readonly retryAfterMs: number;
+}
+/** The claimed refund is confirmed: by the call (`refund`) or by a read showing the Pix returned (`provider`). */
+export interface RecordDuplicateRefund {
+  readonly kind: 'record_duplicate_refund';
+  readonly attempt: number;
+  readonly source: 'refund' | 'provider';
+}
+export interface RecordDuplicateRefundRefused {
+  readonly kind: 'record_duplicate_refund_refused';
+  readonly attempt: number;
+  readonly diagnostics: Diagnostics;
+}
 /** The provider confirmed an integral refund requested through SPEC 4.8. */
 export interface RefundTransaction {
   readonly kind: 'refund';
@@ -348,7 +463,10 @@ export type RefreshCommand =
   | RefreshProcessing
   | RefreshPaid
   | RefreshExpired
-  | RefreshRefunded;
+  | RefreshRefunded
+  | RefreshBoletoPix
+  | RefreshReferenceFound
+  | RefreshDuplicatePayment;
 export type TransactionCommand =
   | ReserveTransaction
   | RecordIssued
@@ -359,7 +477,10 @@ export type TransactionCommand =
   | SimulateExpired
   | RefreshCommand
   | RefundTransaction
-  | ChangeDueDate;
+  | ChangeDueDate
+  | ClaimDuplicateRefund
+  | RecordDuplicateRefund
+  | RecordDuplicateRefundRefused;
 export type TransactionCommandKind = TransactionCommand['kind'];
 
 // ----------------------------------------------------------------------------------------- state table
@@ -393,6 +514,19 @@ export type TransactionCommandKind = TransactionCommand['kind'];
  *  unknown   |Issued (r)     |PayProc (r)(b)    |Paid (r)     |Expired (r)(e) |409 psc         |409 conflict |409 conflict
  *  refunded  |409 psc        |409 psc           |409 psc      |409 psc        |=               |=            |409 conflict
  *
+ *  state     |refresh_boleto_pix|refresh_reference_found|claim_duplicate_refund|record_duplicate_refund(_refused)
+ *  ----------+------------------+-----------------------+----------------------+--------------------------------
+ *  none      |404 not_found     |404 not_found          |404 not_found         |404 not_found
+ *  processing|=                 |409 conflict           |409 conflict          |409 conflict
+ *  pending   |BoletoPix (p)     |409 conflict           |409 conflict          |409 conflict
+ *  paid      |=                 |409 conflict           |DupRefundAttempt (u)  |DupRefunded / DupRefundRefused (u)
+ *  expired   |=                 |409 conflict           |409 conflict          |409 conflict
+ *  failed    |=                 |409 conflict           |409 conflict          |409 conflict
+ *  unknown   |=                 |RefFound (f)           |409 conflict          |409 conflict
+ *  refunded  |=                 |409 conflict           |=                     |=
+ *
+ *  refresh_duplicate_payment: paid -> DuplicatePaymentFound (u2); none 404; every other row `=`.
+ *
  *  psc = provider_status_conflict (a regression of a final state, or a refund of an unpaid charge: "only move
  *  allowed from paid" is refunded and expired/failed/refunded are never reopened); sim_n_a =
  *  simulation_not_allowed. Every refresh_* cell first applies the staleness rule: when `observedStatus` is
@@ -409,6 +543,14 @@ export type TransactionCommandKind = TransactionCommand['kind'];
  *      (a real boleto expires only by the bank's write-off).
  *  (d) boleto only (Pix is 409 conflict); the date must be today..today+365 in America/Sao_Paulo (422
  *      validation_error); the same date is a no-op.
+ *  (p) a real boleto without its Pix yet; otherwise a no-op (the Pix is never replaced nor emitted again).
+ *  (f) stores the external id when none is stored; the same id is a no-op, another is 502
+ *      provider_refresh_failed. The status stays `unknown` until a read of that id is applied.
+ *  (u) only for a paid charge with a double payment (`duplicate_payment_at`); the claim only when its
+ *      `observedAttempts` is the current count, nothing is settled and the last claim is older than
+ *      `retryAfterMs`, the results only for the current
+ *      claimed attempt (`provider` also before any claim: the Pix was returned without us); else no-op.
+ *  (u2) a real boleto recorded paid without a double payment; otherwise a no-op.
  *  Refresh results also check that Paid carries a valid `paid_with` (a Pix paid with boleto is 502
  *  provider_refresh_failed).
  */
@@ -438,6 +580,12 @@ function finalRow(same: 'refresh_expired' | 'refresh_refunded' | null) {
     refresh_refunded: same === 'refresh_refunded' ? noop : psc,
     refund: same === 'refresh_refunded' ? noop : conflict,
     change_due_date: conflict,
+    refresh_boleto_pix: noop,
+    refresh_reference_found: conflict,
+    refresh_duplicate_payment: noop,
+    claim_duplicate_refund: same === 'refresh_refunded' ? noop : conflict,
+    record_duplicate_refund: same === 'refresh_refunded' ? noop : conflict,
+    record_duplicate_refund_refused: same === 'refresh_refunded' ? noop : conflict,
   } as const;
 }
 
@@ -457,6 +605,12 @@ export const transactionTransitions: Table = {
     refresh_refunded: notFound,
     refund: notFound,
     change_due_date: notFound,
+    refresh_boleto_pix: notFound,
+    refresh_reference_found: notFound,
+    refresh_duplicate_payment: notFound,
+    claim_duplicate_refund: notFound,
+    record_duplicate_refund: notFound,
+    record_duplicate_refund_refused: notFound,
   },
   processing: {
     reserve: repeat,
@@ -473,6 +627,12 @@ export const transactionTransitions: Table = {
     refresh_refunded: psc,
     refund: conflict,
     change_due_date: conflict,
+    refresh_boleto_pix: noop,
+    refresh_reference_found: conflict,
+    refresh_duplicate_payment: noop,
+    claim_duplicate_refund: conflict,
+    record_duplicate_refund: conflict,
+    record_duplicate_refund_refused: conflict,
   },
   pending: {
     reserve: repeat,
@@ -489,6 +649,12 @@ export const transactionTransitions: Table = {
     refresh_refunded: psc,
     refund: conflict,
     change_due_date: { emits: 'Transaction.DueDateChanged', to: 'pending' },
+    refresh_boleto_pix: { emits: 'Transaction.BoletoPixIssued', to: 'pending' },
+    refresh_reference_found: conflict,
+    refresh_duplicate_payment: noop,
+    claim_duplicate_refund: conflict,
+    record_duplicate_refund: conflict,
+    record_duplicate_refund_refused: conflict,
   },
   paid: {
     reserve: repeat,
@@ -505,6 +671,12 @@ export const transactionTransitions: Table = {
     refresh_refunded: { emits: 'Transaction.Refunded', to: 'refunded' },
     refund: { emits: 'Transaction.Refunded', to: 'refunded' },
     change_due_date: conflict,
+    refresh_boleto_pix: noop,
+    refresh_reference_found: conflict,
+    refresh_duplicate_payment: { emits: 'Transaction.DuplicatePaymentFound', to: 'paid' },
+    claim_duplicate_refund: { emits: 'Transaction.DuplicateRefundAttempted', to: 'paid' },
+    record_duplicate_refund: { emits: 'Transaction.DuplicateRefunded', to: 'paid' },
+    record_duplicate_refund_refused: { emits: 'Transaction.DuplicateRefundRefused', to: 'paid' },
   },
   expired: finalRow('refresh_expired'),
   failed: finalRow(null),
@@ -523,6 +695,12 @@ export const transactionTransitions: Table = {
     refresh_refunded: psc,
     refund: conflict,
     change_due_date: conflict,
+    refresh_boleto_pix: noop,
+    refresh_reference_found: { emits: 'Transaction.ProviderReferenceFound', to: 'unknown' },
+    refresh_duplicate_payment: noop,
+    claim_duplicate_refund: conflict,
+    record_duplicate_refund: conflict,
+    record_duplicate_refund_refused: conflict,
   },
   refunded: finalRow('refresh_refunded'),
 };
@@ -686,15 +864,22 @@ function carriedReference(command: TransactionCommand): string | null {
     case 'refresh_paid':
     case 'refresh_expired':
     case 'refresh_refunded':
+    case 'refresh_boleto_pix':
+    case 'refresh_duplicate_payment':
       return command.providerReference;
     default:
+      // refresh_reference_found names the id to adopt, checked in its own cell (f).
       return null;
   }
 }
 
 /** Cells needing an external id (r): processing and unknown rows, refresh columns. */
 function needsExternalId(status: TransactionStatus, command: TransactionCommand): boolean {
-  return (status === 'processing' || status === 'unknown') && isRefresh(command);
+  return (
+    (status === 'processing' || status === 'unknown') &&
+    isRefresh(command) &&
+    command.kind !== 'refresh_reference_found'
+  );
 }
 
 type Emit = readonly TransactionEvent[] | DomainError;
@@ -870,6 +1055,71 @@ function emit(
       };
       return [{ type, data }];
     }
+    case 'Transaction.BoletoPixIssued': {
+      if (c.kind !== 'refresh_boleto_pix') break;
+      const applies = s.reserved.method === 'boleto' && !s.reserved.simulated;
+      if (!applies || s.artifacts.boleto_pix_copy_paste !== null) return [];
+      return [
+        {
+          type,
+          data: {
+            transaction_id: id,
+            boleto_pix_copy_paste: c.boletoPixCopyPaste,
+            boleto_pix_expires_at: c.boletoPixExpiresAt,
+          },
+        },
+      ];
+    }
+    case 'Transaction.ProviderReferenceFound': {
+      if (c.kind !== 'refresh_reference_found') break;
+      const known = s.artifacts.provider_reference;
+      if (known === c.providerReference) return [];
+      if (known !== null) {
+        return refuse('provider_refresh_failed', 'The provider answered about another charge.', {
+          transaction_id: id,
+        });
+      }
+      return [
+        {
+          type,
+          data: { transaction_id: id, provider_reference: c.providerReference, source: 'query_by_reference' },
+        },
+      ];
+    }
+    case 'Transaction.DuplicatePaymentFound': {
+      if (c.kind !== 'refresh_duplicate_payment') break;
+      const applies = s.reserved.method === 'boleto' && !s.reserved.simulated;
+      if (!applies || s.duplicatePaymentAt !== null) return [];
+      return [
+        { type, data: { transaction_id: id, paid_with: 'boleto', duplicate_payment_at: now.toISOString() } },
+      ];
+    }
+    case 'Transaction.DuplicateRefundAttempted': {
+      if (c.kind !== 'claim_duplicate_refund') break;
+      const d = s.duplicateRefund;
+      const open = d !== null && (d.status === 'due' || d.status === 'attempted');
+      if (!open || d.attempts !== c.observedAttempts) return [];
+      const last = d.attemptedAt === null ? null : Date.parse(d.attemptedAt);
+      if (last !== null && now.getTime() - last < c.retryAfterMs) return [];
+      return [
+        { type, data: { transaction_id: id, attempt: d.attempts + 1, attempted_at: now.toISOString() } },
+      ];
+    }
+    case 'Transaction.DuplicateRefunded': {
+      if (c.kind !== 'record_duplicate_refund') break;
+      const d = s.duplicateRefund;
+      if (d === null || d.status === 'succeeded' || d.status === 'refused' || c.attempt !== d.attempts) {
+        return [];
+      }
+      if (c.source === 'refund' && d.status !== 'attempted') return [];
+      return [{ type, data: { transaction_id: id, attempt: d.attempts, source: c.source } }];
+    }
+    case 'Transaction.DuplicateRefundRefused': {
+      if (c.kind !== 'record_duplicate_refund_refused') break;
+      const d = s.duplicateRefund;
+      if (d === null || d.status !== 'attempted' || c.attempt !== d.attempts) return [];
+      return [{ type, data: { transaction_id: id, attempt: d.attempts, ...c.diagnostics } }];
+    }
     case 'Transaction.Reserved':
       break;
   }
@@ -934,6 +1184,8 @@ function afterReservation(state: TransactionFacts, event: TransactionEvent): Tra
         paidWith: event.data.paid_with,
         paidAt: event.data.paid_at,
         duplicatePaymentAt: event.data.duplicate_payment_at,
+        duplicateRefund:
+          event.data.duplicate_payment_at === null ? null : { status: 'due', attempts: 0, attemptedAt: null },
       };
     case 'Transaction.Expired':
       return { ...state, status: 'expired' };
@@ -944,8 +1196,45 @@ function afterReservation(state: TransactionFacts, event: TransactionEvent): Tra
       if (expires_at === undefined) return { ...state, boletoDueDate: boleto_due_date };
       return { ...state, boletoDueDate: boleto_due_date, artifacts: { ...state.artifacts, expires_at } };
     }
+    case 'Transaction.BoletoPixIssued': {
+      const { boleto_pix_copy_paste, boleto_pix_expires_at } = event.data;
+      return { ...state, artifacts: { ...state.artifacts, boleto_pix_copy_paste, boleto_pix_expires_at } };
+    }
+    case 'Transaction.ProviderReferenceFound':
+      return {
+        ...state,
+        artifacts: { ...state.artifacts, provider_reference: event.data.provider_reference },
+      };
+    case 'Transaction.DuplicatePaymentFound':
+      return {
+        ...state,
+        paidWith: event.data.paid_with,
+        duplicatePaymentAt: event.data.duplicate_payment_at,
+        duplicateRefund: { status: 'due', attempts: 0, attemptedAt: null },
+      };
+    case 'Transaction.DuplicateRefundAttempted':
+      return {
+        ...state,
+        duplicateRefund: {
+          status: 'attempted',
+          attempts: event.data.attempt,
+          attemptedAt: event.data.attempted_at,
+        },
+      };
+    case 'Transaction.DuplicateRefunded':
+      return { ...state, duplicateRefund: settled(state, 'succeeded', event.data.attempt) };
+    case 'Transaction.DuplicateRefundRefused':
+      return { ...state, duplicateRefund: settled(state, 'refused', event.data.attempt) };
   }
   return state;
+}
+
+function settled(
+  state: TransactionFacts,
+  status: 'succeeded' | 'refused',
+  attempts: number,
+): DuplicateRefund {
+  return { status, attempts, attemptedAt: state.duplicateRefund?.attemptedAt ?? null };
 }
 
 export const transaction: Decider<TransactionCommand, TransactionEvent, TransactionState> = {
@@ -964,6 +1253,7 @@ export const transaction: Decider<TransactionCommand, TransactionEvent, Transact
         duplicatePaymentAt: null,
         refundStatus: null,
         boletoDueDate: event.data.boleto?.due_date ?? null,
+        duplicateRefund: null,
         answered: false,
       };
     }

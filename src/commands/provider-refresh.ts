@@ -1,6 +1,7 @@
 import {
   type Diagnostics,
   type RefreshCommand,
+  type TransactionArtifacts,
   type TransactionFacts,
   transaction,
 } from '../aggregates/transaction.ts';
@@ -9,62 +10,115 @@ import type { RemoteCharge } from '../providers/port.ts';
 import { diagnosticsFor } from '../providers/safe2pay/diagnostics.ts';
 import { transactionStream } from './charges.ts';
 import { type CommandDeps, handleCommand } from './command-handler.ts';
+import { settleDuplicateRefund } from './duplicate-refund.ts';
 import { authorizeLiveRefresh } from './live-payments.ts';
 import type { LivePaymentsConfig } from './payment-settings.ts';
-import { type AdapterContext, resolveExternalAdapter } from './provider-adapter.ts';
+import { type AdapterContext, type ResolvedExternal, resolveExternalAdapter } from './provider-adapter.ts';
 
 /**
- * Refresh of a charge at the external provider (SPEC 3.1, 4.6; issue 13). The port's `query` reads the charge
- * by its external id; the adapter already refuses an answer whose external id, exact amount or internal
- * reference differ (`uncertain`, reason `mismatch`). Then the remote status becomes one refresh command of the
- * transaction decider, conditioned on the status read before the query (a concurrent refresh that got there
- * first wins: the stale result is dropped):
+ * Refresh of a charge at the external provider (SPEC 3.1, 4.6; issue 13 items 4 and 7), shared by
+ * `POST /v1/transactions/{id}/refresh` and the reconciler (as `system:reconciler`).
  *
- *   pending    -> refresh_pending (unknown -> pending with the artifacts the read carries; pending: no-op)
+ * With an external id, the port's `query` reads the charge; the adapter already refuses an answer whose
+ * external id, exact amount or internal reference differ (`uncertain`, reason `mismatch`). The remote status
+ * becomes one refresh command of the transaction decider, conditioned on the status read before the query
+ * (a concurrent refresh that got there first wins: the stale result is dropped, never overwriting a newer
+ * confirmation):
+ *
+ *   pending    -> refresh_pending (unknown/processing -> pending with the artifacts the read carries); on a
+ *                 pending boleto without its Pix, refresh_boleto_pix when the read carries it (SPEC 4.2:
+ *                 slow Pix filled by a later read, nothing emitted again)
  *   processing -> refresh_processing (boleto status 2, a payment intent; Pix: 502 from the decider)
- *   paid       -> refresh_paid, `paid_with` from the read for a boleto (its Pix or the boleto), pix for Pix
+ *   paid       -> refresh_paid, `paid_with` from the read for a boleto (its Pix or the boleto), pix for Pix;
+ *                 a boleto read paid by both is `paid_with: boleto` + `duplicate_payment_at`, and its Pix is
+ *                 refunded automatically (src/commands/duplicate-refund.ts)
  *   expired    -> refresh_expired (source provider: for a boleto, the bank's write-off)
  *   refunded   -> refresh_refunded
  *   failed     -> not applied: the state table has no refresh into failed; 502, local state kept
  *
- * A query that is refused or uncertain changes nothing and answers `502 provider_refresh_failed` with that
- * query's diagnostics; the stored creation diagnostics are not touched. A Safe2Pay boleto and its Pix are one
- * provider transaction, so one query checks both (SPEC 3.1 "checks both the boleto and its Pix").
+ * A Safe2Pay boleto and its Pix are one provider transaction (wire doc 2.6, 2.10: the read's PaymentObject
+ * carries `KeyPix` beside the line), so one query checks both; when that query fails, nothing could be
+ * applied: `502 provider_refresh_failed` with that query's diagnostics, stored state and creation
+ * diagnostics untouched.
+ *
+ * Without an external id (an `unknown` charge whose creation answer was lost), the port's `queryByReference`
+ * lists the provider's charges carrying the transaction id: exactly one of the same amount -> its id is
+ * stored (`refresh_reference_found`) and then read by `query` as above; none -> the charge stays `unknown`
+ * (SPEC 3.1: an absent charge is no confirmed refusal, so never `failed`); several, an uncertain or refused
+ * lookup -> `409 reconciliation_required`; a charge with the reference but another amount diverges -> 502.
+ * These are two reads: when the lookup applied the id and the read of that id fails, the answer is `200`
+ * with what applied (`partial`), and the reconciler retries the read in the background (SPEC 3.1).
  */
 
 export type RefreshOutcome =
+  /** Applied (or nothing to apply): 200 with the current state. */
   | { readonly kind: 'applied' }
-  | { readonly kind: 'failed'; readonly diagnostics: Diagnostics };
+  /** One read applied a change and the following one failed: 200; the reconciler retries it. */
+  | { readonly kind: 'partial'; readonly diagnostics: Diagnostics }
+  /** Nothing could be applied: 502 provider_refresh_failed with these diagnostics. */
+  | { readonly kind: 'failed'; readonly diagnostics: Diagnostics }
+  /** No external id, and none could be found unambiguously: 409 reconciliation_required. */
+  | { readonly kind: 'reconciliation_required' };
 
 export interface RefreshContext extends AdapterContext {
   deps: CommandDeps;
   config: AdapterContext['config'] & LivePaymentsConfig;
 }
 
+/** A Pix read carries no deadline: the reservation's `expires_in` from `reserved_at` (never later than the provider's). */
+function withDeadline(state: TransactionFacts, read: TransactionArtifacts): TransactionArtifacts {
+  const r = state.reserved;
+  if (r.method !== 'pix' || read.expires_at !== null || r.expires_in === null) return read;
+  const deadline = new Date(Date.parse(r.reserved_at) + r.expires_in * 1000).toISOString();
+  return { ...read, expires_at: deadline };
+}
+
 function command(state: TransactionFacts, remote: RemoteCharge): RefreshCommand | null {
   const observedStatus = state.status;
   const providerReference = remote.providerReference;
   switch (remote.status) {
-    case 'pending':
+    case 'pending': {
+      const read = remote.artifacts;
+      const pix = read?.boleto_pix_copy_paste ?? null;
+      const pixEnds = read?.boleto_pix_expires_at ?? null;
+      if (
+        state.status === 'pending' &&
+        state.reserved.method === 'boleto' &&
+        pix !== null &&
+        pixEnds !== null
+      ) {
+        return {
+          kind: 'refresh_boleto_pix',
+          observedStatus,
+          providerReference,
+          boletoPixCopyPaste: pix,
+          boletoPixExpiresAt: pixEnds,
+        };
+      }
       return {
         kind: 'refresh_pending',
         observedStatus,
-        // The read carries the boleto's fields; a Pix read carries none, so the stored ones stay.
+        // The read's artifacts confirm an `unknown` charge; without them the stored ones stay.
         artifacts: {
           ...state.artifacts,
-          ...(remote.artifacts ?? {}),
+          ...(read === null ? {} : withDeadline(state, read)),
           provider_reference: providerReference,
         },
       };
+    }
     case 'processing':
       return { kind: 'refresh_processing', observedStatus, providerReference };
     case 'paid':
+      // A boleto recorded paid once and now read paid by both: the second payment came later (SPEC 2.2).
+      if (state.status === 'paid' && remote.duplicatePayment && state.duplicatePaymentAt === null) {
+        return { kind: 'refresh_duplicate_payment', observedStatus, providerReference };
+      }
       return {
         kind: 'refresh_paid',
         observedStatus,
         providerReference,
         paidWith: remote.paidWith ?? state.reserved.method,
-        duplicatePayment: false,
+        duplicatePayment: remote.duplicatePayment,
       };
     case 'expired':
       return { kind: 'refresh_expired', observedStatus, source: 'provider', providerReference };
@@ -78,12 +132,11 @@ function command(state: TransactionFacts, remote: RemoteCharge): RefreshCommand 
 /**
  * Queries the provider and applies what it reports. Throws the decider's DomainErrors (409
  * provider_status_conflict for a regression of a final state, 502 provider_refresh_failed for a Pix in
- * status 2) and the production controls' (403, 503); answers `failed` when nothing could be applied.
+ * status 2) and the production controls' (403, 503).
  */
 export async function refreshAtProvider(
   ctx: RefreshContext,
   state: TransactionFacts,
-  providerReference: string,
   metadata: EventMetadata,
 ): Promise<RefreshOutcome> {
   const reserved = state.reserved;
@@ -92,13 +145,72 @@ export async function refreshAtProvider(
   if (reserved.environment === 'production') {
     await authorizeLiveRefresh({ deps: ctx.deps, config: ctx.config }, { providerId: reserved.provider_id });
   }
-  let external: Awaited<ReturnType<typeof resolveExternalAdapter>>;
+  const providerReference = state.artifacts.provider_reference;
+  // SPEC 3.1: only an `unknown` charge may be looked up by reference (a `processing` one is still being
+  // issued; the reconciler first marks it `unknown` once its creation timed out).
+  if (providerReference === null && state.status !== 'unknown') return { kind: 'reconciliation_required' };
+  let external: ResolvedExternal;
   try {
     external = await resolveExternalAdapter(ctx, reserved.provider_id);
   } catch {
+    if (providerReference === null) return { kind: 'reconciliation_required' };
     return { kind: 'failed', diagnostics: diagnosticsFor('credentials_missing', null, null) };
   }
-  let outcome: Awaited<ReturnType<typeof external.adapter.query>>;
+  if (providerReference !== null) return readAndApply(ctx, external, state, providerReference, metadata);
+
+  const found = await lookUpByReference(external, state);
+  if (found.kind !== 'found') return found;
+  const adopted = await handleCommand(
+    ctx.deps,
+    transaction,
+    transactionStream(reserved.transaction_id),
+    { kind: 'refresh_reference_found', observedStatus: state.status, providerReference: found.id },
+    { metadata, retryOnConflict: true },
+  );
+  if (adopted.state.status === 'none') throw new Error('a transaction stream without its reservation');
+  const next = await readAndApply(ctx, external, adopted.state, found.id, metadata);
+  // The id was applied: a failed second read answers what applied; the reconciler reads it again.
+  return next.kind === 'failed' && adopted.events.length > 0
+    ? { kind: 'partial', diagnostics: next.diagnostics }
+    : next;
+}
+
+type Lookup =
+  | { readonly kind: 'found'; readonly id: string }
+  | { readonly kind: 'reconciliation_required' }
+  | { readonly kind: 'failed'; readonly diagnostics: Diagnostics };
+
+/** SPEC 3.1 `unknown` without `provider_reference`: the provider's charges carrying this transaction id. */
+async function lookUpByReference(external: ResolvedExternal, state: TransactionFacts): Promise<Lookup> {
+  const reserved = state.reserved;
+  let outcome: Awaited<ReturnType<ResolvedExternal['adapter']['queryByReference']>>;
+  try {
+    outcome = await external.adapter.queryByReference(reserved.transaction_id, external.context());
+  } catch {
+    return { kind: 'reconciliation_required' };
+  }
+  if (outcome.kind !== 'issued') return { kind: 'reconciliation_required' };
+  const same = outcome.charges.filter((c) => c.amount === reserved.amount);
+  const only = same[0];
+  if (same.length === 1 && only) return { kind: 'found', id: only.providerReference };
+  if (same.length === 0 && outcome.charges.length > 0) {
+    // SPEC 4.6: the reference is ours but the amount is not exactly the charge's: diverging, nothing stored.
+    return { kind: 'failed', diagnostics: diagnosticsFor('mismatch', null, null) };
+  }
+  // None (the creation may never have reached the provider) or several: a person decides (SPEC 3.1).
+  return { kind: 'reconciliation_required' };
+}
+
+/** One `query` of the external id, applied; then what the same read owes (the double payment's Pix refund). */
+async function readAndApply(
+  ctx: RefreshContext,
+  external: ResolvedExternal,
+  state: TransactionFacts,
+  providerReference: string,
+  metadata: EventMetadata,
+): Promise<RefreshOutcome> {
+  const reserved = state.reserved;
+  let outcome: Awaited<ReturnType<ResolvedExternal['adapter']['query']>>;
   try {
     outcome = await external.adapter.query(
       {
@@ -115,16 +227,25 @@ export async function refreshAtProvider(
   }
   if (outcome.kind !== 'issued') return { kind: 'failed', diagnostics: outcome.diagnostics };
   const next = command(state, outcome.charge);
-  if (next === null) {
-    return {
-      kind: 'failed',
-      diagnostics: diagnosticsFor('status_refused', null, null),
-    };
+  if (next === null) return { kind: 'failed', diagnostics: diagnosticsFor('status_refused', null, null) };
+  const applied = await handleCommand(
+    ctx.deps,
+    transaction,
+    transactionStream(reserved.transaction_id),
+    next,
+    {
+      metadata,
+      // The result carries the status it was read against; a re-decision drops it if that moved on.
+      retryOnConflict: true,
+    },
+  );
+  if (applied.state.status !== 'none') {
+    await settleDuplicateRefund(
+      { deps: ctx.deps, external, retryAfterMs: ctx.config.PROVIDER_TIMEOUT_MS },
+      applied.state,
+      outcome.charge,
+      metadata,
+    );
   }
-  await handleCommand(ctx.deps, transaction, transactionStream(reserved.transaction_id), next, {
-    metadata,
-    // The result carries the status it was read against; a re-decision drops it if that moved on.
-    retryOnConflict: true,
-  });
   return { kind: 'applied' };
 }

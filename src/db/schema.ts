@@ -190,6 +190,8 @@ export interface TransactionsTable {
    * before it or without a secret): src/charge-page/stored-signature.ts.
    */
   document_signature: string | null;
+  /** Automatic refund of a double payment's Pix (SPEC 2.2): due, attempted, succeeded, refused; else null. */
+  duplicate_refund: 'due' | 'attempted' | 'succeeded' | 'refused' | null;
   /** The stream version after the last applied event: consumers order and deduplicate updates by it. */
   sequence: ColumnType<string, number, number>;
   created_at: Timestamp;

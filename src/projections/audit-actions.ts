@@ -42,6 +42,12 @@ export const AUDIT_ACTIONS: Readonly<Record<string, string>> = {
   'Transaction.Unconfirmed': 'transaction.unconfirmed',
   'Transaction.Refunded': 'transaction.refunded',
   'Transaction.DueDateChanged': 'transaction.due_date_changed',
+  'Transaction.BoletoPixIssued': 'transaction.boleto_pix_issued',
+  'Transaction.ProviderReferenceFound': 'transaction.provider_reference_found',
+  'Transaction.DuplicatePaymentFound': 'transaction.duplicate_payment_found',
+  'Transaction.DuplicateRefundAttempted': 'transaction.duplicate_refund_attempted',
+  'Transaction.DuplicateRefunded': 'transaction.duplicate_refunded',
+  'Transaction.DuplicateRefundRefused': 'transaction.duplicate_refund_refused',
 };
 
 const snake = (part: string) => part.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();

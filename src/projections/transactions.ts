@@ -63,6 +63,7 @@ const UPSERT_COLUMNS = [
   'duplicate_payment_at',
   'refund_status',
   'document_signature',
+  'duplicate_refund',
   'sequence',
   'updated_at',
 ] as const satisfies readonly (keyof TransactionsTable)[];
@@ -200,6 +201,7 @@ function reservedRow(d: Reserved, recorded: RecordedEvent): Insertable<Transacti
     duplicate_payment_at: null,
     refund_status: null,
     document_signature: storedDocumentSignature(d.transaction_id),
+    duplicate_refund: null,
     sequence: recorded.version,
     created_at: recorded.recordedAt,
     updated_at: recorded.recordedAt,
@@ -255,6 +257,7 @@ export function changesOf(event: Exclude<TransactionEvent, { type: 'Transaction.
         paid_with: event.data.paid_with,
         paid_at: event.data.paid_at,
         duplicate_payment_at: event.data.duplicate_payment_at,
+        duplicate_refund: event.data.duplicate_payment_at === null ? null : 'due',
       };
     case 'Transaction.Expired':
       return { status: 'expired' };
@@ -264,6 +267,24 @@ export function changesOf(event: Exclude<TransactionEvent, { type: 'Transaction.
       const { boleto_due_date, expires_at } = event.data;
       return expires_at === undefined ? { boleto_due_date } : { boleto_due_date, expires_at };
     }
+    case 'Transaction.BoletoPixIssued': {
+      const { boleto_pix_copy_paste, boleto_pix_expires_at } = event.data;
+      return { boleto_pix_copy_paste, boleto_pix_expires_at };
+    }
+    case 'Transaction.ProviderReferenceFound':
+      return { provider_reference: event.data.provider_reference };
+    case 'Transaction.DuplicatePaymentFound':
+      return {
+        paid_with: event.data.paid_with,
+        duplicate_payment_at: event.data.duplicate_payment_at,
+        duplicate_refund: 'due',
+      };
+    case 'Transaction.DuplicateRefundAttempted':
+      return { duplicate_refund: 'attempted' };
+    case 'Transaction.DuplicateRefunded':
+      return { duplicate_refund: 'succeeded' };
+    case 'Transaction.DuplicateRefundRefused':
+      return { duplicate_refund: 'refused' };
   }
 }
 
@@ -327,6 +348,7 @@ export function transactionRowFromState(
     refund_status: s.refundStatus,
     // What the projection stores under the secret this process signs with (a rebuild writes the same).
     document_signature: storedDocumentSignature(r.transaction_id),
+    duplicate_refund: s.duplicateRefund?.status ?? null,
     sequence: String(last.version),
     created_at: first.recordedAt,
     updated_at: last.recordedAt,

@@ -94,10 +94,19 @@ export interface RemoteCharge {
   readonly providerStatus: number;
   /** SPEC 2.2 `paid_with`: set only for a paid boleto. */
   readonly paidWith: 'boleto' | 'pix' | null;
+  /**
+   * SPEC 2.2 double payment: a paid boleto whose Pix was paid too and is still held by the provider (the
+   * gateway refunds it with `refund` and `paidWith: 'pix'`). False once that Pix is returned.
+   */
+  readonly duplicatePayment: boolean;
   /** `YYYY-MM-DD` when the provider gave a payment date. */
   readonly paidOn: string | null;
   readonly boletoDueDate: string | null;
-  /** Fields that may arrive after creation (the boleto's Pix); null when the answer carries none. */
+  /**
+   * The charge's artifacts as the read shows them (a boleto's line, barcode and its Pix, which may arrive
+   * after creation; a Pix's copy-and-paste and QR); null when the answer carries none. `expires_at` is null:
+   * the read does not give the deadline.
+   */
   readonly artifacts: TransactionArtifacts | null;
 }
 

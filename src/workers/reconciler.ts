@@ -2,11 +2,15 @@ import type { Kysely } from 'kysely';
 import type { Decider } from '../aggregates/decider.ts';
 import {
   type MarkUnknown,
+  saoPauloDate,
   type TransactionEvent,
   type TransactionState,
   transaction,
 } from '../aggregates/transaction.ts';
+import { transactionStream } from '../commands/charges.ts';
 import { handleCommand } from '../commands/command-handler.ts';
+import { foldStream } from '../commands/fold-stream.ts';
+import { type RefreshContext, refreshAtProvider } from '../commands/provider-refresh.ts';
 import type { Database } from '../db/schema.ts';
 import type { EventRegistry } from '../events/event-registry.ts';
 import type { EventStore } from '../events/event-store.ts';
@@ -25,6 +29,17 @@ export interface ReconcilerOptions {
   batchSize?: number;
   now?: () => Date;
   logger?: Pick<Logger, 'warn' | 'error'>;
+  /**
+   * Settling charges of external providers with the refresh's own query (issue 13 item 7); off when absent
+   * (the worker then only marks stale reservations `unknown`).
+   */
+  external?: {
+    config: RefreshContext['config'];
+    /** At most this many provider reads per tick (default 20). */
+    batchSize?: number;
+    /** Charges untouched for longer than this are left to a person (default 7 days). */
+    windowSeconds?: number;
+  };
 }
 
 export interface ReconcileResult {
@@ -34,6 +49,12 @@ export interface ReconcileResult {
   marked: string[];
   /** Transactions whose command failed (logged; retried on a later tick). */
   failed: string[];
+  /** External charges read at the provider this run (issue 13 item 7). */
+  checked: number;
+  /** Those whose read applied something (or had nothing to apply). */
+  refreshed: string[];
+  /** Those the provider read could not settle this time (failed read, nothing found): retried later. */
+  unresolved: string[];
 }
 
 interface Guarded {
@@ -58,8 +79,10 @@ const untouchedReservation: Decider<MarkUnknown, TransactionEvent, Guarded> = {
  * DESIGN.md "reserve -> call -> record outcome", SPEC 3.1: a crash between the committed reservation and
  * the recorded outcome leaves a charge `processing`. This worker finds those older than the timeout in the
  * read model (partial index `transactions_unsettled`) and appends `mark_unknown` through the decider as
- * `system:reconciler`. It has no provider port and never calls one: `unknown` is resolved only by a
- * refresh or a late answer, never by charging again.
+ * `system:reconciler`. It never creates a charge: with `external` set it then settles charges of external
+ * providers by the refresh's own query (see `settleExternal`), so `unknown` is resolved by reading the
+ * provider (by id, or by reference), never by charging again. It is also where a refresh's failed follow-up
+ * read is retried in the background (SPEC 3.1).
  *
  * Several instances: no lock. Each instance may pick the same rows; the append's expected version lets
  * only one `Transaction.Unconfirmed` through, the other gets WrongExpectedVersion, re-reads and re-decides
@@ -100,7 +123,14 @@ export class Reconciler {
       .orderBy('created_at')
       .limit(this.batchSize)
       .execute();
-    const result: ReconcileResult = { scanned: candidates.length, marked: [], failed: [] };
+    const result: ReconcileResult = {
+      scanned: candidates.length,
+      marked: [],
+      failed: [],
+      checked: 0,
+      refreshed: [],
+      unresolved: [],
+    };
     const deps = { store: this.store, registry: this.registry, now: () => now };
     for (const row of candidates) {
       try {
@@ -129,7 +159,66 @@ export class Reconciler {
         this.opts.logger?.error({ err, transaction_id: row.id }, 'reconciler: mark_unknown failed');
       }
     }
+    if (this.opts.external) await this.settleExternal(now, this.opts.external, result);
     return result;
+  }
+
+  /**
+   * Issue 13 item 7: external charges that a refresh would settle, read with the same code path
+   * (src/commands/provider-refresh.ts) as `system:reconciler`, oldest first, at most `batchSize` per tick:
+   * stuck in `processing` (a boleto payment intent) or `unknown` (with its external id, or looked up by
+   * reference), a production boleto still without its Pix before its due date (SPEC 4.2), and a double
+   * payment whose Pix refund is still owed (SPEC 2.2). Only charges untouched for `timeoutSeconds` (a
+   * creation or refresh in progress finishes first) and touched within the window.
+   */
+  private async settleExternal(
+    now: Date,
+    external: NonNullable<ReconcilerOptions['external']>,
+    result: ReconcileResult,
+  ): Promise<void> {
+    const cutoff = new Date(now.getTime() - this.opts.timeoutSeconds * 1000);
+    const horizon = new Date(now.getTime() - (external.windowSeconds ?? 7 * 86_400) * 1000);
+    const rows = await this.db
+      .selectFrom('transactions')
+      .select(['id', 'tenant_id', 'livemode'])
+      .where('simulated', '=', false)
+      .where('provider_id', 'is not', null)
+      .where('updated_at', '<', cutoff)
+      .where('updated_at', '>', horizon)
+      .where((eb) =>
+        eb.or([
+          eb('status', 'in', ['processing', 'unknown']),
+          eb.and([
+            eb('status', '=', 'pending'),
+            eb('method', '=', 'boleto'),
+            eb('environment', '=', 'production'),
+            eb('boleto_pix_copy_paste', 'is', null),
+            eb('boleto_due_date', '>=', saoPauloDate(now)),
+          ]),
+          eb('duplicate_refund', 'in', ['due', 'attempted']),
+        ]),
+      )
+      .orderBy('updated_at')
+      .limit(external.batchSize ?? 20)
+      .execute();
+    const deps = { store: this.store, registry: this.registry, now: () => now };
+    for (const row of rows) {
+      result.checked += 1;
+      try {
+        const state = await foldStream(deps, transaction, transactionStream(row.id));
+        if (state.status === 'none') continue;
+        const outcome = await refreshAtProvider({ deps, config: external.config }, state, {
+          actor: RECONCILER_ACTOR,
+          tenant_id: row.tenant_id,
+          livemode: row.livemode,
+        });
+        if (outcome.kind === 'applied') result.refreshed.push(row.id);
+        else result.unresolved.push(row.id);
+      } catch (err) {
+        result.failed.push(row.id);
+        this.opts.logger?.error({ err, transaction_id: row.id }, 'reconciler: provider refresh failed');
+      }
+    }
   }
 
   start(): void {

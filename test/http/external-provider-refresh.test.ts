@@ -137,8 +137,9 @@ describe('SPEC 3.1, 4.6: refresh at the external provider', () => {
     assert.equal((await read(PIX, id)).status, 'paid');
   });
 
-  test('unknown without an external id: 409 reconciliation_required and no query', async () => {
-    await world.control.fault({ operation: 'create', fault: { type: 'reset' } });
+  test('unknown without an external id, and no charge at the provider: 409 reconciliation_required, still unknown', async () => {
+    // The connection is cut before the provider did anything (commit: false): nothing exists remotely.
+    await world.control.fault({ operation: 'create', fault: { type: 'reset' }, commit: false });
     const created = await chargeRequest(world, BOLETO_SANDBOX).send();
     assert.equal(created.status, 202, created.text);
     const id = transactionIdOf(created);
@@ -146,7 +147,12 @@ describe('SPEC 3.1, 4.6: refresh at the external provider', () => {
     const res = await refresh(BOLETO_SANDBOX, id);
     assertError(res, 409, 'reconciliation_required');
     assert.equal(res.body.error.transaction_id, id);
+    // Looked up once by reference (SPEC 3.1), never queried by id, never created again.
     assert.equal(await queries(id), 0);
+    assert.equal((await world.control.calls({ reference: id, operation: 'query_by_reference' })).length, 1);
+    assert.equal((await world.control.calls({ reference: id, operation: 'create' })).length, 1);
+    // SPEC 3.1: no confirmed refusal, so never failed; `unknown` stays.
+    assert.equal((await read(BOLETO_SANDBOX, id)).status, 'unknown');
   });
 
   test('SPEC 4.6, 5.8: production off is 403 live_payments_disabled with no query; the boleto sandbox is not consulted', async () => {

@@ -514,6 +514,49 @@ describe('refunds of a boleto (SPEC 4.8, wire doc 2.11)', () => {
     assert.deepEqual(outcome, { kind: 'issued', refundStatus: 'succeeded' });
   });
 
+  test('SPEC 2.2 double payment: read as paid by boleto with duplicatePayment; the Pix refund returns only the Pix, once', async () => {
+    const charge = boletoCharge();
+    const created = await issued(charge);
+    await control.move(created.providerReference, 'paid_both');
+    const target = queryTarget(charge, created.providerReference, created.boletoDueDate);
+    const read = await adapter.query(target, ctx());
+    assert.equal(read.kind, 'issued', JSON.stringify(read));
+    if (read.kind !== 'issued') return;
+    assert.deepEqual(
+      [read.charge.status, read.charge.paidWith, read.charge.duplicatePayment],
+      ['paid', 'boleto', true],
+    );
+    const pixOfBoleto = {
+      transactionId: charge.transactionId,
+      method: 'boleto' as const,
+      providerReference: created.providerReference,
+      paidWith: 'pix' as const,
+      bankAccount: null,
+    };
+    assert.deepEqual(await adapter.refund(pixOfBoleto, ctx()), { kind: 'issued', refundStatus: 'succeeded' });
+    const after = await adapter.query(target, ctx());
+    assert.ok(after.kind === 'issued');
+    assert.deepEqual(
+      [after.charge.status, after.charge.paidWith, after.charge.duplicatePayment],
+      ['paid', 'boleto', false],
+    );
+    // Nothing left to return: the provider refuses a second refund.
+    assert.equal((await adapter.refund(pixOfBoleto, ctx())).kind, 'refused');
+  });
+
+  test('a boleto paid once (by boleto or by its Pix) is no double payment', async () => {
+    for (const move of ['paid_boleto', 'paid_pix'] as const) {
+      const charge = boletoCharge();
+      const created = await issued(charge);
+      await control.move(created.providerReference, move);
+      const read = await adapter.query(
+        queryTarget(charge, created.providerReference, created.boletoDueDate),
+        ctx(),
+      );
+      assert.equal(read.kind === 'issued' && read.charge.duplicatePayment, false, move);
+    }
+  });
+
   test('paid by boleto: the provider API has no bank-transfer refund, refused locally and nothing sent', async () => {
     const charge = boletoCharge();
     const created = await issued(charge);

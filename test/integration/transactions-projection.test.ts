@@ -108,6 +108,7 @@ async function foldOfStreams(t: TestDatabase, store: PostgresEventStore) {
       duplicate_payment_at: ts(s.duplicatePaymentAt),
       refund_status: s.refundStatus,
       document_signature: storedSignature(r.transaction_id),
+      duplicate_refund: s.duplicateRefund?.status ?? null,
       sequence: String(recorded.length),
       created_at: first.recordedAt,
       updated_at: last.recordedAt,
@@ -178,6 +179,7 @@ describe('transactions read model (SPEC 2.2, 2.3, 4.3; DESIGN.md "Projections")'
       rows.map((r) => r.indexname),
       [
         'transactions_cost_center',
+        'transactions_duplicate_refund_owed',
         'transactions_list',
         'transactions_method',
         'transactions_pkey',

@@ -117,7 +117,14 @@ export const noDiagnostics = {
 /** One command of every kind, as the command layer would build it for a charge observed in `observed`. */
 export function commandOf(
   kind: TransactionCommand['kind'],
-  opts: { transactionId: string; chargeKind: ChargeKind; observed: TransactionStatus; ref?: string | null },
+  opts: {
+    transactionId: string;
+    chargeKind: ChargeKind;
+    observed: TransactionStatus;
+    ref?: string | null;
+    /** Duplicate refund commands: the attempt count observed (claim) or the attempt answered (results). */
+    attempts?: number;
+  },
 ): TransactionCommand {
   const observedStatus = opts.observed;
   const ref = opts.ref === undefined ? 'ext_1' : opts.ref;
@@ -165,6 +172,32 @@ export function commandOf(
       return { kind, refundStatus: 'succeeded' };
     case 'change_due_date':
       return { kind, dueDate: '2026-03-20', expiresAt: null };
+    case 'refresh_boleto_pix':
+      return {
+        kind,
+        observedStatus,
+        providerReference: ref,
+        boletoPixCopyPaste: '00020126580014br.gov.bcb.pix-late',
+        boletoPixExpiresAt: '2026-03-11T02:59:59.000Z',
+      };
+    case 'refresh_duplicate_payment':
+      return { kind, observedStatus, providerReference: ref };
+    case 'refresh_reference_found':
+      return { kind, observedStatus, providerReference: ref ?? 'ext_1' };
+    case 'claim_duplicate_refund':
+      return { kind, observedAttempts: opts.attempts ?? 0, retryAfterMs: 20_000 };
+    case 'record_duplicate_refund':
+      return { kind, attempt: opts.attempts ?? 1, source: 'refund' };
+    case 'record_duplicate_refund_refused':
+      return {
+        kind,
+        attempt: opts.attempts ?? 1,
+        diagnostics: {
+          provider_error_code: '9004',
+          provider_error_message: 'Refused by the provider.',
+          provider_http_status: 200,
+        },
+      };
   }
 }
 
@@ -183,6 +216,12 @@ export const COMMAND_KINDS: readonly TransactionCommand['kind'][] = [
   'refresh_refunded',
   'refund',
   'change_due_date',
+  'refresh_boleto_pix',
+  'refresh_reference_found',
+  'refresh_duplicate_payment',
+  'claim_duplicate_refund',
+  'record_duplicate_refund',
+  'record_duplicate_refund_refused',
 ];
 
 /**
@@ -198,6 +237,7 @@ export interface RandomStep {
   deadline: boolean;
   paidWith: ChargeMethod;
   duplicate: boolean;
+  attempts: number;
 }
 
 export const randomStep: fc.Arbitrary<RandomStep> = fc.record({
@@ -209,6 +249,7 @@ export const randomStep: fc.Arbitrary<RandomStep> = fc.record({
   deadline: fc.boolean(),
   paidWith: fc.constantFrom<ChargeMethod>('pix', 'boleto'),
   duplicate: fc.boolean(),
+  attempts: fc.constantFrom(0, 1, 1, 2),
 });
 
 export const chargeKind = fc.constantFrom<ChargeKind>(
@@ -227,7 +268,13 @@ export function commandOfStep(
   current: TransactionStatus | 'none',
 ): TransactionCommand {
   const observed = step.stale || current === 'none' ? step.observed : current;
-  const base = commandOf(step.kind, { transactionId, chargeKind: charge, observed, ref: step.ref });
+  const base = commandOf(step.kind, {
+    transactionId,
+    chargeKind: charge,
+    observed,
+    ref: step.ref,
+    attempts: step.attempts,
+  });
   if (base.kind === 'refresh_expired' && step.deadline) return { ...base, source: 'deadline' };
   if (base.kind === 'refresh_paid')
     return { ...base, paidWith: step.paidWith, duplicatePayment: step.duplicate };

@@ -97,6 +97,12 @@ const refunded: TransactionEvent = {
   data: { transaction_id: ID, refund_status: 'succeeded', source: 'refund' },
 };
 
+const attemptsOf = (history: readonly TransactionEvent[]) =>
+  history.filter((e) => e.type === 'Transaction.DuplicateRefundAttempted').length;
+
+const refreshPaidOf = (observed: TransactionStatus): TransactionCommand =>
+  commandOf('refresh_paid', { transactionId: ID, chargeKind: 'pix_live', observed, ref: 'ext_1' });
+
 /** A history reaching each status, for a charge of the given kind. */
 function historyOf(status: TransactionStatus | 'none', kind: ChargeKind): TransactionEvent[] {
   const r = reserved(kind);
@@ -121,11 +127,61 @@ function historyOf(status: TransactionStatus | 'none', kind: ChargeKind): Transa
   }
 }
 
-/** The charge whose guards let a cell's event through (footnotes s, b, d of the table). */
+/** The charge whose guards let a cell's event through (footnotes s, b, d, p, u of the table). */
 function fittingKind(kind: TransactionCommand['kind']): ChargeKind {
   if (kind === 'simulate_paid' || kind === 'simulate_expired') return 'pix_simulated';
-  if (kind === 'refresh_processing' || kind === 'change_due_date') return 'boleto_live';
-  return 'pix_live';
+  const boleto: readonly TransactionCommand['kind'][] = [
+    'refresh_processing',
+    'change_due_date',
+    'refresh_boleto_pix',
+    'refresh_duplicate_payment',
+    'claim_duplicate_refund',
+    'record_duplicate_refund',
+    'record_duplicate_refund_refused',
+  ];
+  return boleto.includes(kind) ? 'boleto_live' : 'pix_live';
+}
+
+/** A boleto issued while its Pix was still being emitted (SPEC 4.2 "If the Pix is slow"). */
+const issuedWithoutPix: TransactionEvent = {
+  type: 'Transaction.Issued',
+  data: {
+    transaction_id: ID,
+    source: 'creation',
+    ...boletoArtifacts('ext_1'),
+    boleto_pix_copy_paste: null,
+    boleto_pix_expires_at: null,
+  },
+};
+/** A boleto paid by both the boleto and its Pix (SPEC 2.2 double payment). */
+const paidTwice: TransactionEvent = {
+  type: 'Transaction.Paid',
+  data: {
+    transaction_id: ID,
+    paid_with: 'boleto',
+    paid_at: T0.toISOString(),
+    duplicate_payment_at: T0.toISOString(),
+    source: 'provider',
+  },
+};
+const refundAttempted = (attempt: number, at: Date = T0): TransactionEvent => ({
+  type: 'Transaction.DuplicateRefundAttempted',
+  data: { transaction_id: ID, attempt, attempted_at: at.toISOString() },
+});
+
+/** The history a cell's guards need (footnotes p, f, u), else the status's plain history. */
+function fittingHistory(status: TransactionStatus | 'none', kind: TransactionCommand['kind']) {
+  const charge = fittingKind(kind);
+  if (status === 'pending' && kind === 'refresh_boleto_pix') return [reserved(charge), issuedWithoutPix];
+  if (status === 'unknown' && kind === 'refresh_reference_found')
+    return [reserved(charge), unconfirmed(null)];
+  if (status === 'paid' && kind === 'claim_duplicate_refund') {
+    return [reserved(charge), issued(charge), paidTwice];
+  }
+  if (status === 'paid' && kind.startsWith('record_duplicate_refund')) {
+    return [reserved(charge), issued(charge), paidTwice, refundAttempted(1)];
+  }
+  return historyOf(status, charge);
 }
 
 const STATES = ['none', 'processing', 'pending', 'paid', 'expired', 'failed', 'unknown', 'refunded'] as const;
@@ -145,7 +201,7 @@ describe('transaction state table, cell by cell (SPEC 3.1)', () => {
               ...historyOf('pending', 'boleto_live'),
               { type: 'Transaction.PaymentProcessing', data: { transaction_id: ID } } as const,
             ]
-          : historyOf(status, charge);
+          : fittingHistory(status, kind);
         const observed = status === 'none' ? 'pending' : status;
         const command = commandOf(kind, { transactionId: ID, chargeKind: charge, observed });
         const when = sc().given(given).when(command, later(3600));
@@ -504,6 +560,195 @@ describe('transaction decider: refresh (SPEC 3.1, 4.6)', () => {
   });
 });
 
+describe('transaction decider: late boleto Pix, reference found, double payment (SPEC 2.2, 3.1, 4.2; issue 13)', () => {
+  const latePix = (observed: TransactionStatus, ref: string | null = 'ext_1') =>
+    commandOf('refresh_boleto_pix', { transactionId: ID, chargeKind: 'boleto_live', observed, ref });
+
+  test('SPEC 4.2: a pending boleto issued without its Pix gets it from a later read, once', () => {
+    const given = [reserved('boleto_live'), issuedWithoutPix];
+    const state = sc()
+      .given(given)
+      .when(latePix('pending'))
+      .thenEmits([
+        {
+          type: 'Transaction.BoletoPixIssued',
+          data: {
+            transaction_id: ID,
+            boleto_pix_copy_paste: '00020126580014br.gov.bcb.pix-late',
+            boleto_pix_expires_at: '2026-03-11T02:59:59.000Z',
+          },
+        },
+      ]);
+    assert.equal(
+      state.status === 'pending' && state.artifacts.boleto_pix_copy_paste,
+      '00020126580014br.gov.bcb.pix-late',
+    );
+    // The Pix is never replaced: a boleto that has one ignores another read of it.
+    sc().given(historyOf('pending', 'boleto_live')).when(latePix('pending')).thenEmits([]);
+    // Not pending any more (paid, or a payment intent): SPEC 2.2 shows the Pix only while pending.
+    sc()
+      .given([...given, paidTwice])
+      .when(latePix('paid'))
+      .thenEmits([]);
+    // A read about another external id diverges.
+    sc().given(given).when(latePix('pending', 'ext_2')).thenFails('provider_refresh_failed');
+    // A stale read (the status moved on since it was read) is dropped.
+    sc()
+      .given([...given, paid('boleto')])
+      .when(latePix('pending'))
+      .thenEmits([]);
+  });
+
+  test('SPEC 3.1 unknown without provider_reference: the id found by reference is stored, status kept', () => {
+    const found = (ref: string) =>
+      ({ kind: 'refresh_reference_found', observedStatus: 'unknown', providerReference: ref }) as const;
+    const state = sc()
+      .given([reserved(), unconfirmed(null)])
+      .when(found('ext_9'))
+      .thenEmits([
+        {
+          type: 'Transaction.ProviderReferenceFound',
+          data: { transaction_id: ID, provider_reference: 'ext_9', source: 'query_by_reference' },
+        },
+      ]);
+    assert.equal(state.status === 'unknown' && state.artifacts.provider_reference, 'ext_9');
+    sc()
+      .given([reserved(), unconfirmed('ext_9')])
+      .when(found('ext_9'))
+      .thenEmits([]);
+    sc()
+      .given([reserved(), unconfirmed('ext_1')])
+      .when(found('ext_9'))
+      .thenFails('provider_refresh_failed');
+    // Without it a refresh result cannot apply; with it, the usual refresh of that id resolves the charge.
+    sc()
+      .given([reserved(), unconfirmed(null)])
+      .when(refreshPaidOf('unknown'))
+      .thenFails('reconciliation_required');
+    const adopted: TransactionEvent = {
+      type: 'Transaction.ProviderReferenceFound',
+      data: { transaction_id: ID, provider_reference: 'ext_1', source: 'query_by_reference' },
+    };
+    sc()
+      .given([reserved(), unconfirmed(null), adopted])
+      .when(refreshPaidOf('unknown'))
+      .thenEmits([paid('pix')]);
+  });
+
+  test('SPEC 2.2 double payment: paid_with boleto, duplicate_payment_at, the Pix refund owed once', () => {
+    const state = sc()
+      .given([reserved('boleto_live'), issued('boleto_live')])
+      .when({
+        kind: 'refresh_paid',
+        observedStatus: 'pending',
+        providerReference: 'ext_1',
+        paidWith: 'boleto',
+        duplicatePayment: true,
+      })
+      .thenEmits([paidTwice]);
+    assert.deepEqual(state.status === 'paid' && state.duplicateRefund, {
+      status: 'due',
+      attempts: 0,
+      attemptedAt: null,
+    });
+    const paidHistory = [reserved('boleto_live'), issued('boleto_live'), paidTwice];
+    // Claim before calling: the first claim is attempt 1; a claim on a stale count is dropped.
+    sc()
+      .given(paidHistory)
+      .when({ kind: 'claim_duplicate_refund', observedAttempts: 0, retryAfterMs: 20_000 })
+      .thenEmits([refundAttempted(1)]);
+    sc()
+      .given([...paidHistory, refundAttempted(1)])
+      .when({ kind: 'claim_duplicate_refund', observedAttempts: 0, retryAfterMs: 20_000 })
+      .thenEmits([]);
+    // An uncertain attempt is re-claimed only by a pass that read attempt 1 (after re-reading the provider),
+    // and only once that call has surely ended (retryAfterMs, the provider call timeout): never two in flight.
+    const earlier = new Date(T0.getTime() - 20_000);
+    sc()
+      .given([...paidHistory, refundAttempted(1, earlier)])
+      .when({ kind: 'claim_duplicate_refund', observedAttempts: 1, retryAfterMs: 20_000 })
+      .thenEmits([refundAttempted(2)]);
+    sc()
+      .given([...paidHistory, refundAttempted(1, new Date(T0.getTime() - 19_999))])
+      .when({ kind: 'claim_duplicate_refund', observedAttempts: 1, retryAfterMs: 20_000 })
+      .thenEmits([]);
+    const refundedPix = (attempt: number, source: 'refund' | 'provider'): TransactionEvent => ({
+      type: 'Transaction.DuplicateRefunded',
+      data: { transaction_id: ID, attempt, source },
+    });
+    const done = sc()
+      .given([...paidHistory, refundAttempted(1)])
+      .when({ kind: 'record_duplicate_refund', attempt: 1, source: 'refund' })
+      .thenEmits([refundedPix(1, 'refund')]);
+    assert.equal(done.status, 'paid');
+    assert.equal(done.status === 'paid' && done.duplicateRefund?.status, 'succeeded');
+    // Settled: never claimed nor recorded again.
+    const settled = [...paidHistory, refundAttempted(1), refundedPix(1, 'refund')];
+    sc()
+      .given(settled)
+      .when({ kind: 'claim_duplicate_refund', observedAttempts: 1, retryAfterMs: 20_000 })
+      .thenEmits([]);
+    sc().given(settled).when({ kind: 'record_duplicate_refund', attempt: 1, source: 'refund' }).thenEmits([]);
+    // An answer to an older attempt changes nothing; a read showing the Pix returned settles it.
+    sc()
+      .given([...paidHistory, refundAttempted(1), refundAttempted(2)])
+      .when({ kind: 'record_duplicate_refund', attempt: 1, source: 'refund' })
+      .thenEmits([]);
+    sc()
+      .given([...paidHistory, refundAttempted(1)])
+      .when({ kind: 'record_duplicate_refund', attempt: 1, source: 'provider' })
+      .thenEmits([refundedPix(1, 'provider')]);
+    // A refusal is recorded with its diagnostics and not retried automatically.
+    const refusedPix = commandOf('record_duplicate_refund_refused', {
+      transactionId: ID,
+      chargeKind: 'boleto_live',
+      observed: 'paid',
+      attempts: 1,
+    });
+    const after = sc()
+      .given([...paidHistory, refundAttempted(1)])
+      .when(refusedPix)
+      .thenEmits([
+        {
+          type: 'Transaction.DuplicateRefundRefused',
+          data: {
+            transaction_id: ID,
+            attempt: 1,
+            provider_error_code: '9004',
+            provider_error_message: 'Refused by the provider.',
+            provider_http_status: 200,
+          },
+        },
+      ]);
+    assert.equal(after.status === 'paid' && after.duplicateRefund?.status, 'refused');
+    // A boleto recorded paid once (by its Pix, say) and read later as paid by both: boleto, the Pix owed.
+    const found = sc()
+      .given([reserved('boleto_live'), issued('boleto_live'), paid('pix')])
+      .when({ kind: 'refresh_duplicate_payment', observedStatus: 'paid', providerReference: 'ext_1' })
+      .thenEmits([
+        {
+          type: 'Transaction.DuplicatePaymentFound',
+          data: { transaction_id: ID, paid_with: 'boleto', duplicate_payment_at: T0.toISOString() },
+        },
+      ]);
+    assert.equal(found.status === 'paid' && found.paidWith, 'boleto');
+    assert.equal(found.status === 'paid' && found.duplicateRefund?.status, 'due');
+    sc()
+      .given(paidHistory)
+      .when({ kind: 'refresh_duplicate_payment', observedStatus: 'paid', providerReference: 'ext_1' })
+      .thenEmits([]);
+    // Nothing is owed without a double payment.
+    sc()
+      .given(historyOf('paid', 'boleto_live'))
+      .when({ kind: 'claim_duplicate_refund', observedAttempts: 0, retryAfterMs: 20_000 })
+      .thenEmits([]);
+    sc()
+      .given(historyOf('pending', 'boleto_live'))
+      .when({ kind: 'claim_duplicate_refund', observedAttempts: 0, retryAfterMs: 20_000 })
+      .thenFails('conflict');
+  });
+});
+
 describe('transaction decider: refund and due date (SPEC 4.8)', () => {
   test('refund: paid -> refunded with refund.status; repeating it is a no-op; unpaid is 409 conflict', () => {
     const state = sc()
@@ -581,12 +826,21 @@ const GUARD_REFUSALS: Partial<Record<TransactionCommand['kind'], readonly ErrorC
   refresh_expired: ['reconciliation_required', 'provider_refresh_failed'],
   refresh_refunded: ['reconciliation_required', 'provider_refresh_failed'],
   change_due_date: ['conflict', 'validation_error'],
+  refresh_boleto_pix: ['provider_refresh_failed'],
+  refresh_reference_found: ['provider_refresh_failed'],
+  refresh_duplicate_payment: ['provider_refresh_failed'],
 };
 /** Kinds whose `emits` cell may decide nothing: (t) before the timeout, (e) before the deadline, (d) same date. */
 const CONDITIONAL_NOOPS: readonly TransactionCommand['kind'][] = [
   'mark_unknown',
   'refresh_expired',
   'change_due_date',
+  'refresh_boleto_pix',
+  'refresh_reference_found',
+  'refresh_duplicate_payment',
+  'claim_duplicate_refund',
+  'record_duplicate_refund',
+  'record_duplicate_refund_refused',
 ];
 
 /** One step checked against the table and its footnotes. Returns the events to append. */
@@ -659,10 +913,30 @@ describe('transaction state table (property, SPEC 3.1)', () => {
             assert.equal(events.length, 0);
           }
         }
-        // Reserved once, first; nothing but Refunded after Paid.
+        // Reserved once, first; nothing but Refunded (and a double payment's Pix refund) after Paid.
         assert.ok(history.slice(1).every((e) => e.type !== 'Transaction.Reserved'));
         const paidAt = history.findIndex((e) => e.type === 'Transaction.Paid');
-        if (paidAt >= 0) assert.ok(history.slice(paidAt + 1).every((e) => e.type === 'Transaction.Refunded'));
+        const afterPaid = [
+          'Transaction.Refunded',
+          'Transaction.DuplicatePaymentFound',
+          'Transaction.DuplicateRefundAttempted',
+          'Transaction.DuplicateRefunded',
+          'Transaction.DuplicateRefundRefused',
+        ];
+        if (paidAt >= 0) assert.ok(history.slice(paidAt + 1).every((e) => afterPaid.includes(e.type)));
+        // SPEC 2.2: the Pix of a double payment is refunded at most once, and only after a double payment.
+        const refunds = history.filter((e) => e.type === 'Transaction.DuplicateRefunded');
+        assert.ok(refunds.length <= 1);
+        const paidEvent = history[paidAt];
+        const doublePaid =
+          (paidEvent?.type === 'Transaction.Paid' && paidEvent.data.duplicate_payment_at !== null) ||
+          history.some((e) => e.type === 'Transaction.DuplicatePaymentFound');
+        if (refunds.length > 0 || attemptsOf(history) > 0) assert.ok(doublePaid);
+        assert.ok(history.filter((e) => e.type === 'Transaction.DuplicatePaymentFound').length <= 1);
+        const attempts = history.filter((e) => e.type === 'Transaction.DuplicateRefundAttempted');
+        attempts.forEach((e, i) => {
+          assert.ok(e.type === 'Transaction.DuplicateRefundAttempted' && e.data.attempt === i + 1);
+        });
       }),
       { numRuns: 500 },
     );

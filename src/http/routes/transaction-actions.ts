@@ -172,7 +172,7 @@ export function registerTransactionActionRoutes(app: HttpServer, ctx: AppContext
         operationId: 'refreshTransaction',
         summary: 'Refresh a transaction from its provider',
         description:
-          'SPEC 3.1, 4.6. No body. Scopes transactions:read plus the method write scope. Simulator: a Pix past its deadline becomes expired, otherwise 200 unchanged; final states never reopen. `unknown` without provider_reference: 409 reconciliation_required. External provider: queried by its external id; id, exact amount and internal reference must match, else 502 provider_refresh_failed with error.transaction_id and the diagnostics of that query, state kept; production needs the production control (403, 503). Never creates a charge.',
+          'SPEC 3.1, 4.6. No body. Scopes transactions:read plus the method write scope. Simulator: a Pix past its deadline becomes expired, otherwise 200 unchanged; final states never reopen; `unknown` without provider_reference: 409 reconciliation_required. External provider: queried by its external id (a boleto and its Pix are one provider transaction: one read checks both; a slow boleto Pix is filled by a later read, never emitted again; a boleto paid by both is paid_with boleto with duplicate_payment_at, and its Pix is refunded automatically, once); id, exact amount and internal reference must match, else 502 provider_refresh_failed with error.transaction_id and the diagnostics of that query, state kept. `unknown` without provider_reference: the provider is asked by reference; exactly one charge of the same amount gives its id and status (200, also when only the id could be applied: the read is retried in the background); none, several or no answer: 409 reconciliation_required, state kept. Concurrent refreshes never overwrite a newer confirmation. Production needs the production control (403, 503). Never creates a charge.',
         params: idParams,
         response: {
           200: dataEnvelope(transactionView),
@@ -184,27 +184,22 @@ export function registerTransactionActionRoutes(app: HttpServer, ctx: AppContext
       // SPEC 5.5: a refresh persists state, so a descendant's charge is 403 like refund.
       const { row } = await ownTransaction(request);
       requireMethodScope(request, row);
-      if (row.status === 'unknown' && row.provider_reference === null) {
-        throw new ApiError(
+      const noExternalId = () =>
+        new ApiError(
           'reconciliation_required',
           'The charge has no external id to query; reconcile it before refreshing.',
           { transaction_id: row.id },
         );
-      }
       if (!row.simulated) {
         const state = await foldStream(deps(), transaction, transactionStream(row.id));
-        // Only an unknown charge can lack the external id, and that was answered above.
-        if (state.status === 'none' || row.provider_reference === null) {
-          throw new ApiError('reconciliation_required', 'The charge has no external id to query.', {
-            transaction_id: row.id,
-          });
-        }
+        if (state.status === 'none') throw noExternalId();
+        // SPEC 3.1, 4.6: by external id, or for `unknown` without it by the provider's query by reference.
         const outcome = await refreshAtProvider(
           { deps: deps(), config: ctx.config },
           state,
-          row.provider_reference,
           eventMetadata(request),
         );
+        if (outcome.kind === 'reconciliation_required') throw noExternalId();
         if (outcome.kind === 'failed') {
           // SPEC 4.6, 7: this query's diagnostics, direct in `error`; stored state and diagnostics kept.
           throw new ApiError(
@@ -213,8 +208,11 @@ export function registerTransactionActionRoutes(app: HttpServer, ctx: AppContext
             { transaction_id: row.id, ...outcome.diagnostics },
           );
         }
+        // `partial`: the id found by reference applied, its read failed; SPEC 3.1 answers 200 with what
+        // applied, and the reconciler retries the read in the background.
         return { data: await currentView(row.id) };
       }
+      if (row.status === 'unknown' && row.provider_reference === null) throw noExternalId();
       const open = row.status === 'pending' || row.status === 'unknown';
       const deadline = row.expires_at === null ? null : new Date(row.expires_at).getTime();
       if (open && row.method === 'pix' && deadline !== null && ctx.now().getTime() > deadline) {

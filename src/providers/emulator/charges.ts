@@ -34,7 +34,7 @@ export interface EmulatedCharge {
   status: number;
   /** How it was paid: the `PaymentMethod` a read shows ("1" boleto, "6" its Pix). */
   paidWith: 'boleto' | 'pix' | null;
-  /** Both the boleto and its Pix were paid (SPEC 2.2: reported as boleto; the Pix is refunded). */
+  /** Both the boleto and its Pix were paid and the Pix is not returned yet (SPEC 2.2: reported as boleto). */
   duplicatePayment: boolean;
   paymentDate: string | null;
   readonly pix: { readonly key: string; readonly qrCode: string } | null;
@@ -193,6 +193,9 @@ export function readDetail(c: EmulatedCharge): Record<string, unknown> {
     CreatedDate: c.createdOn,
     PaymentDate: c.paymentDate,
     Amount: wireReais(c.amount),
+    // Emulator convention (the wire doc names the field, not its meaning): what the payer paid in total, so a
+    // boleto paid by both the boleto and its Pix reads twice its amount until its Pix is returned.
+    AmountPayment: c.paymentDate === null ? null : wireReais(c.duplicatePayment ? 2 * c.amount : c.amount),
     // Emulator convention (the wire doc shows no field for it): a boleto paid by its Pix reads as method 6.
     PaymentMethod: c.method === 'pix' || paidByPix ? '6' : '1',
     PaymentObject: c.pix

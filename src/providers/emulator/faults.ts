@@ -18,8 +18,11 @@ export const OPERATIONS = [
 export type Operation = (typeof OPERATIONS)[number];
 
 export type Fault =
-  /** Answer normally after a delay. */
-  | { readonly type: 'latency'; readonly ms: number }
+  /**
+   * Answer normally after a delay. With `answerFirst` the answer is computed at once and only delivered
+   * late, so it shows the state of the moment it was asked (a read that arrives stale).
+   */
+  | { readonly type: 'latency'; readonly ms: number; readonly answerFirst?: boolean }
   /** Never answer (the socket stays open until the client gives up or the emulator closes). */
   | { readonly type: 'no_answer' }
   /** Destroy the connection without an answer. */

@@ -184,7 +184,8 @@ export async function startProviderEmulator(options: EmulatorOptions = {}): Prom
         paid('pix', false);
         return null;
       case 'paid_both':
-        // SPEC 2.2: a double payment reads as paid by boleto; the Pix is refunded by the provider.
+        // SPEC 2.2: a double payment reads as paid by boleto, `AmountPayment` twice the amount until the
+        // gateway returns the Pix (`DELETE /v2/Pix/Cancel/{id}`).
         if (charge.method !== 'boleto') return 'paid_both applies to boleto charges';
         paid('boleto', true);
         return null;
@@ -377,8 +378,9 @@ export async function startProviderEmulator(options: EmulatorOptions = {}): Prom
     call.fault = fault?.type ?? null;
     if (!fault) return answer(matched.run());
     if (fault.type === 'latency') {
+      const early = fault.answerFirst === true ? matched.run() : null;
       await new Promise((r) => setTimeout(r, Math.max(0, Math.min(fault.ms, 60_000))));
-      return answer(matched.run());
+      return answer(early ?? matched.run());
     }
     const result = rule?.commit ? matched.run() : null;
     switch (fault.type) {

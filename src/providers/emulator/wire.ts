@@ -219,6 +219,11 @@ export function route(req: WireRequest, store: ChargeStore): Route | null {
         if (!charge) return error(EMULATOR_CODES.notFound, 'Transação não encontrada.');
         // A paid Pix (or a boleto paid by its Pix) is returned: 6 Devolvido. An open Pix is cancelled: the wire
         // doc has no code for "Cancelado", so the emulator uses 12 "Em cancelamento".
+        // A boleto paid by both: only its Pix payment is returned; the boleto stays paid (SPEC 2.2).
+        if (paid && charge.duplicatePayment) {
+          charge.duplicatePayment = false;
+          return ok(true);
+        }
         if (paid && (charge.method === 'pix' || charge.paidWith === 'pix')) {
           charge.status = 6;
           return ok(true);

@@ -150,6 +150,14 @@ function boletoArtifacts(
   };
 }
 
+const NO_BOLETO = {
+  boleto_url: null,
+  boleto_digitable_line: null,
+  boleto_barcode: null,
+  boleto_pix_copy_paste: null,
+  boleto_pix_expires_at: null,
+} as const;
+
 function paymentMethodCode(value: unknown): string | null {
   if (typeof value === 'string' || typeof value === 'number') return String(value).trim();
   if (isRecord(value)) return paymentMethodCode(value.Code);
@@ -284,12 +292,28 @@ export function createSafe2PayAdapter(config: Safe2PayConfig = {}): ExternalProv
         return uncertain('mismatch', http, { providerReference: id, providerStatus: code });
       dueDate = b.dueDate;
       artifacts = { provider_reference: id, expires_at: null, ...b.artifacts };
+    } else if (!isBoleto && isRecord(po)) {
+      // A Pix read carries `PaymentObject{QrCode, Key}` (wire doc 2.10): kept only when the Key is a valid BR Code.
+      const copyPaste = pixCopyPaste(po.Key);
+      if (copyPaste) {
+        artifacts = {
+          ...NO_BOLETO,
+          provider_reference: id,
+          pix_copy_paste: copyPaste,
+          pix_qr_code: typeof po.QrCode === 'string' && po.QrCode !== '' ? po.QrCode : null,
+          expires_at: null,
+        };
+      }
     }
     // The wire doc shows no field that tells a boleto paid by its Pix apart (section 3). The transaction's
     // `PaymentMethod` is read: code 6 (Pix) on a boleto read means its Pix paid it; anything else is boleto.
     // Only a paid read says how it was paid; a later refund keeps the paid_with recorded at payment (SPEC 2.2).
     const paidWith =
       status === 'paid' && isBoleto ? (remoteMethod === PAYMENT_METHOD.pix ? 'pix' : 'boleto') : null;
+    // Nor one for a double payment: `AmountPayment`, what the payer paid, at twice the amount or more means the
+    // boleto and its Pix were both paid (a late boleto's interest alone never doubles it). Emulator convention.
+    const amountPaid = value.AmountPayment === undefined ? null : reaisToCentavos(value.AmountPayment);
+    const duplicatePayment = paidWith === 'boleto' && amountPaid !== null && amountPaid >= 2 * amount;
     return {
       providerReference: id,
       reference,
@@ -297,6 +321,7 @@ export function createSafe2PayAdapter(config: Safe2PayConfig = {}): ExternalProv
       status,
       providerStatus: code,
       paidWith,
+      duplicatePayment,
       paidOn: parseProviderDate(value.PaymentDate),
       boletoDueDate: dueDate,
       artifacts,
