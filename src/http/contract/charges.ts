@@ -167,21 +167,22 @@ export const panelBoletoBody = boletoBody.extend({
 });
 
 /**
+ * A payer with phone and address required, checked in that order (the command's order, so the first field
+ * at fault is the one the server names).
+ */
+function newCustomer<S extends typeof pixCustomer.shape | typeof boletoCustomer.shape>(
+  customer: z.ZodObject<S>,
+) {
+  const { phone, address: _address, ...rest } = customer.shape;
+  return z.strictObject({ ...rest, phone: phone.unwrap(), address });
+}
+
+/**
  * SPEC 4.1 "required for a new charge": phone and address. The route accepts a body without them only so that
  * a legacy record still replays (the command refuses them for a new attempt with 422 validation_error, after
  * the replay lookup); a new charge must carry them, so the SDK's strict `createPix` (SPEC 9) checks this one.
  */
-export const newPixBody = pixBody.extend({
-  customer: pixCustomer.extend({
-    phone: pixCustomer.shape.phone.unwrap(),
-    address: address,
-  }),
-});
+export const newPixBody = pixBody.extend({ customer: newCustomer(pixCustomer) });
 
 /** The same rule for a new boleto (SPEC 4.2: "Address is mandatory as in 4.1"; phone required). */
-export const newBoletoBody = boletoBody.extend({
-  customer: boletoCustomer.extend({
-    phone: boletoCustomer.shape.phone.unwrap(),
-    address: address,
-  }),
-});
+export const newBoletoBody = boletoBody.extend({ customer: newCustomer(boletoCustomer) });
