@@ -162,7 +162,7 @@ export class Calebe {
    * with its original saved body (SPEC 4.1 "Legacy replay", SPEC 9), which may lack the phone and address a
    * new charge needs. Nothing is validated or changed locally; errors are still typed.
    */
-  async request<B = unknown>(request: RawRequest): Promise<Enveloped<B>> {
+  async request<B = Record<string, unknown>>(request: RawRequest): Promise<Enveloped<B>> {
     const auth =
       request.auth ??
       (request.path.startsWith('/v1/') ? 'api_key' : request.path.startsWith('/admin/') ? 'session' : 'none');
