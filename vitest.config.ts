@@ -15,6 +15,13 @@ export default defineConfig({
     setupFiles: ['test/support/setup-env.ts'],
     maxWorkers: Number(process.env.TEST_CONCURRENCY ?? 2),
     fileParallelism: true,
-    projects: [lane('unit'), lane('integration'), lane('http'), lane('e2e')],
+    projects: [
+      lane('unit'),
+      lane('integration'),
+      lane('http'),
+      lane('e2e'),
+      // The SDK's own tests (issue 15 item 3), against a served gateway like the http lane.
+      { extends: true as const, test: { name: 'sdk', include: ['sdk/test/**/*.test.ts'] } },
+    ],
   },
 });

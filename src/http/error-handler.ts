@@ -1,55 +1,21 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { DomainError } from '../aggregates/decider.ts';
+import { classifyValidation, type ValidationContext, type ValidationEntry } from './contract/validation.ts';
 import { ApiError, isErrorCode } from './errors.ts';
 
-interface ValidationEntry {
-  keyword?: string;
-  instancePath?: string;
-  message?: string;
-  params?: { keys?: readonly string[] };
-}
-
-function valueAt(root: unknown, pointer: string): unknown {
-  let value = root;
-  for (const part of pointer.split('/').filter(Boolean)) {
-    if (value === null || typeof value !== 'object') return undefined;
-    value = (value as Record<string, unknown>)[part.replaceAll('~1', '/').replaceAll('~0', '~')];
-  }
-  return value;
-}
-
-/**
- * Body type errors and unknown fields are `400 invalid_json` ("incompatible value", "unknown fields");
- * a missing field or a value outside its rule is `422 validation_error` (SPEC 7). Query and path problems
- * are always `422 validation_error`. `param` names the field at fault.
- */
+/** A schema failure of the body, query or path, classified as the SDK classifies it locally. */
 function fromValidation(error: FastifyError, request: FastifyRequest): ApiError {
-  const context = (error as { validationContext?: string }).validationContext ?? 'body';
+  const context = ((error as { validationContext?: string }).validationContext ??
+    'body') as ValidationContext;
   const source =
     context === 'body' ? request.body : context === 'querystring' ? request.query : request.params;
-  const entries = (error.validation ?? []) as ValidationEntry[];
-  const unknown = entries.find((e) => e.keyword === 'unrecognized_keys');
-  const wrongType = entries.find(
-    (e) => e.keyword === 'invalid_type' && valueAt(source, e.instancePath ?? '') !== undefined,
+  const { code, message, param } = classifyValidation(
+    context,
+    source,
+    (error.validation ?? []) as ValidationEntry[],
   );
-  const first = unknown ?? wrongType ?? entries[0] ?? {};
-  const segments = (first.instancePath ?? '').split('/').filter(Boolean);
-  if (first === unknown) segments.push(unknown.params?.keys?.[0] ?? '');
-  const field = segments.join('.');
-  const param =
-    context === 'body'
-      ? field
-      : [context === 'querystring' ? 'query' : context, field].filter(Boolean).join('.');
-  if (context === 'body' && (unknown || wrongType)) {
-    const what = unknown ? 'unknown field' : 'incompatible value for';
-    return new ApiError('invalid_json', `Invalid JSON body: ${what} ${param || 'body'}.`, { param });
-  }
-  return new ApiError(
-    'validation_error',
-    `Invalid ${param || context}: ${first.message ?? 'invalid value'}`,
-    { param },
-  );
+  return new ApiError(code, message, { param });
 }
 
 /** Every failure becomes the SPEC 7 envelope; 5xx never carry internals. */

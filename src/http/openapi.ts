@@ -3,12 +3,12 @@ import swagger from '@fastify/swagger';
 import apiReference from '@scalar/fastify-api-reference';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import type { RouteAccess } from './auth.ts';
+// Registers TransactionWebhookEvent by its id, so the document lists it under components (`webhooks` refers to it).
+import './contract/webhook-event.ts';
 import { ERRORS } from './errors.ts';
 import { exampleOf, operationExamples, webhookExamples } from './openapi-examples.ts';
 import { errorEnvelope, IDEMPOTENCY_KEY } from './schemas.ts';
-import { transactionView } from './transaction-dto.ts';
 
 /** SPEC 9: OpenAPI 3.1, info.version 0.4.0. */
 export const API_VERSION = '0.4.0';
@@ -316,27 +316,6 @@ function finishDocument(doc: Json, accessById: ReadonlyMap<string, RouteAccess |
     }
   }
 }
-
-/**
- * SPEC 6 message body, as src/webhooks/message-body.ts writes it: the Transaction as GET /v1/transactions/{id}
- * answers it at that moment, plus `previous_status` and `sequence`. Registered by its id, so the document
- * lists it under components and the `webhooks` section refers to it.
- */
-export const transactionWebhookEvent = z
-  .object({
-    type: z.enum(['transaction.created', 'transaction.updated']),
-    timestamp: z.string().meta({ description: 'When the event happened (ISO 8601).' }),
-    data: transactionView.extend({
-      previous_status: transactionView.shape.status
-        .nullable()
-        .meta({ description: 'null on `transaction.created`; the status before this change otherwise.' }),
-      sequence: z
-        .number()
-        .int()
-        .meta({ description: 'Counts up per charge: drop updates older than the one held.' }),
-    }),
-  })
-  .meta({ id: 'TransactionWebhookEvent', description: 'SPEC 6: the body of every webhook delivery.' });
 
 function webhookSection(): Json {
   const operation = (type: 'transaction.created' | 'transaction.updated', summary: string) => ({

@@ -51,6 +51,9 @@ export const pageQuery = z.object({
   offset: z.coerce.number().int().min(0).default(0),
 });
 
+/** Query booleans are spelled `true` or `false` (anything else is 422 validation_error). */
+export const queryBoolean = z.enum(['true', 'false']).transform((v) => v === 'true');
+
 export const idParams = z.object({ id: z.string().min(1).max(64) });
 
 /** SPEC 4 common rules: a replayed creation answers with this header set to `true`. */

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { fold } from '../aggregates/decider.ts';
 import {
   type TransactionEvent,
@@ -14,77 +14,10 @@ import { isTenantInTree, loadCostCenter } from '../commands/cost-centers.ts';
 import type { TransactionsTable } from '../db/schema.ts';
 import { transactionRowFromState } from '../projections/transactions.ts';
 import type { AppContext } from './context.ts';
+import type { TransactionView, transactionRequestView } from './contract/transactions.ts';
 import { ApiError } from './errors.ts';
 
-/** SPEC 2.2 Transaction, as every public read and creation answers it. */
-export const transactionView = z
-  .object({
-    id: z.string(),
-    tenant_id: z.string(),
-    amount: z.number().int(),
-    retained_amount: z.number().int(),
-    currency: z.string(),
-    status: z.enum(['processing', 'pending', 'paid', 'expired', 'failed', 'unknown', 'refunded']),
-    method: z.enum(['pix', 'boleto', 'credit_card']),
-    reference: z.string(),
-    description: z.string(),
-    simulated: z.boolean(),
-    environment: z.enum(['sandbox', 'production']),
-    livemode: z.boolean(),
-    pix_copy_paste: z.string().nullable(),
-    pix_qr_code: z.string().nullable(),
-    expires_at: z.string().nullable(),
-    provider_reference: z.string().nullable(),
-    subaccount_id: z.string().nullable(),
-    failure_code: z.string().nullable(),
-    provider_error_code: z.string().nullable(),
-    provider_error_message: z.string().nullable(),
-    provider_http_status: z.number().int().nullable(),
-    boleto_due_date: z.string().nullable(),
-    boleto_url: z.string().nullable(),
-    document_url: z.string(),
-    boleto_digitable_line: z.string().nullable(),
-    boleto_barcode: z.string().nullable(),
-    boleto_pix_copy_paste: z.string().nullable(),
-    boleto_pix_expires_at: z.string().nullable(),
-    paid_with: z.enum(['pix', 'boleto']).nullable(),
-    paid_at: z.string().nullable(),
-    duplicate_payment_at: z.string().nullable(),
-    split: z
-      .object({ total_fee_amount: z.number().int(), merchant_amount: z.number().int(), on: z.string() })
-      .nullable(),
-    tenant_fee_id: z.string().nullable(),
-    fee_starts_on: z.string().nullable(),
-    cost_center_id: z.string().nullable(),
-    cost_center_name: z.string().nullable(),
-    callback_url: z.string().nullable(),
-    refund: z
-      .object({ status: z.string() })
-      .nullable()
-      .meta({ description: 'SPEC 2.2, 4.8: set once a refund was requested; null otherwise.' }),
-    created_at: z.string(),
-    updated_at: z.string(),
-  })
-  .meta({
-    id: 'Transaction',
-    description:
-      'SPEC 2.2. Check `simulated` and `environment`: a simulator Pix payload is a test marker, never a payable QR code. `pix_copy_paste`/`pix_qr_code` are null while the outcome is uncertain.',
-  });
-export type TransactionView = z.infer<typeof transactionView>;
-
-/** SPEC 2.3 TransactionRequest. */
-export const transactionRequestView = z
-  .object({
-    transaction_id: z.string(),
-    source: z.enum(['captured', 'legacy_partial']),
-    request: z.record(z.string(), z.unknown()),
-    provider_request: z.record(z.string(), z.unknown()).nullable(),
-    missing_fields: z.array(z.string()),
-  })
-  .meta({
-    id: 'TransactionRequest',
-    description: 'SPEC 2.3: creation snapshot; contains payer personal data.',
-  });
+export { type TransactionView, transactionRequestView, transactionView } from './contract/transactions.ts';
 
 /**
  * SPEC 2.3 / 4.5: the creation snapshot of a transaction the caller may read (checked by the caller), for

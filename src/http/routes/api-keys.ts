@@ -16,9 +16,10 @@ import { newId } from '../../ids.ts';
 import { isInTree, requireTenantInTree, tenantInTreeSql } from '../admin-scope.ts';
 import { idempotencyKeyOf, sessionPrincipal } from '../auth.ts';
 import type { AppContext } from '../context.ts';
+import { apiKeyListQuery, apiKeyView, createApiKeyBody, issuedKey } from '../contract/api-keys.ts';
 import { ApiError } from '../errors.ts';
 import { eventMetadata } from '../request-metadata.ts';
-import { dataEnvelope, errorEnvelope, IDEMPOTENCY_REPLAYED, listEnvelope, pageQuery } from '../schemas.ts';
+import { dataEnvelope, errorEnvelope, IDEMPOTENCY_REPLAYED, listEnvelope } from '../schemas.ts';
 import type { HttpServer } from '../server.ts';
 
 /** SPEC 5.7 "Issue/revoke keys": super_admin global, tenant_admin own tree, viewer no. */
@@ -48,42 +49,6 @@ export function accessProfileFor(role: Role): AccessProfile {
 }
 
 const ROUTE = '/admin/api-keys';
-
-const issueBody = z.strictObject({
-  tenant_id: z.string().min(1).max(64),
-  mode: z.enum(['test', 'live']),
-  scopes: z
-    .array(z.enum(SCOPES))
-    .min(1)
-    .meta({ description: 'Explicit; nothing is added by default (boleto:write included).' }),
-  name: z.string().min(1).max(200),
-});
-
-const apiKeyView = z
-  .object({
-    id: z.string(),
-    tenant_id: z.string(),
-    name: z.string(),
-    mode: z.enum(['test', 'live']),
-    scopes: z.array(z.enum(SCOPES)),
-    access_profile: z.enum(['standard', 'developer']),
-    prefix: z.string().meta({ description: 'The first characters of the secret, to recognize the key.' }),
-    status: z.enum(['issued', 'revoked']),
-    created_at: z.iso.datetime(),
-    revoked_at: z.iso.datetime().nullable(),
-  })
-  .meta({ id: 'ApiKey' });
-
-const issuedKey = apiKeyView
-  .extend({
-    key: z
-      .string()
-      .optional()
-      .meta({ description: 'The secret: present only in the answer that created the key, never again.' }),
-  })
-  .meta({ id: 'IssuedApiKey' });
-
-const listQuery = pageQuery.extend({ tenant_id: z.string().min(1).max(64).optional() });
 
 type ApiKeyView = z.infer<typeof apiKeyView>;
 
@@ -169,7 +134,7 @@ export function registerApiKeyRoutes(app: HttpServer, ctx: AppContext): void {
         summary: 'Issue an API key (the secret is shown only in this answer)',
         description:
           'Requires Idempotency-Key. A replay with the same key and body answers 200 with `Idempotency-Replayed: true` and the record without the secret; another body is 409 idempotency_conflict. Scopes are explicit. The access profile is set by the server (SPEC 5.4). A tenant outside your tree is 404.',
-        body: issueBody,
+        body: createApiKeyBody,
         response: {
           200: dataEnvelope(issuedKey).meta({ description: 'Replay: the same key, without its secret' }),
           201: dataEnvelope(issuedKey).meta({ description: 'Issued; `key` is the secret, shown only now' }),
@@ -232,7 +197,7 @@ export function registerApiKeyRoutes(app: HttpServer, ctx: AppContext): void {
       schema: {
         operationId: 'listApiKeys',
         summary: 'List API keys of your tree (never the secret)',
-        querystring: listQuery,
+        querystring: apiKeyListQuery,
         response: { 200: listEnvelope(apiKeyView), 404: errorEnvelope },
       },
     },

@@ -1,38 +1,10 @@
-import { z } from 'zod';
 import { auditAction } from '../../projections/audit-actions.ts';
 import { requireTenantInTree, tenantInTreeSql } from '../admin-scope.ts';
 import { sessionPrincipal } from '../auth.ts';
 import type { AppContext } from '../context.ts';
-import { errorResponses, listEnvelope, pageQuery } from '../schemas.ts';
+import { auditEntry, auditQuery } from '../contract/audit.ts';
+import { errorResponses, listEnvelope } from '../schemas.ts';
 import type { HttpServer } from '../server.ts';
-
-const query = z.strictObject({
-  ...pageQuery.shape,
-  action: z.string().min(1).max(100).optional().meta({
-    description:
-      'Action name as documented in docs/audit-actions.md, e.g. settings.payments.updated (SPEC 4.14). An event type (PaymentSettings.Updated) is read as its action name.',
-  }),
-  target_id: z.string().min(1).max(200).optional(),
-  tenant_id: z.string().min(1).max(100).optional(),
-});
-
-const auditEntry = z
-  .object({
-    id: z.string().meta({ description: 'The id of the event recorded.' }),
-    occurred_at: z.iso.datetime(),
-    actor: z.string().meta({ description: '`user:<id>`, `api_key:<id>` or `system:<job>`' }),
-    action: z.string().meta({
-      description:
-        'Stable dotted lower-case action name (docs/audit-actions.md), e.g. settings.payments.updated.',
-    }),
-    target_type: z.string(),
-    target_id: z.string(),
-    tenant_id: z.string().nullable(),
-    request_id: z.string().nullable(),
-    before: z.unknown().meta({ description: 'Previous values, where relevant (settings); null otherwise.' }),
-    after: z.unknown().meta({ description: 'New values; never secrets.' }),
-  })
-  .meta({ id: 'AuditEntry' });
 
 /**
  * `GET /admin/audit` (SPEC 5.7 "Read logs": super_admin global; tenant_admin and viewer their own tree).
@@ -48,7 +20,7 @@ export function registerAuditRoutes(app: HttpServer, ctx: AppContext): void {
         operationId: 'listAuditEntries',
         summary: 'Read the audit log',
         description: 'Configuration, key, session and transaction events; may trail writes by a moment.',
-        querystring: query,
+        querystring: auditQuery,
         response: { 200: listEnvelope(auditEntry), ...errorResponses(401, 403, 404, 422, 429) },
       },
     },

@@ -11,15 +11,10 @@ import {
 import { verifyDocumentSignature } from '../../charge-page/signature.ts';
 import { documentSigningSecret } from '../../charge-page/signing-secret.ts';
 import type { AppContext } from '../context.ts';
+import { chargePageParams } from '../contract/charge-page.ts';
 import { ApiError } from '../errors.ts';
 import type { HttpServer } from '../server.ts';
 import { foldTransaction, type TransactionView, toTransactionView } from '../transaction-dto.ts';
-
-/**
- * Path parameters as strings of any shape: a malformed id or signature is the same `404 not_found` as a
- * wrong one (a 422 would tell a prober which part is off).
- */
-const pageParams = z.object({ id: z.string(), signature: z.string() });
 
 /** The one answer for a wrong, malformed or foreign signature and for an unknown id. */
 const notFound = () => new ApiError('not_found', 'The charge does not exist.');
@@ -129,7 +124,7 @@ export function registerChargePageRoutes(app: HttpServer, ctx: AppContext): void
           'status and, only while the charge is payable, how to pay. A simulated charge shows "SIMULADO — não ' +
           'pagável" and nothing scannable (SPEC 1). The signature in the path is the access; a wrong signature ' +
           'and an unknown id are the same 404.',
-        params: pageParams,
+        params: chargePageParams,
         response: {
           200: {
             description:
@@ -167,7 +162,7 @@ export function registerChargePageRoutes(app: HttpServer, ctx: AppContext): void
           'payable). A boleto of the provider sandbox is marked "DOCUMENTO DE TESTE — SEM VALOR" (SPEC 1). The ' +
           'simulator issues no boleto numbers (`boleto_url` is null), so its boletos have no PDF: 404. A wrong ' +
           'signature and an unknown id are the same 404 page as the charge page.',
-        params: pageParams,
+        params: chargePageParams,
         response: {
           200: {
             description: 'The boleto (PDF, not cacheable)',

@@ -1,5 +1,4 @@
 import { sql } from 'kysely';
-import { z } from 'zod';
 import type { CommandDeps } from '../../commands/command-handler.ts';
 import {
   type CostCenterRecord,
@@ -10,64 +9,18 @@ import {
 } from '../../commands/cost-centers.ts';
 import { apiKeyPrincipal, idempotencyKeyOf } from '../auth.ts';
 import type { AppContext } from '../context.ts';
+import {
+  costCenterListQuery,
+  costCenterView,
+  createCostCenterBody,
+  updateCostCenterBody,
+} from '../contract/cost-centers.ts';
 import { ApiError } from '../errors.ts';
 import { eventMetadata } from '../request-metadata.ts';
-import {
-  dataEnvelope,
-  errorEnvelope,
-  IDEMPOTENCY_REPLAYED,
-  idParams,
-  listEnvelope,
-  pageQuery,
-} from '../schemas.ts';
+import { dataEnvelope, errorEnvelope, IDEMPOTENCY_REPLAYED, idParams, listEnvelope } from '../schemas.ts';
 import type { HttpServer } from '../server.ts';
-import { utf8Text } from '../text.ts';
 
 const ROUTE = '/v1/cost-centers';
-
-const costCenterView = z
-  .object({
-    id: z.string(),
-    tenant_id: z.string(),
-    name: z.string(),
-    active: z.boolean(),
-    created_at: z.iso.datetime(),
-    updated_at: z.iso.datetime(),
-  })
-  .meta({
-    id: 'CostCenter',
-    description: 'SPEC 4.12: per tenant of the key, identical in test and production.',
-  });
-
-const name = utf8Text(1, 100).meta({
-  description: 'Text, 1 to 100 bytes of UTF-8 after trim, no control characters; stored trimmed; not unique.',
-});
-
-const createBody = z.strictObject({ name });
-const patchBody = z
-  .strictObject({
-    name: name.optional(),
-    active: z.boolean().optional().meta({ description: 'false deactivates, true reactivates.' }),
-  })
-  .refine((b) => b.name !== undefined || b.active !== undefined, {
-    message: 'send name and/or active',
-  });
-
-/** Query booleans are spelled `true` or `false` (anything else is 422 validation_error). */
-const queryBoolean = z.enum(['true', 'false']).transform((v) => v === 'true');
-
-const listQuery = pageQuery.extend({
-  active: queryBoolean.optional(),
-  tenant_id: z
-    .string()
-    .min(1)
-    .max(64)
-    .optional()
-    .meta({ description: "The filter root: the key's tenant (default) or a descendant; outside, 404." }),
-  include_descendants: queryBoolean
-    .default(false)
-    .meta({ description: 'Also list the centers of the descendants of the filter root.' }),
-});
 
 /** Public cost centers (SPEC 4.12, 5.3, 5.4; docs/decisions.md "Charges"). */
 export function registerCostCenterRoutes(app: HttpServer, ctx: AppContext): void {
@@ -82,7 +35,7 @@ export function registerCostCenterRoutes(app: HttpServer, ctx: AppContext): void
         summary: "List cost centers of the key's tenant (and, on request, its descendants)",
         description:
           "Oldest first. `tenant_id` selects the filter root within the key's tree (outside: 404); `include_descendants=true` adds its subtree. Test and production keys see the same centers.",
-        querystring: listQuery,
+        querystring: costCenterListQuery,
         response: { 200: listEnvelope(costCenterView), 404: errorEnvelope },
       },
     },
@@ -156,7 +109,7 @@ export function registerCostCenterRoutes(app: HttpServer, ctx: AppContext): void
         summary: "Create a cost center for the key's tenant",
         description:
           'Idempotency-Key optional (SPEC 4 common rules do not require it here); when sent, malformed is 400 idempotency_key_required and the scope is tenant + key (a center is the same in test and production, SPEC 4.12). A replay with the same key and body answers 200 with `Idempotency-Replayed: true` and the same center; another body is 409 idempotency_conflict. Developer keys are refused (403 insufficient_scope).',
-        body: createBody,
+        body: createCostCenterBody,
         response: {
           200: dataEnvelope(costCenterView).meta({ description: 'Replay: the center this key created' }),
           201: dataEnvelope(costCenterView).meta({ description: 'Created' }),
@@ -193,7 +146,7 @@ export function registerCostCenterRoutes(app: HttpServer, ctx: AppContext): void
         description:
           "A descendant's center is 403 forbidden (writes only the own tenant); outside the key's tree, 404. Repeating a change is a no-op. Deactivation keeps existing classifications.",
         params: idParams,
-        body: patchBody,
+        body: updateCostCenterBody,
         response: { 200: dataEnvelope(costCenterView), 404: errorEnvelope },
       },
     },

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { metrics } from '../../metrics.ts';
 import { withTimeout } from '../../timeouts.ts';
 import type { AppContext } from '../context.ts';
+import { healthBody, readyBody } from '../contract/health.ts';
 import { ApiError } from '../errors.ts';
 import type { HttpServer } from '../server.ts';
 
@@ -13,11 +14,6 @@ export interface HealthOptions {
   /** How long each readiness check may take (SPEC 4.14 "with a timeout"). */
   timeoutMs?: number;
 }
-
-const readyBody = z.object({
-  status: z.literal('ready'),
-  checks: z.object({ database: z.literal('ok'), rate_limiter: z.literal('ok') }),
-});
 
 /**
  * SPEC 4.14 infrastructure endpoints; none needs a login. `/metrics` is to be restricted at the network
@@ -34,7 +30,7 @@ export function registerHealthRoutes(
       schema: {
         operationId: 'getHealth',
         summary: 'The process answers (no key)',
-        response: { 200: z.object({ status: z.literal('ok') }) },
+        response: { 200: healthBody },
       },
     },
     async () => ({ status: 'ok' as const }),

@@ -1,10 +1,4 @@
-import { z } from 'zod';
-import {
-  PAYMENT_METHODS,
-  type PaymentMethod,
-  PROVIDER_ENVIRONMENTS,
-  PROVIDER_KINDS,
-} from '../../aggregates/provider.ts';
+import { PAYMENT_METHODS, type PaymentMethod } from '../../aggregates/provider.ts';
 import {
   createProvider,
   effectiveHosts,
@@ -14,6 +8,7 @@ import {
 } from '../../commands/providers.ts';
 import type { Role } from '../auth.ts';
 import type { AppContext } from '../context.ts';
+import { createProviderBody, providerDto, updateProviderBody } from '../contract/providers.ts';
 import { ApiError } from '../errors.ts';
 import { eventMetadata } from '../request-metadata.ts';
 import { dataEnvelope, errorEnvelope, idParams, listEnvelope, pageQuery } from '../schemas.ts';
@@ -21,83 +16,6 @@ import type { HttpServer } from '../server.ts';
 
 /** SPEC 5.7 "Providers and rules": super_admin only, reads included (credential metadata is sensitive). */
 export const PROVIDER_ADMIN: readonly Role[] = ['super_admin'];
-
-/** SPEC 2.7: a list of `pix`, `boleto`; `[]` disables all; duplicates or unknown values are invalid (422). */
-export const enabledMethods = z
-  .array(z.enum(PAYMENT_METHODS))
-  .max(PAYMENT_METHODS.length * 2)
-  .refine((list) => new Set(list).size === list.length, { message: 'must not repeat a method' });
-
-/** Stored sealed; never returned or logged. Values are strings: API keys, tokens, account ids. */
-const credentials = z
-  .record(z.string().min(1).max(64), z.string().min(1).max(4096))
-  .refine((c) => Object.keys(c).length >= 1 && Object.keys(c).length <= 20, {
-    message: 'must have 1 to 20 entries',
-  })
-  .meta({ description: 'Encrypted at rest (AES-256-GCM bound to the provider id); never returned.' });
-
-/**
- * Issue 13: a Safe2Pay host of an external provider, as an origin (http(s), no path, query or credentials):
- * the adapter appends `/v2/...`. http is allowed for the provider emulator in development and tests.
- */
-const host = z
-  .string()
-  .max(2048)
-  .refine(
-    (v) => {
-      if (!URL.canParse(v)) return false;
-      const u = new URL(v);
-      return (
-        (u.protocol === 'https:' || u.protocol === 'http:') &&
-        u.username === '' &&
-        u.password === '' &&
-        u.search === '' &&
-        u.hash === '' &&
-        v.replace(/\/+$/, '') === u.origin + u.pathname.replace(/\/+$/, '')
-      );
-    },
-    { message: 'must be an http(s) base URL without credentials, query or fragment' },
-  );
-
-export const providerDto = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    kind: z.enum(PROVIDER_KINDS),
-    environment: z.enum(PROVIDER_ENVIRONMENTS),
-    enabled_methods: z.array(z.enum(PAYMENT_METHODS)),
-    is_marketplace: z.boolean(),
-    enabled: z.boolean(),
-    has_credentials: z.boolean(),
-    payment_host: z.string().nullable().meta({
-      description: 'External provider: base of charge creation (default https://payment.safe2pay.com.br).',
-    }),
-    api_host: z.string().nullable().meta({
-      description: 'External provider: base of queries and changes (default https://api.safe2pay.com.br).',
-    }),
-  })
-  .meta({ id: 'Provider', description: 'SPEC 2.7. Credentials are never returned, only has_credentials.' });
-
-const createBody = z.strictObject({
-  name: z.string(),
-  kind: z.enum(PROVIDER_KINDS),
-  environment: z.enum(PROVIDER_ENVIRONMENTS),
-  enabled_methods: enabledMethods.default(['pix']),
-  is_marketplace: z.boolean().default(false),
-  credentials: credentials.optional(),
-  payment_host: host.optional(),
-  api_host: host.optional(),
-});
-
-const patchBody = z.strictObject({
-  name: z.string().optional(),
-  enabled: z.boolean().optional(),
-  enabled_methods: enabledMethods.optional(),
-  credentials: credentials.optional(),
-  /** null returns to the real host. */
-  payment_host: host.nullable().optional(),
-  api_host: host.nullable().optional(),
-});
 
 type ProviderRow = {
   id: string;
@@ -152,7 +70,7 @@ export function registerProviderRoutes(app: HttpServer, ctx: AppContext): void {
         summary: 'Create a provider (super_admin)',
         description:
           'enabled_methods defaults to [pix]; [] disables all. An external provider takes `credentials: { api_key }` (the key of its environment) and optional `payment_host`/`api_host` (defaults: the real Safe2Pay hosts); the simulator takes neither host. Credentials are sealed with AES-256-GCM bound to the provider id and never returned. Without CREDENTIALS_ENCRYPTION_KEY on a DATABASE_URL deployment, credentials are refused with 422 validation_error.',
-        body: createBody,
+        body: createProviderBody,
         response: { 201: dataEnvelope(providerDto) },
       },
     },
@@ -228,7 +146,7 @@ export function registerProviderRoutes(app: HttpServer, ctx: AppContext): void {
         description:
           'Kind, environment and is_marketplace are fixed. Changes apply to new charges only (SPEC 2.8). New credentials replace the stored ones.',
         params: idParams,
-        body: patchBody,
+        body: updateProviderBody,
         response: { 200: dataEnvelope(providerDto), 404: errorEnvelope },
       },
     },

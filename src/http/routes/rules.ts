@@ -1,55 +1,11 @@
-import { z } from 'zod';
-import { PAYMENT_METHODS } from '../../aggregates/provider.ts';
-import { MAX_AMOUNT_CEILING, PRIORITY_MAX } from '../../aggregates/routing-rule.ts';
 import { providerDeps } from '../../commands/providers.ts';
 import { createRoutingRule, updateRoutingRule } from '../../commands/routing-rules.ts';
 import type { AppContext } from '../context.ts';
+import { createRuleBody, ruleDto, ruleListQuery, updateRuleBody } from '../contract/rules.ts';
 import { eventMetadata } from '../request-metadata.ts';
-import { dataEnvelope, errorEnvelope, idParams, listEnvelope, pageQuery } from '../schemas.ts';
+import { dataEnvelope, errorEnvelope, idParams, listEnvelope } from '../schemas.ts';
 import type { HttpServer } from '../server.ts';
 import { PROVIDER_ADMIN } from './providers.ts';
-
-/** Default priority of a new rule; the simulator's global rules use PRIORITY_MAX so any other rule wins. */
-export const DEFAULT_RULE_PRIORITY = 100;
-
-const priority = z.number().int().min(0).max(PRIORITY_MAX);
-const maxAmount = z.number().int().min(1).max(MAX_AMOUNT_CEILING);
-
-export const ruleDto = z
-  .object({
-    id: z.string(),
-    method: z.enum(PAYMENT_METHODS),
-    tenant_id: z.string().nullable().meta({ description: 'null: a global rule' }),
-    provider_id: z.string(),
-    priority,
-    max_amount: maxAmount.meta({ description: 'Centavos; a larger amount is 422 amount_limit_exceeded.' }),
-    enabled: z.boolean(),
-  })
-  .meta({
-    id: 'RoutingRule',
-    description: 'SPEC 2.7, 2.8. method, tenant_id and provider_id are fixed at creation.',
-  });
-
-const createBody = z.strictObject({
-  method: z.enum(PAYMENT_METHODS),
-  tenant_id: z.string().min(1).max(64).nullable().default(null),
-  provider_id: z.string().min(1).max(64),
-  priority: priority.default(DEFAULT_RULE_PRIORITY),
-  max_amount: maxAmount.default(MAX_AMOUNT_CEILING),
-  enabled: z.boolean().default(true),
-});
-
-/** SPEC 2.7: only priority, limit and enablement can change; any other field is unknown (400 invalid_json). */
-const patchBody = z.strictObject({
-  priority: priority.optional(),
-  max_amount: maxAmount.optional(),
-  enabled: z.boolean().optional(),
-});
-
-const listQuery = pageQuery.extend({
-  method: z.enum(PAYMENT_METHODS).optional(),
-  tenant_id: z.string().min(1).max(64).optional(),
-});
 
 /** Panel configuration of routing rules (SPEC 2.7, 2.8, 4.14, 5.7). */
 export function registerRuleRoutes(app: HttpServer, ctx: AppContext): void {
@@ -65,7 +21,7 @@ export function registerRuleRoutes(app: HttpServer, ctx: AppContext): void {
         summary: 'Create a routing rule (super_admin)',
         description:
           'tenant_id null (default) makes a global rule. priority defaults to 100 (lower wins), max_amount to 100000000, enabled to true. A missing provider or tenant is 404 not_found.',
-        body: createBody,
+        body: createRuleBody,
         response: { 201: dataEnvelope(ruleDto), 404: errorEnvelope },
       },
     },
@@ -94,7 +50,7 @@ export function registerRuleRoutes(app: HttpServer, ctx: AppContext): void {
       schema: {
         operationId: 'listRoutingRules',
         summary: 'List routing rules (super_admin), oldest first',
-        querystring: listQuery,
+        querystring: ruleListQuery,
         response: { 200: listEnvelope(ruleDto) },
       },
     },
@@ -119,7 +75,7 @@ export function registerRuleRoutes(app: HttpServer, ctx: AppContext): void {
         summary: 'Change a routing rule (super_admin): priority, max_amount, enabled',
         description: 'Applies to new charges only; existing transactions keep their provider (SPEC 2.8).',
         params: idParams,
-        body: patchBody,
+        body: updateRuleBody,
         response: { 200: dataEnvelope(ruleDto), 404: errorEnvelope },
       },
     },

@@ -1,31 +1,12 @@
 import { z } from 'zod';
-import { USER_ROLES } from '../../aggregates/user.ts';
 import { login, logout } from '../../commands/sessions.ts';
 import { identityDeps } from '../../commands/users.ts';
 import { sessionPrincipal } from '../auth.ts';
 import type { AppContext } from '../context.ts';
+import { loginBody, sessionCreated } from '../contract/sessions.ts';
 import { eventMetadata } from '../request-metadata.ts';
 import { dataEnvelope, errorEnvelope } from '../schemas.ts';
 import type { HttpServer } from '../server.ts';
-
-/** SPEC 5.9 leaves the login body to us: exactly these two fields. */
-const loginBody = z.strictObject({
-  email: z.string().min(1).max(254),
-  password: z.string().min(1).max(1024),
-});
-
-const sessionCreated = z
-  .object({
-    token: z.string().meta({ description: 'Bearer token for the panel API; shown only here.' }),
-    expires_at: z.iso.datetime().meta({ description: 'SPEC 8: 8 hours after login.' }),
-    user: z.object({
-      id: z.string(),
-      email: z.string(),
-      role: z.enum(USER_ROLES),
-      tenant_id: z.string().nullable(),
-    }),
-  })
-  .meta({ id: 'SessionCreated' });
 
 /** Panel login and logout (SPEC 5.6, 5.9, 8). */
 export function registerSessionRoutes(app: HttpServer, ctx: AppContext): void {

@@ -1,33 +1,10 @@
-import { z } from 'zod';
 import { getPaymentSettings, updatePaymentSettings } from '../../commands/payment-settings.ts';
 import { sessionPrincipal } from '../auth.ts';
 import type { AppContext } from '../context.ts';
+import { paymentSettings, updatePaymentSettingsBody } from '../contract/settings.ts';
 import { eventMetadata } from '../request-metadata.ts';
 import { dataEnvelope, errorResponses } from '../schemas.ts';
 import type { HttpServer } from '../server.ts';
-
-/** SPEC 4.14: exactly this field; omission, null or extra fields are refused. */
-const patchBody = z.strictObject({ allow_live_payments: z.boolean() });
-
-const paymentSettings = z
-  .object({
-    allow_live_payments: z
-      .boolean()
-      .meta({ description: 'The effective value: saved, else the environment default.' }),
-    source: z.enum(['database', 'environment']),
-    environment_default: z.boolean().meta({ description: 'ALLOW_LIVE_PAYMENTS as the server read it.' }),
-    allow_unscoped_live_payments: z.boolean(),
-    has_live_payment_scope: z
-      .boolean()
-      .meta({ description: 'Whether a valid scope is configured; never its content.' }),
-    issuance_authorized: z.boolean(),
-    updated_at: z.iso.datetime().nullable(),
-    updated_by: z
-      .string()
-      .nullable()
-      .meta({ description: 'Administrator id, or null while nothing is saved.' }),
-  })
-  .meta({ id: 'PaymentSettings' });
 
 /** The global production payments control (SPEC 2.7, 4.14, 5.8): super_admin sessions only. */
 export function registerSettingsRoutes(app: HttpServer, ctx: AppContext): void {
@@ -59,7 +36,7 @@ export function registerSettingsRoutes(app: HttpServer, ctx: AppContext): void {
         description:
           'super_admin only. Applies at once and overrides ALLOW_LIVE_PAYMENTS for good; audited as PaymentSettings.Updated. ' +
           'On alone it does not unlock real payments (SPEC 5.8).',
-        body: patchBody,
+        body: updatePaymentSettingsBody,
         response: {
           200: dataEnvelope(paymentSettings),
           ...errorResponses(400, 401, 403, 413, 422, 429, 503),

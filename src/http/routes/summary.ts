@@ -1,81 +1,14 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
-import { z } from 'zod';
 import { saoPauloDate, TRANSACTION_STATUSES, type TransactionStatus } from '../../aggregates/transaction.ts';
 import type { Database } from '../../db/schema.ts';
 import { requireTenantInTree, treeRoot } from '../admin-scope.ts';
 import { sessionPrincipal } from '../auth.ts';
 import type { AppContext } from '../context.ts';
+import { adminSummary, summaryQuery } from '../contract/summary.ts';
 import { dataEnvelope, errorResponses } from '../schemas.ts';
 import type { HttpServer } from '../server.ts';
 
 const DAY_MS = 86_400_000;
-const queryBoolean = z.enum(['true', 'false']).transform((v) => v === 'true');
-
-const query = z.strictObject({
-  days: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(365)
-    .default(30)
-    .meta({ description: 'Window length in days (1 to 365): charges created at or after now - days x 24h.' }),
-  tenant_id: z
-    .string()
-    .min(1)
-    .max(100)
-    .optional()
-    .meta({ description: 'Root of the subtree to summarize; must lie in the caller’s tree (else 404).' }),
-  livemode: queryBoolean
-    .default(true)
-    .meta({ description: '`true` (default): production charges only; `false`: test-mode charges only.' }),
-});
-
-const money = z.number().int().meta({ description: 'Centavos.' });
-const dayEntry = z.object({
-  date: z.iso.date().meta({ description: 'Creation day in America/Sao_Paulo.' }),
-  created_count: z.number().int(),
-  created_amount: money,
-  paid_count: z.number().int(),
-  paid_amount: money,
-});
-
-const summary = z
-  .object({
-    days: z.number().int(),
-    livemode: z.boolean(),
-    tenant_id: z
-      .string()
-      .nullable()
-      .meta({ description: 'The subtree root asked for; null for the whole scope.' }),
-    window: z.object({
-      from: z.iso.datetime().meta({ description: 'now - days x 24h (inclusive).' }),
-      to: z.iso.datetime().meta({ description: 'now.' }),
-      time_zone: z.literal('America/Sao_Paulo'),
-    }),
-    totals: z.object({
-      created_count: z.number().int(),
-      created_amount: money,
-      paid_count: z
-        .number()
-        .int()
-        .meta({ description: 'Charges created in the window that were ever paid.' }),
-      paid_amount: money,
-      success_rate: z.number().min(0).max(1).meta({
-        description: 'paid_count / created_count, rounded to 4 decimals; 0 when nothing was created.',
-      }),
-    }),
-    status_counts: z.object(
-      Object.fromEntries(TRANSACTION_STATUSES.map((s) => [s, z.number().int()])) as Record<
-        TransactionStatus,
-        z.ZodNumber
-      >,
-    ),
-    daily: z.array(dayEntry).meta({ description: 'Every day of the window, oldest first, zeros included.' }),
-    tenants: z
-      .object({ total: z.number().int(), active: z.number().int(), suspended: z.number().int() })
-      .meta({ description: 'The current registry within the scope, whatever the window.' }),
-  })
-  .meta({ id: 'AdminSummary' });
 
 /** Every date from `first` to `last` (YYYY-MM-DD), inclusive. */
 function datesBetween(first: string, last: string): string[] {
@@ -162,8 +95,8 @@ export function registerSummaryRoutes(app: HttpServer, ctx: AppContext): void {
         summary: 'Summarize charges of the authorized tree',
         description:
           'Totals, counts per status, success rate and a daily series (America/Sao_Paulo) over the charges created in the last `days` x 24h; tenant counts from the current registry. May trail writes by a moment.',
-        querystring: query,
-        response: { 200: dataEnvelope(summary), ...errorResponses(401, 403, 404, 422, 429) },
+        querystring: summaryQuery,
+        response: { 200: dataEnvelope(adminSummary), ...errorResponses(401, 403, 404, 422, 429) },
       },
     },
     async (request) => {

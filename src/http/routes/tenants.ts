@@ -1,5 +1,4 @@
 import { sql } from 'kysely';
-import { z } from 'zod';
 import { isDomainError } from '../../aggregates/decider.ts';
 import { isValidRegistryName } from '../../aggregates/registry-name.ts';
 import { claimIdempotencyKey } from '../../commands/idempotency.ts';
@@ -17,6 +16,13 @@ import { newId } from '../../ids.ts';
 import { requireTenantInTree, treeRoot } from '../admin-scope.ts';
 import { idempotencyKeyOf, ROLES, type Role, sessionPrincipal } from '../auth.ts';
 import type { AppContext } from '../context.ts';
+import {
+  tenantBody,
+  tenantDto,
+  tenantListQuery,
+  tenantTypeBody,
+  tenantTypeDto,
+} from '../contract/tenants.ts';
 import { ApiError } from '../errors.ts';
 import { eventMetadata } from '../request-metadata.ts';
 import {
@@ -32,27 +38,6 @@ import type { HttpServer } from '../server.ts';
 /** SPEC 5.7 "Tenants, types, users": writes are super_admin only; reads are tree-scoped (docs/decisions.md "Admin"). */
 export const ADMIN_WRITE: readonly Role[] = ['super_admin'];
 export const ADMIN_READ: readonly Role[] = ROLES;
-
-const tenantTypeDto = z
-  .object({ id: z.string(), name: z.string(), allows_children: z.boolean() })
-  .meta({ id: 'TenantType' });
-
-const tenantDto = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    type_id: z.string(),
-    parent_id: z.string().nullable(),
-    status: z.enum(['active', 'suspended']),
-  })
-  .meta({ id: 'Tenant', description: 'parent_id and type_id are fixed at creation (SPEC 1).' });
-
-const tenantTypeBody = z.strictObject({ name: z.string(), allows_children: z.boolean() });
-const tenantBody = z.strictObject({
-  name: z.string(),
-  type_id: z.string().min(1).max(64),
-  parent_id: z.string().min(1).max(64).nullable().optional(),
-});
 
 type TenantFields = Pick<TenantRecord, 'id' | 'name' | 'type_id' | 'parent_id' | 'status'>;
 
@@ -214,7 +199,7 @@ export function registerTenantRoutes(app: HttpServer, ctx: AppContext): void {
       schema: {
         operationId: 'listTenants',
         summary: "List tenants: all for super_admin, the caller's own tree otherwise",
-        querystring: pageQuery.extend({ status: z.enum(['active', 'suspended']).optional() }),
+        querystring: tenantListQuery,
         response: { 200: listEnvelope(tenantDto) },
       },
     },

@@ -1,5 +1,4 @@
 import type { FastifyRequest } from 'fastify';
-import { z } from 'zod';
 import { type TransactionCommand, transaction } from '../../aggregates/transaction.ts';
 import { transactionStream } from '../../commands/charges.ts';
 import { type CommandDeps, handleCommand } from '../../commands/command-handler.ts';
@@ -14,11 +13,11 @@ import { simulatorEnabled } from '../../routing/simulator.ts';
 import { requireTenantInTree } from '../admin-scope.ts';
 import { apiKeyPrincipal, idempotencyKeyOf, requireScopes, sessionPrincipal } from '../auth.ts';
 import type { AppContext } from '../context.ts';
+import { dueDateBody, refundBody, simulateBody } from '../contract/transactions.ts';
 import { ApiError } from '../errors.ts';
 import { eventMetadata } from '../request-metadata.ts';
 import { dataEnvelope, errorResponses, IDEMPOTENCY_REPLAYED, idParams } from '../schemas.ts';
 import type { HttpServer } from '../server.ts';
-import { utf8Text } from '../text.ts';
 import {
   findTransactionRow,
   readableTransaction,
@@ -28,43 +27,6 @@ import {
 } from '../transaction-dto.ts';
 
 type Row = NonNullable<Awaited<ReturnType<typeof findTransactionRow>>>;
-
-const simulateBody = z.strictObject({
-  status: z.enum(['paid', 'expired']).meta({ description: 'The outcome to simulate.' }),
-});
-
-const digitsText = (min: number, max: number, description: string) =>
-  z
-    .string()
-    .regex(new RegExp(`^[0-9]{${min},${max}}$`))
-    .meta({ description });
-
-/** SPEC 4.8: the payer's account for refunding a boleto paid by boleto; passed to the provider, never stored. */
-const bankAccount = z.strictObject({
-  bank_code: digitsText(3, 3, 'COMPE bank code, 3 digits.'),
-  branch: digitsText(1, 5, 'Branch (agência) without check digit, 1 to 5 digits.'),
-  account: z
-    .string()
-    .regex(/^[0-9]{1,19}-?[0-9Xx]$/)
-    .meta({ description: 'Account number with its check digit, e.g. `12345-6`.' }),
-  account_type: z.enum(['checking', 'savings']),
-  holder_name: utf8Text(2, 120),
-  holder_document: z
-    .string()
-    .regex(/^(?:[A-Za-z0-9]{11}|[A-Za-z0-9]{14})$/)
-    .meta({ description: 'CPF or CNPJ of the holder: 11 or 14 alphanumerics.' }),
-});
-const refundBody = z
-  .strictObject({
-    bank_account: bankAccount
-      .optional()
-      .meta({ description: 'Required only for a boleto paid by boleto; refused otherwise (refund by Pix).' }),
-  })
-  // No body at all is fine (a JSON `null` body never gets here: the strict parser refuses it).
-  .nullish();
-const dueDateBody = z.strictObject({
-  due_date: z.iso.date().meta({ description: 'New due date, today to today+365 in America/Sao_Paulo.' }),
-});
 
 /**
  * Transaction actions (SPEC 3.1, 4.6, 4.7, 5.3, 5.4; docs/decisions.md "Charges"):

@@ -3,33 +3,11 @@ import type { TransactionEvent } from '../../aggregates/transaction.ts';
 import { requireTenantInTree } from '../admin-scope.ts';
 import { sessionPrincipal } from '../auth.ts';
 import type { AppContext } from '../context.ts';
+import { transactionEvent } from '../contract/transactions.ts';
 import { ApiError } from '../errors.ts';
 import { dataEnvelope, errorResponses, idParams } from '../schemas.ts';
 import type { HttpServer } from '../server.ts';
 import { foldTransaction, transactionRequestData, transactionRequestView } from '../transaction-dto.ts';
-
-const transactionEvent = z
-  .object({
-    id: z.string().meta({ description: 'The event id.' }),
-    position: z.number().int().meta({ description: 'Global position in the log.' }),
-    version: z.number().int().min(1).meta({ description: '1-based position within the stream.' }),
-    type: z.string().meta({ description: 'e.g. Transaction.Reserved' }),
-    schema_version: z.number().int().min(1).meta({ description: 'The schema version it was written in.' }),
-    data: z.record(z.string(), z.unknown()).meta({
-      description:
-        'The payload as recorded. Transaction.Reserved carries the creation snapshot (payer personal data, SPEC 2.3) and the sha256 of the Idempotency-Key, never the key.',
-    }),
-    metadata: z.object({
-      actor: z.string().meta({ description: '`user:<id>`, `api_key:<id>` or `system:<job>`' }),
-      request_id: z.string().nullable(),
-      tenant_id: z.string().nullable(),
-      livemode: z.boolean().nullable(),
-      correlation_id: z.string().nullable(),
-      causation_id: z.string().nullable(),
-    }),
-    recorded_at: z.iso.datetime(),
-  })
-  .meta({ id: 'TransactionEvent' });
 
 /**
  * `GET /admin/transactions/{id}/events` (issue 5 item 10): the auditor's history of one charge, read from

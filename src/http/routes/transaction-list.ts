@@ -1,54 +1,18 @@
 import type { Selectable } from 'kysely';
 import { type RawBuilder, sql } from 'kysely';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { costCenterNames, isTenantInTree } from '../../commands/cost-centers.ts';
 import type { TransactionsTable } from '../../db/schema.ts';
 import { requireTenantInTree, treeRoot } from '../admin-scope.ts';
 import { apiKeyPrincipal, sessionPrincipal } from '../auth.ts';
 import type { AppContext } from '../context.ts';
+import { panelTransactionQuery, publicTransactionQuery } from '../contract/transactions.ts';
 import { ApiError } from '../errors.ts';
-import { errorResponses, listEnvelope, pageQuery } from '../schemas.ts';
+import { errorResponses, listEnvelope } from '../schemas.ts';
 import type { HttpServer } from '../server.ts';
 import { toTransactionView, transactionView } from '../transaction-dto.ts';
 
-/** Query booleans are spelled `true` or `false` (anything else is 422 validation_error). */
-const queryBoolean = z.enum(['true', 'false']).transform((v) => v === 'true');
-
-const filters = {
-  tenant_id: z.string().min(1).max(64).optional().meta({
-    description:
-      'The filter root, within the permitted scope (outside: 404 not_found); with include_descendants=true, its subtree.',
-  }),
-  status: transactionView.shape.status.optional(),
-  method: transactionView.shape.method.optional(),
-  reference: z.string().min(1).max(200).optional().meta({ description: 'Exact match; may return several.' }),
-  cost_center_id: z.string().min(1).max(64).optional().meta({
-    description: 'A cost-center id, or `unassigned` for transactions without one.',
-  }),
-};
-
-// Strict: a mistyped filter name is 422, never a silently wider list (as GET /admin/summary).
-const publicQuery = z.strictObject({
-  ...pageQuery.shape,
-  ...filters,
-  include_descendants: queryBoolean
-    .default(false)
-    .meta({ description: "false (default): the filter root only (the key's tenant); true: its subtree." }),
-});
-
-const adminQuery = z.strictObject({
-  ...pageQuery.shape,
-  ...filters,
-  include_descendants: queryBoolean.default(true).meta({
-    description:
-      "true (default): the whole permitted scope below the filter root; false: the filter root only (tenant_id, or the user's own tenant; for a super_admin without tenant_id, everything).",
-  }),
-  livemode: queryBoolean
-    .default(true)
-    .meta({ description: '`true` (default): production transactions only; `false`: test-mode only.' }),
-});
-
-type Filters = z.infer<typeof publicQuery>;
+type Filters = z.infer<typeof publicTransactionQuery>;
 
 type Row = Selectable<TransactionsTable>;
 
@@ -120,7 +84,7 @@ export function registerTransactionListRoutes(app: HttpServer, ctx: AppContext):
           "List transactions of the key's tenant (and, on request, its descendants), in the key's mode",
         description:
           'SPEC 4.3. Newest first. Page forward by adding `limit` to `offset` until fewer than `limit` items return; `meta.count` is the page size, not a total.',
-        querystring: publicQuery,
+        querystring: publicTransactionQuery,
         response: { 200: listEnvelope(transactionView), ...errorResponses(401, 403, 404, 422) },
       },
     },
@@ -143,7 +107,7 @@ export function registerTransactionListRoutes(app: HttpServer, ctx: AppContext):
         summary: "List transactions in the user's tree (every tenant for a super_admin)",
         description:
           'SPEC 4.3 admin scope and 5.7: every role reads. Production by default (`livemode=false` for test mode). A `tenant_id` outside the tree is 404.',
-        querystring: adminQuery,
+        querystring: panelTransactionQuery,
         response: { 200: listEnvelope(transactionView), ...errorResponses(401, 403, 404, 422) },
       },
     },

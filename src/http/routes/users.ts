@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { USER_ROLES, userDecider, userStream } from '../../aggregates/user.ts';
+import { userDecider, userStream } from '../../aggregates/user.ts';
 import { foldStream } from '../../commands/fold-stream.ts';
 import {
   changePassword,
@@ -12,6 +12,7 @@ import {
 import { isInTree, tenantInTreeSql } from '../admin-scope.ts';
 import { sessionPrincipal } from '../auth.ts';
 import type { AppContext } from '../context.ts';
+import { newPasswordBody, newUserBody, userDto } from '../contract/users.ts';
 import { ApiError } from '../errors.ts';
 import { eventMetadata } from '../request-metadata.ts';
 import {
@@ -25,26 +26,8 @@ import {
 import type { HttpServer } from '../server.ts';
 import { ADMIN_READ, ADMIN_WRITE } from './tenants.ts';
 
-/** Never carries the password hash. */
-const userDto = z
-  .object({
-    id: z.string(),
-    email: z.string(),
-    role: z.enum(USER_ROLES),
-    tenant_id: z.string().nullable(),
-    status: z.enum(['active', 'suspended']),
-  })
-  .meta({ id: 'User' });
-
-const userBody = z.strictObject({
-  email: z.string().min(1).max(254),
-  password: passwordSchema,
-  role: z.enum(USER_ROLES),
-  /** null only for a super_admin bound to no tenant. */
-  tenant_id: z.string().min(1).max(64).nullable(),
-});
-
-const passwordBody = z.strictObject({ password: passwordSchema });
+const userBody = newUserBody(passwordSchema);
+const passwordBody = newPasswordBody(passwordSchema);
 
 /** Panel users (SPEC 2.7 roles, 5.6 sessions, 5.7 "Tenants, types, users"). */
 export function registerUserRoutes(app: HttpServer, ctx: AppContext): void {

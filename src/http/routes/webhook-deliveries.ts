@@ -6,53 +6,21 @@ import { callbackWebhookSecret } from '../../webhooks/signing.ts';
 import { isInTree, requireTenantInTree, tenantInTreeSql } from '../admin-scope.ts';
 import { type SessionPrincipal, sessionPrincipal } from '../auth.ts';
 import type { AppContext } from '../context.ts';
+import {
+  attemptDto,
+  callbackSecretQuery,
+  callbackSecretView,
+  deliveryDto,
+  deliveryListQuery,
+} from '../contract/webhook-deliveries.ts';
 import { ApiError } from '../errors.ts';
-import { dataEnvelope, errorResponses, idParams, listEnvelope, pageQuery } from '../schemas.ts';
+import { dataEnvelope, errorResponses, idParams, listEnvelope } from '../schemas.ts';
 import type { HttpServer } from '../server.ts';
 
-const STATUSES = ['pending', 'delivered', 'failed', 'cancelled'] as const;
 const READERS = ['super_admin', 'tenant_admin', 'viewer'] as const;
 const WRITERS = ['super_admin', 'tenant_admin'] as const;
 
 const iso = (v: Date | string | null) => (v === null ? null : new Date(v).toISOString());
-
-const deliveryDto = z
-  .object({
-    id: z.string(),
-    message_id: z.string().meta({ description: 'The `webhook-id` header: the same on every attempt.' }),
-    type: z.enum(['transaction.created', 'transaction.updated']),
-    tenant_id: z.string(),
-    transaction_id: z.string(),
-    sequence: z.number().int(),
-    destination: z.enum(['endpoint', 'callback']),
-    endpoint_id: z.string().nullable(),
-    url: z.string().nullable().meta({ description: "The callback_url, or the endpoint's current url." }),
-    status: z.enum(STATUSES),
-    attempts: z.number().int(),
-    next_attempt_at: z.string().nullable().meta({ description: 'Set while pending.' }),
-    last_attempt_at: z.string().nullable(),
-    last_status_code: z.number().int().nullable(),
-    last_error: z.string().nullable(),
-    delivered_at: z.string().nullable(),
-    created_at: z.string(),
-  })
-  .meta({ id: 'WebhookDelivery', description: 'SPEC 6: one event to one destination.' });
-
-const attemptDto = z.object({
-  attempt: z.number().int(),
-  started_at: z.string(),
-  duration_ms: z.number().int(),
-  outcome: z.enum(['delivered', 'failed', 'gone', 'refused']),
-  status_code: z.number().int().nullable(),
-  error: z.string().nullable(),
-});
-
-const listQuery = pageQuery.extend({
-  tenant_id: z.string().min(1).max(64).optional(),
-  endpoint_id: z.string().min(1).max(64).optional(),
-  transaction_id: z.string().min(1).max(64).optional(),
-  status: z.enum(STATUSES).optional(),
-});
 
 type Row = Selectable<WebhookDeliveriesTable> & {
   type: 'transaction.created' | 'transaction.updated';
@@ -114,7 +82,7 @@ export function registerWebhookDeliveryRoutes(app: HttpServer, ctx: AppContext):
         summary: 'List webhook deliveries of your tree, newest first',
         description:
           'SPEC 6. Filters: tenant_id (a tenant of your tree), endpoint_id, transaction_id, status (pending, delivered, failed, cancelled).',
-        querystring: listQuery,
+        querystring: deliveryListQuery,
         response: { 200: listEnvelope(deliveryDto), ...errorResponses(401, 403, 404, 422) },
       },
     },
@@ -209,11 +177,9 @@ export function registerWebhookDeliveryRoutes(app: HttpServer, ctx: AppContext):
         summary: "The secret signing deliveries to a tenant's callback_url addresses",
         description:
           'SPEC 6, docs/decisions.md "Webhooks": one per tenant and mode, derived on the server; deliveries to a charge\'s `callback_url` carry Standard Webhooks signatures made with it. super_admin any tenant, tenant_admin its tree.',
-        querystring: z.strictObject({ tenant_id: z.string().min(1).max(64), mode: z.enum(['live', 'test']) }),
+        querystring: callbackSecretQuery,
         response: {
-          200: dataEnvelope(
-            z.object({ tenant_id: z.string(), mode: z.enum(['live', 'test']), secret: z.string() }),
-          ),
+          200: dataEnvelope(callbackSecretView),
           ...errorResponses(401, 403, 404, 422),
         },
       },

@@ -1,12 +1,7 @@
 import { z } from 'zod';
 import type { Role } from '../../aggregates/access.ts';
 import { isDomainError } from '../../aggregates/decider.ts';
-import {
-  WEBHOOK_MODES,
-  WEBHOOK_URL_MAX_LENGTH,
-  type WebhookMode,
-  webhookEndpoint,
-} from '../../aggregates/webhook-endpoint.ts';
+import { WEBHOOK_MODES, type WebhookMode, webhookEndpoint } from '../../aggregates/webhook-endpoint.ts';
 import { claimIdempotencyKey } from '../../commands/idempotency.ts';
 import {
   deleteWebhookEndpoint,
@@ -26,16 +21,17 @@ import { checkDestinationSyntax, destinationPolicy } from '../../webhooks/ssrf-g
 import { isInTree, requireTenantInTree, tenantInTreeSql } from '../admin-scope.ts';
 import { idempotencyKeyOf, type SessionPrincipal, sessionPrincipal } from '../auth.ts';
 import type { AppContext } from '../context.ts';
+import {
+  createdDto,
+  createEndpointBody,
+  endpointDto,
+  endpointListQuery,
+  secretsDto,
+  updateEndpointBody,
+} from '../contract/webhook-endpoints.ts';
 import { ApiError } from '../errors.ts';
 import { eventMetadata } from '../request-metadata.ts';
-import {
-  dataEnvelope,
-  errorEnvelope,
-  IDEMPOTENCY_REPLAYED,
-  idParams,
-  listEnvelope,
-  pageQuery,
-} from '../schemas.ts';
+import { dataEnvelope, errorEnvelope, IDEMPOTENCY_REPLAYED, idParams, listEnvelope } from '../schemas.ts';
 import type { HttpServer } from '../server.ts';
 
 /**
@@ -47,66 +43,6 @@ const READERS = ['super_admin', 'tenant_admin', 'viewer'] as const satisfies rea
 const WRITERS = ['super_admin', 'tenant_admin'] as const satisfies readonly Role[];
 
 const ROUTE = '/admin/webhook-endpoints';
-
-const url = z.string().min(1).max(WEBHOOK_URL_MAX_LENGTH).meta({
-  description:
-    'https only, at most 2048 characters, no credentials; private, loopback, link-local and cloud metadata addresses are refused (422 validation_error, param url).',
-});
-
-const createBody = z.strictObject({
-  tenant_id: z.string().min(1).max(64),
-  url,
-  mode: z.enum(WEBHOOK_MODES).meta({ description: 'Receives the events of this mode only.' }),
-  enabled: z.boolean().default(true),
-});
-
-const patchBody = z
-  .strictObject({ url: url.optional(), enabled: z.boolean().optional() })
-  .refine((b) => b.url !== undefined || b.enabled !== undefined, { message: 'send url and/or enabled' });
-
-const endpointDto = z
-  .object({
-    id: z.string(),
-    tenant_id: z.string(),
-    url: z.string(),
-    mode: z.enum(WEBHOOK_MODES),
-    enabled: z.boolean(),
-    disabled_reason: z.enum(['gone', 'panel']).nullable().meta({
-      description: '`panel`: disabled by PATCH; `gone`: the receiver answered 410 Gone; null while enabled.',
-    }),
-    previous_secret_expires_at: z.iso.datetime().nullable().meta({
-      description: 'Until when the rotated-out secret still signs deliveries; null when none is valid.',
-    }),
-    created_at: z.iso.datetime(),
-    updated_at: z.iso.datetime(),
-  })
-  .meta({ id: 'WebhookEndpoint', description: 'SPEC 6. The signing secret is never part of it.' });
-
-const createdDto = endpointDto
-  .extend({
-    secret: z.string().optional().meta({
-      description:
-        'The signing secret (`whsec_` + base64): present only in the answer that registered the endpoint; GET .../secret shows it later.',
-    }),
-  })
-  .meta({ id: 'CreatedWebhookEndpoint' });
-
-const secretsDto = z
-  .object({
-    secret: z.string(),
-    previous_secret: z.string().nullable(),
-    previous_expires_at: z.iso.datetime().nullable(),
-  })
-  .meta({
-    id: 'WebhookEndpointSecrets',
-    description:
-      'Deliveries are signed with `secret`, and also with `previous_secret` until `previous_expires_at` (24 hours after a rotation).',
-  });
-
-const listQuery = pageQuery.extend({
-  tenant_id: z.string().min(1).max(64).optional(),
-  mode: z.enum(WEBHOOK_MODES).optional(),
-});
 
 type CreateRequest = { tenant_id: string; url: string; mode: WebhookMode; enabled: boolean };
 
@@ -146,7 +82,7 @@ export function registerWebhookEndpointRoutes(app: HttpServer, ctx: AppContext):
         summary: 'Register a webhook endpoint (the secret is shown in this answer)',
         description:
           'Panel only (SPEC 6). Requires Idempotency-Key: a replay with the same key and body answers 200 with `Idempotency-Replayed: true` and the endpoint without its secret; another body is 409 idempotency_conflict. The endpoint receives every event of the tenant in its mode. A tenant outside your tree is 404.',
-        body: createBody,
+        body: createEndpointBody,
         response: {
           200: dataEnvelope(createdDto).meta({
             description: 'Replay: the same endpoint, without its secret',
@@ -236,7 +172,7 @@ export function registerWebhookEndpointRoutes(app: HttpServer, ctx: AppContext):
       schema: {
         operationId: 'listWebhookEndpoints',
         summary: 'List webhook endpoints of your tree, newest first (never the secret)',
-        querystring: listQuery,
+        querystring: endpointListQuery,
         response: { 200: listEnvelope(endpointDto), 404: errorEnvelope },
       },
     },
@@ -361,7 +297,7 @@ export function registerWebhookEndpointRoutes(app: HttpServer, ctx: AppContext):
         description:
           'Tenant and mode are fixed. Enabling again an endpoint disabled after a 410 Gone resumes deliveries. An empty body is 422.',
         params: idParams,
-        body: patchBody,
+        body: updateEndpointBody,
         response: { 200: dataEnvelope(endpointDto), 404: errorEnvelope },
       },
     },

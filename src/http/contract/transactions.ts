@@ -1,0 +1,173 @@
+import { z } from 'zod';
+import { pageQuery, queryBoolean } from '../schemas.ts';
+import { utf8Text } from '../text.ts';
+
+/**
+ * The HTTP contract of transactions (SPEC 2.2, 2.3, 4.3 to 4.8): the response views and the request schemas
+ * of their routes. Shared by the routes and the SDK (issue 15 item 3), so neither can drift from the other;
+ * pure (zod only), because the SDK bundles it.
+ */
+
+/** SPEC 2.2 Transaction, as every public read and creation answers it. */
+export const transactionView = z
+  .object({
+    id: z.string(),
+    tenant_id: z.string(),
+    amount: z.number().int(),
+    retained_amount: z.number().int(),
+    currency: z.string(),
+    status: z.enum(['processing', 'pending', 'paid', 'expired', 'failed', 'unknown', 'refunded']),
+    method: z.enum(['pix', 'boleto', 'credit_card']),
+    reference: z.string(),
+    description: z.string(),
+    simulated: z.boolean(),
+    environment: z.enum(['sandbox', 'production']),
+    livemode: z.boolean(),
+    pix_copy_paste: z.string().nullable(),
+    pix_qr_code: z.string().nullable(),
+    expires_at: z.string().nullable(),
+    provider_reference: z.string().nullable(),
+    subaccount_id: z.string().nullable(),
+    failure_code: z.string().nullable(),
+    provider_error_code: z.string().nullable(),
+    provider_error_message: z.string().nullable(),
+    provider_http_status: z.number().int().nullable(),
+    boleto_due_date: z.string().nullable(),
+    boleto_url: z.string().nullable(),
+    document_url: z.string(),
+    boleto_digitable_line: z.string().nullable(),
+    boleto_barcode: z.string().nullable(),
+    boleto_pix_copy_paste: z.string().nullable(),
+    boleto_pix_expires_at: z.string().nullable(),
+    paid_with: z.enum(['pix', 'boleto']).nullable(),
+    paid_at: z.string().nullable(),
+    duplicate_payment_at: z.string().nullable(),
+    split: z
+      .object({ total_fee_amount: z.number().int(), merchant_amount: z.number().int(), on: z.string() })
+      .nullable(),
+    tenant_fee_id: z.string().nullable(),
+    fee_starts_on: z.string().nullable(),
+    cost_center_id: z.string().nullable(),
+    cost_center_name: z.string().nullable(),
+    callback_url: z.string().nullable(),
+    refund: z
+      .object({ status: z.string() })
+      .nullable()
+      .meta({ description: 'SPEC 2.2, 4.8: set once a refund was requested; null otherwise.' }),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({
+    id: 'Transaction',
+    description:
+      'SPEC 2.2. Check `simulated` and `environment`: a simulator Pix payload is a test marker, never a payable QR code. `pix_copy_paste`/`pix_qr_code` are null while the outcome is uncertain.',
+  });
+export type TransactionView = z.infer<typeof transactionView>;
+
+/** SPEC 2.3 TransactionRequest. */
+export const transactionRequestView = z
+  .object({
+    transaction_id: z.string(),
+    source: z.enum(['captured', 'legacy_partial']),
+    request: z.record(z.string(), z.unknown()),
+    provider_request: z.record(z.string(), z.unknown()).nullable(),
+    missing_fields: z.array(z.string()),
+  })
+  .meta({
+    id: 'TransactionRequest',
+    description: 'SPEC 2.3: creation snapshot; contains payer personal data.',
+  });
+
+const filters = {
+  tenant_id: z.string().min(1).max(64).optional().meta({
+    description:
+      'The filter root, within the permitted scope (outside: 404 not_found); with include_descendants=true, its subtree.',
+  }),
+  status: transactionView.shape.status.optional(),
+  method: transactionView.shape.method.optional(),
+  reference: z.string().min(1).max(200).optional().meta({ description: 'Exact match; may return several.' }),
+  cost_center_id: z.string().min(1).max(64).optional().meta({
+    description: 'A cost-center id, or `unassigned` for transactions without one.',
+  }),
+};
+
+// Strict: a mistyped filter name is 422, never a silently wider list (as GET /admin/summary).
+export const publicTransactionQuery = z.strictObject({
+  ...pageQuery.shape,
+  ...filters,
+  include_descendants: queryBoolean
+    .default(false)
+    .meta({ description: "false (default): the filter root only (the key's tenant); true: its subtree." }),
+});
+
+export const panelTransactionQuery = z.strictObject({
+  ...pageQuery.shape,
+  ...filters,
+  include_descendants: queryBoolean.default(true).meta({
+    description:
+      "true (default): the whole permitted scope below the filter root; false: the filter root only (tenant_id, or the user's own tenant; for a super_admin without tenant_id, everything).",
+  }),
+  livemode: queryBoolean
+    .default(true)
+    .meta({ description: '`true` (default): production transactions only; `false`: test-mode only.' }),
+});
+
+export const simulateBody = z.strictObject({
+  status: z.enum(['paid', 'expired']).meta({ description: 'The outcome to simulate.' }),
+});
+
+const digitsText = (min: number, max: number, description: string) =>
+  z
+    .string()
+    .regex(new RegExp(`^[0-9]{${min},${max}}$`))
+    .meta({ description });
+
+/** SPEC 4.8: the payer's account for refunding a boleto paid by boleto; passed to the provider, never stored. */
+const bankAccount = z.strictObject({
+  bank_code: digitsText(3, 3, 'COMPE bank code, 3 digits.'),
+  branch: digitsText(1, 5, 'Branch (agência) without check digit, 1 to 5 digits.'),
+  account: z
+    .string()
+    .regex(/^[0-9]{1,19}-?[0-9Xx]$/)
+    .meta({ description: 'Account number with its check digit, e.g. `12345-6`.' }),
+  account_type: z.enum(['checking', 'savings']),
+  holder_name: utf8Text(2, 120),
+  holder_document: z
+    .string()
+    .regex(/^(?:[A-Za-z0-9]{11}|[A-Za-z0-9]{14})$/)
+    .meta({ description: 'CPF or CNPJ of the holder: 11 or 14 alphanumerics.' }),
+});
+export const refundBody = z
+  .strictObject({
+    bank_account: bankAccount
+      .optional()
+      .meta({ description: 'Required only for a boleto paid by boleto; refused otherwise (refund by Pix).' }),
+  })
+  // No body at all is fine (a JSON `null` body never gets here: the strict parser refuses it).
+  .nullish();
+export const dueDateBody = z.strictObject({
+  due_date: z.iso.date().meta({ description: 'New due date, today to today+365 in America/Sao_Paulo.' }),
+});
+
+export const transactionEvent = z
+  .object({
+    id: z.string().meta({ description: 'The event id.' }),
+    position: z.number().int().meta({ description: 'Global position in the log.' }),
+    version: z.number().int().min(1).meta({ description: '1-based position within the stream.' }),
+    type: z.string().meta({ description: 'e.g. Transaction.Reserved' }),
+    schema_version: z.number().int().min(1).meta({ description: 'The schema version it was written in.' }),
+    data: z.record(z.string(), z.unknown()).meta({
+      description:
+        'The payload as recorded. Transaction.Reserved carries the creation snapshot (payer personal data, SPEC 2.3) and the sha256 of the Idempotency-Key, never the key.',
+    }),
+    metadata: z.object({
+      actor: z.string().meta({ description: '`user:<id>`, `api_key:<id>` or `system:<job>`' }),
+      request_id: z.string().nullable(),
+      tenant_id: z.string().nullable(),
+      livemode: z.boolean().nullable(),
+      correlation_id: z.string().nullable(),
+      causation_id: z.string().nullable(),
+    }),
+    recorded_at: z.iso.datetime(),
+  })
+  .meta({ id: 'TransactionEvent' });

@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { USER_ROLES } from '../../aggregates/user.ts';
+
+/**
+ * The HTTP contract of panel users (SPEC 2.7 roles, 5.7): the view and the request bodies of their routes.
+ * Shared by the routes and the SDK (issue 15 item 3) so that neither can drift from the other; pure (zod
+ * only), because the SDK bundles it.
+ */
+
+/** Never carries the password hash. */
+export const userDto = z
+  .object({
+    id: z.string(),
+    email: z.string(),
+    role: z.enum(USER_ROLES),
+    tenant_id: z.string().nullable(),
+    status: z.enum(['active', 'suspended']),
+  })
+  .meta({ id: 'User' });
+
+/*
+ * The password rule (12 to 72 bytes, bcrypt's limit) belongs to the identity commands (src/commands/users.ts,
+ * which loads bcrypt and the database, so the SDK cannot bundle it): the routes pass it in; the SDK passes a
+ * plain string and leaves that one rule to the server (422 validation_error, param `password`).
+ */
+export const newUserBody = <P extends z.ZodType<string>>(password: P) =>
+  z.strictObject({
+    email: z.string().min(1).max(254),
+    password,
+    role: z.enum(USER_ROLES),
+    /** null only for a super_admin bound to no tenant. */
+    tenant_id: z.string().min(1).max(64).nullable(),
+  });
+
+export const newPasswordBody = <P extends z.ZodType<string>>(password: P) => z.strictObject({ password });
