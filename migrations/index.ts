@@ -12,6 +12,7 @@ import * as m0010 from './0010_webhook_outbox.ts';
 import * as m0011 from './0011_summary_daily.ts';
 import * as m0012 from './0012_audit_action_names.ts';
 import * as m0013 from './0013_provider_hosts.ts';
+import * as m0014 from './0014_pending_due_date.ts';
 
 /** Every migration, in order. Kept as static imports so the same list works under tsx and a bundle. */
 export const migrations: Record<string, Migration> = {
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '0011_summary_daily': m0011,
   '0012_audit_action_names': m0012,
   '0013_provider_hosts': m0013,
+  '0014_pending_due_date': m0014,
 };

@@ -29,7 +29,15 @@ import type { TransitionTable } from './transition-table.ts';
  *   Transaction.Expired v1             -> expired. source `provider` | `deadline` | `simulation`.
  *   Transaction.Refunded v1            -> refunded. refund_status, source `refund` | `provider`.
  *   Transaction.DueDateChanged v1      -> pending (stays). boleto_due_date, previous_due_date, and the
- *       provider's new `expires_at` (absent in events written before it was recorded: deadline unchanged).
+ *       provider's new `expires_at` (absent in events written before it was recorded: deadline unchanged);
+ *       for a provider boleto also the new line, barcode and boleto Pix (absent: unchanged). Settles a
+ *       pending change.
+ *   Transaction.RefundUnconfirmed v1   -> paid (stays), refund.status `pending`: the provider's answer to a
+ *       refund was uncertain; a later refund call or the reconciler queries before anything is sent again.
+ *   Transaction.RefundRefused v1       -> paid (stays), refund.status `failed`: the provider refused it.
+ *   Transaction.DueDateChangeUnconfirmed v1 -> pending (stays), a pending change to `boleto_due_date`.
+ *   Transaction.DueDateChangeRefused v1     -> pending (stays), the provider refused the change; no pending one.
+ *   The last four carry the sanitized diagnostics of that answer; the charge's own diagnostics are kept.
  */
 
 export const TRANSACTION_STATUSES = [
@@ -42,6 +50,7 @@ export const TRANSACTION_STATUSES = [
   'refunded',
 ] as const;
 export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
+export type RefundStatus = 'pending' | 'succeeded' | 'failed';
 export const CHARGE_METHODS = ['pix', 'boleto'] as const;
 export type ChargeMethod = (typeof CHARGE_METHODS)[number];
 
@@ -192,6 +201,16 @@ const dueDateChangedData = z.strictObject({
   boleto_due_date: isoDate,
   previous_due_date: isoDate,
   expires_at: instant.nullable().optional(),
+  boleto_digitable_line: digits(47, 48).nullable().optional(),
+  boleto_barcode: digits(44, 44).nullable().optional(),
+  boleto_pix_copy_paste: z.string().nullable().optional(),
+  boleto_pix_expires_at: instant.nullable().optional(),
+});
+const refundAttemptData = z.strictObject({ transaction_id: txnId, ...diagnostics });
+const dueDateAttemptData = z.strictObject({
+  transaction_id: txnId,
+  boleto_due_date: isoDate,
+  ...diagnostics,
 });
 
 export const transactionEvents = [
@@ -205,6 +224,10 @@ export const transactionEvents = [
   defineEvent({ type: 'Transaction.Expired', version: 1, schema: expiredData }),
   defineEvent({ type: 'Transaction.Refunded', version: 1, schema: refundedData }),
   defineEvent({ type: 'Transaction.DueDateChanged', version: 1, schema: dueDateChangedData }),
+  defineEvent({ type: 'Transaction.RefundUnconfirmed', version: 1, schema: refundAttemptData }),
+  defineEvent({ type: 'Transaction.RefundRefused', version: 1, schema: refundAttemptData }),
+  defineEvent({ type: 'Transaction.DueDateChangeUnconfirmed', version: 1, schema: dueDateAttemptData }),
+  defineEvent({ type: 'Transaction.DueDateChangeRefused', version: 1, schema: dueDateAttemptData }),
 ];
 
 export type TransactionEvent =
@@ -217,7 +240,11 @@ export type TransactionEvent =
   | DomainEvent<'Transaction.Paid', z.infer<typeof paidData>>
   | DomainEvent<'Transaction.Expired', z.infer<typeof expiredData>>
   | DomainEvent<'Transaction.Refunded', z.infer<typeof refundedData>>
-  | DomainEvent<'Transaction.DueDateChanged', z.infer<typeof dueDateChangedData>>;
+  | DomainEvent<'Transaction.DueDateChanged', z.infer<typeof dueDateChangedData>>
+  | DomainEvent<'Transaction.RefundUnconfirmed', z.infer<typeof refundAttemptData>>
+  | DomainEvent<'Transaction.RefundRefused', z.infer<typeof refundAttemptData>>
+  | DomainEvent<'Transaction.DueDateChangeUnconfirmed', z.infer<typeof dueDateAttemptData>>
+  | DomainEvent<'Transaction.DueDateChangeRefused', z.infer<typeof dueDateAttemptData>>;
 
 export type TransactionEventType = TransactionEvent['type'];
 
@@ -230,8 +257,11 @@ export interface TransactionFacts {
   readonly paidWith: ChargeMethod | null;
   readonly paidAt: string | null;
   readonly duplicatePaymentAt: string | null;
-  readonly refundStatus: 'succeeded' | null;
+  /** SPEC 4.8 `refund.status`: `pending` while an uncertain refund awaits settlement, `failed` once refused. */
+  readonly refundStatus: RefundStatus | null;
   readonly boletoDueDate: string | null;
+  /** A due-date change whose provider answer was uncertain, awaiting settlement (never sent twice). */
+  readonly pendingDueDate: string | null;
   /** Something after the reservation was recorded (an answer or a refresh): the reconciler leaves it alone. */
   readonly answered: boolean;
 }
@@ -341,6 +371,34 @@ export interface ChangeDueDate {
   readonly dueDate: string;
   /** The deadline the provider computed for the new date (a simulated `cancel_after_due` boleto). */
   readonly expiresAt: string | null;
+  /** The provider's new boleto numbers and Pix for the new date (a provider boleto); absent: unchanged. */
+  readonly artifacts?: BoletoChangeArtifacts;
+}
+export type BoletoChangeArtifacts = Pick<
+  TransactionArtifacts,
+  'boleto_digitable_line' | 'boleto_barcode' | 'boleto_pix_copy_paste' | 'boleto_pix_expires_at'
+>;
+/** The provider's answer to a refund was uncertain (timeout, reset, 5xx): refund.status `pending`. */
+export interface RefundUnconfirmed {
+  readonly kind: 'refund_unconfirmed';
+  readonly diagnostics: Diagnostics;
+}
+/** The provider refused the refund: the charge stays paid, refund.status `failed`. */
+export interface RefundRefused {
+  readonly kind: 'refund_refused';
+  readonly diagnostics: Diagnostics;
+}
+/** The provider's answer to a due-date change was uncertain: the change is pending. */
+export interface DueDateUnconfirmed {
+  readonly kind: 'due_date_unconfirmed';
+  readonly dueDate: string;
+  readonly diagnostics: Diagnostics;
+}
+/** The provider refused the due-date change: the date stays, no change is pending. */
+export interface DueDateRefused {
+  readonly kind: 'due_date_refused';
+  readonly dueDate: string;
+  readonly diagnostics: Diagnostics;
 }
 
 export type RefreshCommand =
@@ -359,7 +417,11 @@ export type TransactionCommand =
   | SimulateExpired
   | RefreshCommand
   | RefundTransaction
-  | ChangeDueDate;
+  | ChangeDueDate
+  | RefundUnconfirmed
+  | RefundRefused
+  | DueDateUnconfirmed
+  | DueDateRefused;
 export type TransactionCommandKind = TransactionCommand['kind'];
 
 // ----------------------------------------------------------------------------------------- state table
@@ -393,6 +455,17 @@ export type TransactionCommandKind = TransactionCommand['kind'];
  *  unknown   |Issued (r)     |PayProc (r)(b)    |Paid (r)     |Expired (r)(e) |409 psc         |409 conflict |409 conflict
  *  refunded  |409 psc        |409 psc           |409 psc      |409 psc        |=               |=            |409 conflict
  *
+ *  state     |refund_unconfirmed|refund_refused|due_date_unconfirmed|due_date_refused
+ *  ----------+------------------+--------------+--------------------+----------------
+ *  none      |404 not_found     |404 not_found |404 not_found       |404 not_found
+ *  processing|409 conflict      |409 conflict  |409 conflict        |409 conflict
+ *  pending   |409 conflict      |409 conflict  |DueDatePending (p)  |DueDateRefused
+ *  paid      |RefundPending (p) |RefundRefused |409 conflict        |409 conflict
+ *  expired   |409 conflict      |409 conflict  |409 conflict        |409 conflict
+ *  failed    |409 conflict      |409 conflict  |409 conflict        |409 conflict
+ *  unknown   |409 conflict      |409 conflict  |409 conflict        |409 conflict
+ *  refunded  |=                 |=             |409 conflict        |409 conflict
+ *
  *  psc = provider_status_conflict (a regression of a final state, or a refund of an unpaid charge: "only move
  *  allowed from paid" is refunded and expired/failed/refunded are never reopened); sim_n_a =
  *  simulation_not_allowed. Every refresh_* cell first applies the staleness rule: when `observedStatus` is
@@ -409,6 +482,7 @@ export type TransactionCommandKind = TransactionCommand['kind'];
  *      (a real boleto expires only by the bank's write-off).
  *  (d) boleto only (Pix is 409 conflict); the date must be today..today+365 in America/Sao_Paulo (422
  *      validation_error); the same date is a no-op.
+ *  (p) the status stays; the same pending refund or pending date again is a no-op.
  *  Refresh results also check that Paid carries a valid `paid_with` (a Pix paid with boleto is 502
  *  provider_refresh_failed).
  */
@@ -438,6 +512,10 @@ function finalRow(same: 'refresh_expired' | 'refresh_refunded' | null) {
     refresh_refunded: same === 'refresh_refunded' ? noop : psc,
     refund: same === 'refresh_refunded' ? noop : conflict,
     change_due_date: conflict,
+    refund_unconfirmed: same === 'refresh_refunded' ? noop : conflict,
+    refund_refused: same === 'refresh_refunded' ? noop : conflict,
+    due_date_unconfirmed: conflict,
+    due_date_refused: conflict,
   } as const;
 }
 
@@ -457,6 +535,10 @@ export const transactionTransitions: Table = {
     refresh_refunded: notFound,
     refund: notFound,
     change_due_date: notFound,
+    refund_unconfirmed: notFound,
+    refund_refused: notFound,
+    due_date_unconfirmed: notFound,
+    due_date_refused: notFound,
   },
   processing: {
     reserve: repeat,
@@ -473,6 +555,10 @@ export const transactionTransitions: Table = {
     refresh_refunded: psc,
     refund: conflict,
     change_due_date: conflict,
+    refund_unconfirmed: conflict,
+    refund_refused: conflict,
+    due_date_unconfirmed: conflict,
+    due_date_refused: conflict,
   },
   pending: {
     reserve: repeat,
@@ -489,6 +575,10 @@ export const transactionTransitions: Table = {
     refresh_refunded: psc,
     refund: conflict,
     change_due_date: { emits: 'Transaction.DueDateChanged', to: 'pending' },
+    refund_unconfirmed: conflict,
+    refund_refused: conflict,
+    due_date_unconfirmed: { emits: 'Transaction.DueDateChangeUnconfirmed', to: 'pending' },
+    due_date_refused: { emits: 'Transaction.DueDateChangeRefused', to: 'pending' },
   },
   paid: {
     reserve: repeat,
@@ -505,6 +595,10 @@ export const transactionTransitions: Table = {
     refresh_refunded: { emits: 'Transaction.Refunded', to: 'refunded' },
     refund: { emits: 'Transaction.Refunded', to: 'refunded' },
     change_due_date: conflict,
+    refund_unconfirmed: { emits: 'Transaction.RefundUnconfirmed', to: 'paid' },
+    refund_refused: { emits: 'Transaction.RefundRefused', to: 'paid' },
+    due_date_unconfirmed: conflict,
+    due_date_refused: conflict,
   },
   expired: finalRow('refresh_expired'),
   failed: finalRow(null),
@@ -523,6 +617,10 @@ export const transactionTransitions: Table = {
     refresh_refunded: psc,
     refund: conflict,
     change_due_date: conflict,
+    refund_unconfirmed: conflict,
+    refund_refused: conflict,
+    due_date_unconfirmed: conflict,
+    due_date_refused: conflict,
   },
   refunded: finalRow('refresh_refunded'),
 };
@@ -851,6 +949,26 @@ function emit(
         },
       ];
     }
+    case 'Transaction.RefundUnconfirmed': {
+      if (c.kind !== 'refund_unconfirmed') break;
+      if (s.refundStatus === 'pending') return [];
+      return [{ type, data: { transaction_id: id, ...c.diagnostics } }];
+    }
+    case 'Transaction.RefundRefused': {
+      if (c.kind !== 'refund_refused') break;
+      return [{ type, data: { transaction_id: id, ...c.diagnostics } }];
+    }
+    case 'Transaction.DueDateChangeUnconfirmed':
+    case 'Transaction.DueDateChangeRefused': {
+      if (c.kind !== 'due_date_unconfirmed' && c.kind !== 'due_date_refused') break;
+      if (s.reserved.method !== 'boleto' || s.boletoDueDate === null) {
+        return refuse('conflict', 'Only an open boleto has a due date to change.', { transaction_id: id });
+      }
+      if (!isRealDate(c.dueDate))
+        return invalid('due_date', 'The due date must be a real date (YYYY-MM-DD).');
+      if (c.kind === 'due_date_unconfirmed' && s.pendingDueDate === c.dueDate) return [];
+      return [{ type, data: { transaction_id: id, boleto_due_date: c.dueDate, ...c.diagnostics } }];
+    }
     case 'Transaction.DueDateChanged': {
       if (c.kind !== 'change_due_date') break;
       const current = s.boletoDueDate;
@@ -861,12 +979,14 @@ function emit(
       if (!isRealDate(c.dueDate) || c.dueDate < today || c.dueDate > addDays(today, 365)) {
         return invalid('due_date', 'The due date must be between today and today + 365 days (Sao Paulo).');
       }
-      if (c.dueDate === current) return [];
+      // The same date: nothing changes, and a change pending for it is settled by the date itself.
+      if (c.dueDate === current && s.pendingDueDate === null) return [];
       const data = {
         transaction_id: id,
         boleto_due_date: c.dueDate,
         previous_due_date: current,
         expires_at: c.expiresAt,
+        ...(c.artifacts ?? {}),
       };
       return [{ type, data }];
     }
@@ -940,10 +1060,23 @@ function afterReservation(state: TransactionFacts, event: TransactionEvent): Tra
     case 'Transaction.Refunded':
       return { ...state, status: 'refunded', refundStatus: event.data.refund_status };
     case 'Transaction.DueDateChanged': {
-      const { boleto_due_date, expires_at } = event.data;
-      if (expires_at === undefined) return { ...state, boletoDueDate: boleto_due_date };
-      return { ...state, boletoDueDate: boleto_due_date, artifacts: { ...state.artifacts, expires_at } };
+      const { transaction_id: _, boleto_due_date, previous_due_date: _p, ...changed } = event.data;
+      const artifacts = Object.fromEntries(Object.entries(changed).filter(([, v]) => v !== undefined));
+      return {
+        ...state,
+        boletoDueDate: boleto_due_date,
+        pendingDueDate: null,
+        artifacts: { ...state.artifacts, ...artifacts },
+      };
     }
+    case 'Transaction.RefundUnconfirmed':
+      return { ...state, refundStatus: 'pending' };
+    case 'Transaction.RefundRefused':
+      return { ...state, refundStatus: 'failed' };
+    case 'Transaction.DueDateChangeUnconfirmed':
+      return { ...state, pendingDueDate: event.data.boleto_due_date };
+    case 'Transaction.DueDateChangeRefused':
+      return { ...state, pendingDueDate: null };
   }
   return state;
 }
@@ -964,6 +1097,7 @@ export const transaction: Decider<TransactionCommand, TransactionEvent, Transact
         duplicatePaymentAt: null,
         refundStatus: null,
         boletoDueDate: event.data.boleto?.due_date ?? null,
+        pendingDueDate: null,
         answered: false,
       };
     }

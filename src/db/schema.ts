@@ -185,6 +185,8 @@ export interface TransactionsTable {
   paid_at: Timestamp | null;
   duplicate_payment_at: Timestamp | null;
   refund_status: string | null;
+  /** A due-date change awaiting settlement (SPEC 4.8, migration 0014). */
+  pending_due_date: string | null;
   /** The stream version after the last applied event: consumers order and deduplicate updates by it. */
   sequence: ColumnType<string, number, number>;
   created_at: Timestamp;

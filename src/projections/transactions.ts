@@ -61,6 +61,7 @@ const UPSERT_COLUMNS = [
   'paid_at',
   'duplicate_payment_at',
   'refund_status',
+  'pending_due_date',
   'sequence',
   'updated_at',
 ] as const satisfies readonly (keyof TransactionsTable)[];
@@ -197,6 +198,7 @@ function reservedRow(d: Reserved, recorded: RecordedEvent): Insertable<Transacti
     paid_at: null,
     duplicate_payment_at: null,
     refund_status: null,
+    pending_due_date: null,
     sequence: recorded.version,
     created_at: recorded.recordedAt,
     updated_at: recorded.recordedAt,
@@ -258,9 +260,18 @@ export function changesOf(event: Exclude<TransactionEvent, { type: 'Transaction.
     case 'Transaction.Refunded':
       return { status: 'refunded', refund_status: event.data.refund_status };
     case 'Transaction.DueDateChanged': {
-      const { boleto_due_date, expires_at } = event.data;
-      return expires_at === undefined ? { boleto_due_date } : { boleto_due_date, expires_at };
+      const { transaction_id: _, previous_due_date: _p, boleto_due_date, ...changed } = event.data;
+      // Fields absent from older events (or from a simulator answer) leave their columns as they are.
+      return defined({ boleto_due_date, pending_due_date: null, ...changed }) as Changes;
     }
+    case 'Transaction.RefundUnconfirmed':
+      return { refund_status: 'pending' };
+    case 'Transaction.RefundRefused':
+      return { refund_status: 'failed' };
+    case 'Transaction.DueDateChangeUnconfirmed':
+      return { pending_due_date: event.data.boleto_due_date };
+    case 'Transaction.DueDateChangeRefused':
+      return { pending_due_date: null };
   }
 }
 
@@ -322,6 +333,7 @@ export function transactionRowFromState(
     paid_at: instant(s.paidAt),
     duplicate_payment_at: instant(s.duplicatePaymentAt),
     refund_status: s.refundStatus,
+    pending_due_date: s.pendingDueDate,
     sequence: String(last.version),
     created_at: first.recordedAt,
     updated_at: last.recordedAt,

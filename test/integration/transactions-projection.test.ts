@@ -90,6 +90,7 @@ async function foldOfStreams(t: TestDatabase, store: PostgresEventStore) {
       paid_at: ts(s.paidAt),
       duplicate_payment_at: ts(s.duplicatePaymentAt),
       refund_status: s.refundStatus,
+      pending_due_date: s.pendingDueDate,
       sequence: String(recorded.length),
       created_at: first.recordedAt,
       updated_at: last.recordedAt,
@@ -161,6 +162,8 @@ describe('transactions read model (SPEC 2.2, 2.3, 4.3; DESIGN.md "Projections")'
         'transactions_cost_center',
         'transactions_list',
         'transactions_method',
+        // The reconciler's scan of refunds and due-date changes awaiting settlement (SPEC 4.8).
+        'transactions_pending_changes',
         'transactions_pkey',
         'transactions_reference',
         'transactions_status',

@@ -165,6 +165,12 @@ export function commandOf(
       return { kind, refundStatus: 'succeeded' };
     case 'change_due_date':
       return { kind, dueDate: '2026-03-20', expiresAt: null };
+    case 'refund_unconfirmed':
+    case 'refund_refused':
+      return { kind, diagnostics: { ...noDiagnostics, provider_http_status: 503 } };
+    case 'due_date_unconfirmed':
+    case 'due_date_refused':
+      return { kind, dueDate: '2026-03-25', diagnostics: { ...noDiagnostics, provider_error_code: '88' } };
   }
 }
 
@@ -183,6 +189,10 @@ export const COMMAND_KINDS: readonly TransactionCommand['kind'][] = [
   'refresh_refunded',
   'refund',
   'change_due_date',
+  'refund_unconfirmed',
+  'refund_refused',
+  'due_date_unconfirmed',
+  'due_date_refused',
 ];
 
 /**

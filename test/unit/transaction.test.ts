@@ -124,7 +124,9 @@ function historyOf(status: TransactionStatus | 'none', kind: ChargeKind): Transa
 /** The charge whose guards let a cell's event through (footnotes s, b, d of the table). */
 function fittingKind(kind: TransactionCommand['kind']): ChargeKind {
   if (kind === 'simulate_paid' || kind === 'simulate_expired') return 'pix_simulated';
-  if (kind === 'refresh_processing' || kind === 'change_due_date') return 'boleto_live';
+  if (kind === 'refresh_processing' || kind === 'change_due_date' || kind.startsWith('due_date_')) {
+    return 'boleto_live';
+  }
   return 'pix_live';
 }
 
@@ -581,12 +583,16 @@ const GUARD_REFUSALS: Partial<Record<TransactionCommand['kind'], readonly ErrorC
   refresh_expired: ['reconciliation_required', 'provider_refresh_failed'],
   refresh_refunded: ['reconciliation_required', 'provider_refresh_failed'],
   change_due_date: ['conflict', 'validation_error'],
+  due_date_unconfirmed: ['conflict', 'validation_error'],
+  due_date_refused: ['conflict', 'validation_error'],
 };
 /** Kinds whose `emits` cell may decide nothing: (t) before the timeout, (e) before the deadline, (d) same date. */
 const CONDITIONAL_NOOPS: readonly TransactionCommand['kind'][] = [
   'mark_unknown',
   'refresh_expired',
   'change_due_date',
+  'refund_unconfirmed',
+  'due_date_unconfirmed',
 ];
 
 /** One step checked against the table and its footnotes. Returns the events to append. */
@@ -659,10 +665,15 @@ describe('transaction state table (property, SPEC 3.1)', () => {
             assert.equal(events.length, 0);
           }
         }
-        // Reserved once, first; nothing but Refunded after Paid.
+        // Reserved once, first; after Paid only refund attempts (SPEC 4.8) and Refunded.
         assert.ok(history.slice(1).every((e) => e.type !== 'Transaction.Reserved'));
         const paidAt = history.findIndex((e) => e.type === 'Transaction.Paid');
-        if (paidAt >= 0) assert.ok(history.slice(paidAt + 1).every((e) => e.type === 'Transaction.Refunded'));
+        const afterPaid = [
+          'Transaction.Refunded',
+          'Transaction.RefundUnconfirmed',
+          'Transaction.RefundRefused',
+        ];
+        if (paidAt >= 0) assert.ok(history.slice(paidAt + 1).every((e) => afterPaid.includes(e.type)));
       }),
       { numRuns: 500 },
     );
