@@ -25,6 +25,8 @@ export interface ReconcilerOptions {
   batchSize?: number;
   now?: () => Date;
   logger?: Pick<Logger, 'warn' | 'error'>;
+  /** Refunds and due-date changes left pending by an uncertain answer (src/workers/settle-pending-changes.ts). */
+  pendingChanges?: { runOnce(now: Date): Promise<unknown> };
 }
 
 export interface ReconcileResult {
@@ -80,7 +82,11 @@ export class Reconciler {
     this.now = opts.now ?? (() => new Date());
     this.loop = new PollingLoop(
       'reconciler',
-      async () => (await this.runOnce()).scanned === this.batchSize,
+      async () => {
+        const more = (await this.runOnce()).scanned === this.batchSize;
+        await opts.pendingChanges?.runOnce(this.now());
+        return more;
+      },
       opts.intervalMs,
       opts.logger,
     );
