@@ -112,8 +112,9 @@ async function eventsOf(id: string) {
   return rows;
 }
 
-/** The reconciler's tick, as if RECONCILE_AFTER_SECONDS had passed. */
-function reconcileLater() {
+/** The reconciler's tick, as if RECONCILE_AFTER_SECONDS had passed; it reads the read model, caught up first. */
+async function reconcileLater() {
+  await world.app.settle();
   return world.app.gateway.pendingChanges.runOnce(new Date(Date.now() + 24 * 3_600_000));
 }
 
