@@ -9,7 +9,18 @@ import type {
 import type { Outcome, RemoteCharge, Uncertain } from '../providers/port.ts';
 import { endOfDueDayUtc } from '../providers/safe2pay/dates.ts';
 import { diagnosticsFor } from '../providers/safe2pay/diagnostics.ts';
-import { type AdapterContext, type ResolvedAdapter, resolveAdapter } from './provider-adapter.ts';
+import { authorizeLiveRefresh } from './live-payments.ts';
+import type { LivePaymentsConfig } from './payment-settings.ts';
+import {
+  type AdapterContext as BaseAdapterContext,
+  type ResolvedAdapter,
+  resolveAdapter,
+} from './provider-adapter.ts';
+
+/** The adapter's context plus the production controls every call to a production provider passes. */
+export type AdapterContext = BaseAdapterContext & {
+  config: BaseAdapterContext['config'] & LivePaymentsConfig;
+};
 
 /**
  * Refund and due-date change through the charge's provider adapter (SPEC 4.8; issue 13 item 8), as one
@@ -29,6 +40,10 @@ import { type AdapterContext, type ResolvedAdapter, resolveAdapter } from './pro
  *
  * Simulated charges skip the read: the gateway's record is the simulator's truth and the simulator never
  * answers uncertain (SPEC 1 simulator row).
+ *
+ * A production charge asks the production control first, as a refresh does (SPEC 5.8: `403
+ * live_payments_disabled`, `503 payment_settings_unavailable`, a scope limits the providers reached): a
+ * refund moves real money, and the control off means no call to a production provider.
  */
 
 export type Attempt =
@@ -63,6 +78,10 @@ async function adapterOf(
   ctx: AdapterContext,
   state: TransactionFacts,
 ): Promise<ResolvedAdapter | { readonly blocked: Diagnostics }> {
+  const r = state.reserved;
+  if (!r.simulated && r.environment === 'production' && r.provider_id !== null) {
+    await authorizeLiveRefresh(ctx, { providerId: r.provider_id });
+  }
   try {
     return await resolveAdapter(ctx, {
       providerId: state.reserved.provider_id,

@@ -13,8 +13,13 @@ import {
   readClaim,
   requestHash,
 } from './idempotency.ts';
-import type { AdapterContext } from './provider-adapter.ts';
-import { type Attempt, type BankAccount, dueDateAttempt, refundAttempt } from './provider-changes.ts';
+import {
+  type AdapterContext,
+  type Attempt,
+  type BankAccount,
+  dueDateAttempt,
+  refundAttempt,
+} from './provider-changes.ts';
 
 export type { BankAccount } from './provider-changes.ts';
 

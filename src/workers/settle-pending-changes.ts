@@ -3,8 +3,7 @@ import { type TransactionCommand, transaction } from '../aggregates/transaction.
 import { transactionStream } from '../commands/charges.ts';
 import { handleCommand } from '../commands/command-handler.ts';
 import { foldStream } from '../commands/fold-stream.ts';
-import type { AdapterContext } from '../commands/provider-adapter.ts';
-import { dueDateAttempt, refundAttempt } from '../commands/provider-changes.ts';
+import { type AdapterContext, dueDateAttempt, refundAttempt } from '../commands/provider-changes.ts';
 import type { Database } from '../db/schema.ts';
 import type { EventRegistry } from '../events/event-registry.ts';
 import type { EventStore } from '../events/event-store.ts';

@@ -223,6 +223,29 @@ describe('SPEC 4.8 refund through the provider', () => {
     assert.equal((await world.control.calls({ reference: id })).length, before);
   });
 
+  test('SPEC 5.8: production payments off is 403 live_payments_disabled with nothing sent; on again, the refund goes', async () => {
+    const { id } = await paidCharge(PIX, 'paid_pix');
+    const toggle = async (on: boolean) => {
+      const res = await world.app.request('PATCH', '/admin/settings/payments', {
+        headers: world.admin,
+        json: { allow_live_payments: on },
+      });
+      assert.equal(res.status, 200, res.text);
+    };
+    const key = randomUUID();
+    await toggle(false);
+    try {
+      assertError(await refund(PIX, id, undefined, key), 403, 'live_payments_disabled');
+      assert.equal(await calls(id, 'refund'), 0);
+      assert.equal((await read(PIX, id)).status, 'paid');
+    } finally {
+      await toggle(true);
+    }
+    const res = await refund(PIX, id, undefined, key);
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.data.status, 'refunded');
+  });
+
   test('uncertain and nobody asks again: the reconciler reads the provider and records the refund, no second refund', async () => {
     const { id } = await paidCharge(PIX, 'paid_pix');
     await fault('refund', id, { type: 'reset' }, true);
