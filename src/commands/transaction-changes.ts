@@ -90,8 +90,9 @@ function adapterContext(ctx: ChangeContext): AdapterContext {
 
 /**
  * Runs `precheck` on a new key before claiming it, then `prepare` (which calls the provider) and appends the
- * resulting command. A refusal of `prepare` after the claim is answered as is; the key stays claimed and a
- * replay re-runs it (the charge's state decides again).
+ * resulting command: a confirmed one as the claim's effect (then the key is completed), a pending or refused
+ * one without it (the key stays open and asking again re-runs `prepare`, told by `rerun` to read first). A
+ * DomainError of `prepare` after the claim is answered as is, and the key stays open likewise.
  */
 async function idempotentChange(
   ctx: ChangeContext,
