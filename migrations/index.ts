@@ -14,6 +14,7 @@ import * as m0012 from './0012_audit_action_names.ts';
 import * as m0013 from './0013_provider_hosts.ts';
 import * as m0014 from './0014_document_signature.ts';
 import * as m0015 from './0015_duplicate_refund.ts';
+import * as m0016 from './0016_pending_due_date.ts';
 
 /** Every migration, in order. Kept as static imports so the same list works under tsx and a bundle. */
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '0013_provider_hosts': m0013,
   '0014_document_signature': m0014,
   '0015_duplicate_refund': m0015,
+  '0016_pending_due_date': m0016,
 };

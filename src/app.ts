@@ -26,6 +26,7 @@ import type { Projection } from './projections/projection.ts';
 import { ProjectionRunner } from './projections/projection-runner.ts';
 import { bootstrapSimulator, simulatorEnabled } from './routing/simulator.ts';
 import { Reconciler } from './workers/reconciler.ts';
+import { PendingChangesSettler } from './workers/settle-pending-changes.ts';
 import { WebhookDeliveryWorker } from './workers/webhook-delivery.ts';
 
 export type Role = 'api' | 'worker' | 'all';
@@ -44,6 +45,8 @@ export interface Gateway {
   runner: ProjectionRunner;
   /** Marks charges stuck in `processing` as `unknown`; started with the worker role. */
   reconciler: Reconciler;
+  /** Settles refunds and due-date changes left pending (SPEC 4.8); run by the reconciler's loop. */
+  pendingChanges: PendingChangesSettler;
   /** Sends the webhook outbox; started with the worker role. */
   webhooks: WebhookDeliveryWorker;
   http: HttpServer;
@@ -109,11 +112,19 @@ export async function createGateway(
     referenceReadsCaughtUp:
       config.PROJECTIONS === 'async' ? () => runner.reachHead(referenceProjections) : undefined,
   };
+  const pendingChanges = new PendingChangesSettler(
+    database.db,
+    store,
+    ctx.events,
+    { config, adapters: ctx },
+    { olderThanSeconds: config.RECONCILE_AFTER_SECONDS, logger },
+  );
   const reconciler = new Reconciler(database.db, store, ctx.events, {
     timeoutSeconds: config.RECONCILE_AFTER_SECONDS,
     intervalMs: config.RECONCILE_INTERVAL_MS,
     logger,
     external: { config },
+    pendingChanges,
   });
   // Deliveries get connections of their own: a burst of API writes queued in the main pool must not hold
   // back webhooks (BENCHMARKS.md "webhook lag"). PGlite has one connection and shares it.
@@ -176,6 +187,7 @@ export async function createGateway(
       ctx,
       runner,
       reconciler,
+      pendingChanges,
       webhooks,
       http,
       firstAdmin,

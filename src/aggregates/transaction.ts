@@ -29,7 +29,9 @@ import type { TransitionTable } from './transition-table.ts';
  *   Transaction.Expired v1             -> expired. source `provider` | `deadline` | `simulation`.
  *   Transaction.Refunded v1            -> refunded. refund_status, source `refund` | `provider`.
  *   Transaction.DueDateChanged v1      -> pending (stays). boleto_due_date, previous_due_date, and the
- *       provider's new `expires_at` (absent in events written before it was recorded: deadline unchanged).
+ *       provider's new `expires_at` (absent in events written before it was recorded: deadline unchanged);
+ *       for a provider boleto also the new line, barcode and boleto Pix (absent: unchanged). Settles a
+ *       pending change.
  *   Transaction.BoletoPixIssued v1     -> pending (stays). The boleto's Pix read after creation (SPEC 4.2 "If
  *       the Pix is slow ... appears in a later GET"): boleto_pix_copy_paste, boleto_pix_expires_at.
  *   Transaction.ProviderReferenceFound v1 -> unknown (stays). The external id of an `unknown` charge found
@@ -43,6 +45,12 @@ import type { TransitionTable } from './transition-table.ts';
  *       call) | `provider` (a later read shows the Pix already returned).
  *   Transaction.DuplicateRefundRefused v1 -> paid (stays). attempt and sanitized diagnostics; not retried
  *       automatically.
+ *   Transaction.RefundUnconfirmed v1   -> paid (stays), refund.status `pending`: the provider's answer to a
+ *       refund was uncertain; a later refund call or the reconciler queries before anything is sent again.
+ *   Transaction.RefundRefused v1       -> paid (stays), refund.status `failed`: the provider refused it.
+ *   Transaction.DueDateChangeUnconfirmed v1 -> pending (stays), a pending change to `boleto_due_date`.
+ *   Transaction.DueDateChangeRefused v1     -> pending (stays), the provider refused the change; no pending one.
+ *   The last four carry the sanitized diagnostics of that answer; the charge's own diagnostics are kept.
  */
 
 export const TRANSACTION_STATUSES = [
@@ -55,6 +63,7 @@ export const TRANSACTION_STATUSES = [
   'refunded',
 ] as const;
 export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
+export type RefundStatus = 'pending' | 'succeeded' | 'failed';
 export const CHARGE_METHODS = ['pix', 'boleto'] as const;
 export type ChargeMethod = (typeof CHARGE_METHODS)[number];
 
@@ -205,6 +214,16 @@ const dueDateChangedData = z.strictObject({
   boleto_due_date: isoDate,
   previous_due_date: isoDate,
   expires_at: instant.nullable().optional(),
+  boleto_digitable_line: digits(47, 48).nullable().optional(),
+  boleto_barcode: digits(44, 44).nullable().optional(),
+  boleto_pix_copy_paste: z.string().nullable().optional(),
+  boleto_pix_expires_at: instant.nullable().optional(),
+});
+const refundAttemptData = z.strictObject({ transaction_id: txnId, ...diagnostics });
+const dueDateAttemptData = z.strictObject({
+  transaction_id: txnId,
+  boleto_due_date: isoDate,
+  ...diagnostics,
 });
 
 const boletoPixIssuedData = z.strictObject({
@@ -256,6 +275,10 @@ export const transactionEvents = [
   }),
   defineEvent({ type: 'Transaction.DuplicateRefunded', version: 1, schema: duplicateRefundedData }),
   defineEvent({ type: 'Transaction.DuplicateRefundRefused', version: 1, schema: duplicateRefundRefusedData }),
+  defineEvent({ type: 'Transaction.RefundUnconfirmed', version: 1, schema: refundAttemptData }),
+  defineEvent({ type: 'Transaction.RefundRefused', version: 1, schema: refundAttemptData }),
+  defineEvent({ type: 'Transaction.DueDateChangeUnconfirmed', version: 1, schema: dueDateAttemptData }),
+  defineEvent({ type: 'Transaction.DueDateChangeRefused', version: 1, schema: dueDateAttemptData }),
 ];
 
 export type TransactionEvent =
@@ -274,7 +297,11 @@ export type TransactionEvent =
   | DomainEvent<'Transaction.DuplicatePaymentFound', z.infer<typeof duplicatePaymentFoundData>>
   | DomainEvent<'Transaction.DuplicateRefundAttempted', z.infer<typeof duplicateRefundAttemptedData>>
   | DomainEvent<'Transaction.DuplicateRefunded', z.infer<typeof duplicateRefundedData>>
-  | DomainEvent<'Transaction.DuplicateRefundRefused', z.infer<typeof duplicateRefundRefusedData>>;
+  | DomainEvent<'Transaction.DuplicateRefundRefused', z.infer<typeof duplicateRefundRefusedData>>
+  | DomainEvent<'Transaction.RefundUnconfirmed', z.infer<typeof refundAttemptData>>
+  | DomainEvent<'Transaction.RefundRefused', z.infer<typeof refundAttemptData>>
+  | DomainEvent<'Transaction.DueDateChangeUnconfirmed', z.infer<typeof dueDateAttemptData>>
+  | DomainEvent<'Transaction.DueDateChangeRefused', z.infer<typeof dueDateAttemptData>>;
 
 export type TransactionEventType = TransactionEvent['type'];
 
@@ -287,10 +314,13 @@ export interface TransactionFacts {
   readonly paidWith: ChargeMethod | null;
   readonly paidAt: string | null;
   readonly duplicatePaymentAt: string | null;
-  readonly refundStatus: 'succeeded' | null;
+  /** SPEC 4.8 `refund.status`: `pending` while an uncertain refund awaits settlement, `failed` once refused. */
+  readonly refundStatus: RefundStatus | null;
   readonly boletoDueDate: string | null;
   /** The automatic refund of the Pix of a boleto paid twice (SPEC 2.2); null when there was no double payment. */
   readonly duplicateRefund: DuplicateRefund | null;
+  /** A due-date change whose provider answer was uncertain, awaiting settlement (never sent twice). */
+  readonly pendingDueDate: string | null;
   /** Something after the reservation was recorded (an answer or a refresh): the reconciler leaves it alone. */
   readonly answered: boolean;
 }
@@ -456,6 +486,34 @@ export interface ChangeDueDate {
   readonly dueDate: string;
   /** The deadline the provider computed for the new date (a simulated `cancel_after_due` boleto). */
   readonly expiresAt: string | null;
+  /** The provider's new boleto numbers and Pix for the new date (a provider boleto); absent: unchanged. */
+  readonly artifacts?: BoletoChangeArtifacts;
+}
+export type BoletoChangeArtifacts = Pick<
+  TransactionArtifacts,
+  'boleto_digitable_line' | 'boleto_barcode' | 'boleto_pix_copy_paste' | 'boleto_pix_expires_at'
+>;
+/** The provider's answer to a refund was uncertain (timeout, reset, 5xx): refund.status `pending`. */
+export interface RefundUnconfirmed {
+  readonly kind: 'refund_unconfirmed';
+  readonly diagnostics: Diagnostics;
+}
+/** The provider refused the refund: the charge stays paid, refund.status `failed`. */
+export interface RefundRefused {
+  readonly kind: 'refund_refused';
+  readonly diagnostics: Diagnostics;
+}
+/** The provider's answer to a due-date change was uncertain: the change is pending. */
+export interface DueDateUnconfirmed {
+  readonly kind: 'due_date_unconfirmed';
+  readonly dueDate: string;
+  readonly diagnostics: Diagnostics;
+}
+/** The provider refused the due-date change: the date stays, no change is pending. */
+export interface DueDateRefused {
+  readonly kind: 'due_date_refused';
+  readonly dueDate: string;
+  readonly diagnostics: Diagnostics;
 }
 
 export type RefreshCommand =
@@ -480,7 +538,11 @@ export type TransactionCommand =
   | ChangeDueDate
   | ClaimDuplicateRefund
   | RecordDuplicateRefund
-  | RecordDuplicateRefundRefused;
+  | RecordDuplicateRefundRefused
+  | RefundUnconfirmed
+  | RefundRefused
+  | DueDateUnconfirmed
+  | DueDateRefused;
 export type TransactionCommandKind = TransactionCommand['kind'];
 
 // ----------------------------------------------------------------------------------------- state table
@@ -527,6 +589,17 @@ export type TransactionCommandKind = TransactionCommand['kind'];
  *
  *  refresh_duplicate_payment: paid -> DuplicatePaymentFound (u2); none 404; every other row `=`.
  *
+ *  state     |refund_unconfirmed|refund_refused|due_date_unconfirmed|due_date_refused
+ *  ----------+------------------+--------------+--------------------+----------------
+ *  none      |404 not_found     |404 not_found |404 not_found       |404 not_found
+ *  processing|409 conflict      |409 conflict  |409 conflict        |409 conflict
+ *  pending   |409 conflict      |409 conflict  |DueDatePending (w)  |DueDateRefused
+ *  paid      |RefundPending (w) |RefundRefused |409 conflict        |409 conflict
+ *  expired   |409 conflict      |409 conflict  |409 conflict        |409 conflict
+ *  failed    |409 conflict      |409 conflict  |409 conflict        |409 conflict
+ *  unknown   |409 conflict      |409 conflict  |409 conflict        |409 conflict
+ *  refunded  |=                 |=             |409 conflict        |409 conflict
+ *
  *  psc = provider_status_conflict (a regression of a final state, or a refund of an unpaid charge: "only move
  *  allowed from paid" is refunded and expired/failed/refunded are never reopened); sim_n_a =
  *  simulation_not_allowed. Every refresh_* cell first applies the staleness rule: when `observedStatus` is
@@ -551,6 +624,7 @@ export type TransactionCommandKind = TransactionCommand['kind'];
  *      `retryAfterMs`, the results only for the current
  *      claimed attempt (`provider` also before any claim: the Pix was returned without us); else no-op.
  *  (u2) a real boleto recorded paid without a double payment; otherwise a no-op.
+ *  (w) the status stays; the same pending refund or pending date again is a no-op.
  *  Refresh results also check that Paid carries a valid `paid_with` (a Pix paid with boleto is 502
  *  provider_refresh_failed).
  */
@@ -586,6 +660,10 @@ function finalRow(same: 'refresh_expired' | 'refresh_refunded' | null) {
     claim_duplicate_refund: same === 'refresh_refunded' ? noop : conflict,
     record_duplicate_refund: same === 'refresh_refunded' ? noop : conflict,
     record_duplicate_refund_refused: same === 'refresh_refunded' ? noop : conflict,
+    refund_unconfirmed: same === 'refresh_refunded' ? noop : conflict,
+    refund_refused: same === 'refresh_refunded' ? noop : conflict,
+    due_date_unconfirmed: conflict,
+    due_date_refused: conflict,
   } as const;
 }
 
@@ -611,6 +689,10 @@ export const transactionTransitions: Table = {
     claim_duplicate_refund: notFound,
     record_duplicate_refund: notFound,
     record_duplicate_refund_refused: notFound,
+    refund_unconfirmed: notFound,
+    refund_refused: notFound,
+    due_date_unconfirmed: notFound,
+    due_date_refused: notFound,
   },
   processing: {
     reserve: repeat,
@@ -633,6 +715,10 @@ export const transactionTransitions: Table = {
     claim_duplicate_refund: conflict,
     record_duplicate_refund: conflict,
     record_duplicate_refund_refused: conflict,
+    refund_unconfirmed: conflict,
+    refund_refused: conflict,
+    due_date_unconfirmed: conflict,
+    due_date_refused: conflict,
   },
   pending: {
     reserve: repeat,
@@ -655,6 +741,10 @@ export const transactionTransitions: Table = {
     claim_duplicate_refund: conflict,
     record_duplicate_refund: conflict,
     record_duplicate_refund_refused: conflict,
+    refund_unconfirmed: conflict,
+    refund_refused: conflict,
+    due_date_unconfirmed: { emits: 'Transaction.DueDateChangeUnconfirmed', to: 'pending' },
+    due_date_refused: { emits: 'Transaction.DueDateChangeRefused', to: 'pending' },
   },
   paid: {
     reserve: repeat,
@@ -677,6 +767,10 @@ export const transactionTransitions: Table = {
     claim_duplicate_refund: { emits: 'Transaction.DuplicateRefundAttempted', to: 'paid' },
     record_duplicate_refund: { emits: 'Transaction.DuplicateRefunded', to: 'paid' },
     record_duplicate_refund_refused: { emits: 'Transaction.DuplicateRefundRefused', to: 'paid' },
+    refund_unconfirmed: { emits: 'Transaction.RefundUnconfirmed', to: 'paid' },
+    refund_refused: { emits: 'Transaction.RefundRefused', to: 'paid' },
+    due_date_unconfirmed: conflict,
+    due_date_refused: conflict,
   },
   expired: finalRow('refresh_expired'),
   failed: finalRow(null),
@@ -701,6 +795,10 @@ export const transactionTransitions: Table = {
     claim_duplicate_refund: conflict,
     record_duplicate_refund: conflict,
     record_duplicate_refund_refused: conflict,
+    refund_unconfirmed: conflict,
+    refund_refused: conflict,
+    due_date_unconfirmed: conflict,
+    due_date_refused: conflict,
   },
   refunded: finalRow('refresh_refunded'),
 };
@@ -1036,6 +1134,26 @@ function emit(
         },
       ];
     }
+    case 'Transaction.RefundUnconfirmed': {
+      if (c.kind !== 'refund_unconfirmed') break;
+      if (s.refundStatus === 'pending') return [];
+      return [{ type, data: { transaction_id: id, ...c.diagnostics } }];
+    }
+    case 'Transaction.RefundRefused': {
+      if (c.kind !== 'refund_refused') break;
+      return [{ type, data: { transaction_id: id, ...c.diagnostics } }];
+    }
+    case 'Transaction.DueDateChangeUnconfirmed':
+    case 'Transaction.DueDateChangeRefused': {
+      if (c.kind !== 'due_date_unconfirmed' && c.kind !== 'due_date_refused') break;
+      if (s.reserved.method !== 'boleto' || s.boletoDueDate === null) {
+        return refuse('conflict', 'Only an open boleto has a due date to change.', { transaction_id: id });
+      }
+      if (!isRealDate(c.dueDate))
+        return invalid('due_date', 'The due date must be a real date (YYYY-MM-DD).');
+      if (c.kind === 'due_date_unconfirmed' && s.pendingDueDate === c.dueDate) return [];
+      return [{ type, data: { transaction_id: id, boleto_due_date: c.dueDate, ...c.diagnostics } }];
+    }
     case 'Transaction.DueDateChanged': {
       if (c.kind !== 'change_due_date') break;
       const current = s.boletoDueDate;
@@ -1046,12 +1164,14 @@ function emit(
       if (!isRealDate(c.dueDate) || c.dueDate < today || c.dueDate > addDays(today, 365)) {
         return invalid('due_date', 'The due date must be between today and today + 365 days (Sao Paulo).');
       }
-      if (c.dueDate === current) return [];
+      // The same date: nothing changes, and a change pending for it is settled by the date itself.
+      if (c.dueDate === current && s.pendingDueDate === null) return [];
       const data = {
         transaction_id: id,
         boleto_due_date: c.dueDate,
         previous_due_date: current,
         expires_at: c.expiresAt,
+        ...(c.artifacts ?? {}),
       };
       return [{ type, data }];
     }
@@ -1192,9 +1312,14 @@ function afterReservation(state: TransactionFacts, event: TransactionEvent): Tra
     case 'Transaction.Refunded':
       return { ...state, status: 'refunded', refundStatus: event.data.refund_status };
     case 'Transaction.DueDateChanged': {
-      const { boleto_due_date, expires_at } = event.data;
-      if (expires_at === undefined) return { ...state, boletoDueDate: boleto_due_date };
-      return { ...state, boletoDueDate: boleto_due_date, artifacts: { ...state.artifacts, expires_at } };
+      const { transaction_id: _, boleto_due_date, previous_due_date: _p, ...changed } = event.data;
+      const artifacts = Object.fromEntries(Object.entries(changed).filter(([, v]) => v !== undefined));
+      return {
+        ...state,
+        boletoDueDate: boleto_due_date,
+        pendingDueDate: null,
+        artifacts: { ...state.artifacts, ...artifacts },
+      };
     }
     case 'Transaction.BoletoPixIssued': {
       const { boleto_pix_copy_paste, boleto_pix_expires_at } = event.data;
@@ -1225,6 +1350,14 @@ function afterReservation(state: TransactionFacts, event: TransactionEvent): Tra
       return { ...state, duplicateRefund: settled(state, 'succeeded', event.data.attempt) };
     case 'Transaction.DuplicateRefundRefused':
       return { ...state, duplicateRefund: settled(state, 'refused', event.data.attempt) };
+    case 'Transaction.RefundUnconfirmed':
+      return { ...state, refundStatus: 'pending' };
+    case 'Transaction.RefundRefused':
+      return { ...state, refundStatus: 'failed' };
+    case 'Transaction.DueDateChangeUnconfirmed':
+      return { ...state, pendingDueDate: event.data.boleto_due_date };
+    case 'Transaction.DueDateChangeRefused':
+      return { ...state, pendingDueDate: null };
   }
   return state;
 }
@@ -1254,6 +1387,7 @@ export const transaction: Decider<TransactionCommand, TransactionEvent, Transact
         refundStatus: null,
         boletoDueDate: event.data.boleto?.due_date ?? null,
         duplicateRefund: null,
+        pendingDueDate: null,
         answered: false,
       };
     }

@@ -13,9 +13,7 @@ import { sha256Hex } from '../crypto/secrets.ts';
 import type { EventMetadata } from '../events/event-store.ts';
 import type { AppContext } from '../http/context.ts';
 import { newId } from '../ids.ts';
-import type { PortCharge } from '../providers/port.ts';
-import { NO_DIAGNOSTICS, type ProviderCustomer, providerAdapter } from '../providers/provider.ts';
-import { simulatorProvider } from '../providers/simulator.ts';
+import type { PortCharge, ProviderCustomer } from '../providers/port.ts';
 import { resolveProviderFor } from '../routing/resolve-provider.ts';
 import { simulatorEnabled } from '../routing/simulator.ts';
 import { checkDestinationSyntax, destinationPolicy } from '../webhooks/ssrf-guard.ts';
@@ -31,8 +29,8 @@ import {
 } from './idempotency.ts';
 import { ImmutableFacts } from './immutable-facts.ts';
 import { authorizeLiveIssuance } from './live-payments.ts';
-import { type ResolvedExternal, resolveExternalAdapter } from './provider-adapter.ts';
-import { type CreationRecord, issueAtProvider } from './provider-issuance.ts';
+import { type ResolvedAdapter, resolveAdapter } from './provider-adapter.ts';
+import { issueAtProvider } from './provider-issuance.ts';
 
 /**
  * Charge creation (SPEC 3.1, 4 common rules, 4.1, 4.2, 5.8; DESIGN.md "Command handlers").
@@ -237,8 +235,8 @@ interface Route {
   providerId: string | null;
   kind: 'simulator' | 'external';
   environment: 'sandbox' | 'production';
-  /** The adapter of an external provider, resolved before reservation (its builder makes the body). */
-  external: ResolvedExternal | null;
+  /** The record's adapter, resolved before reservation (its builder makes the body; SPEC 2.3). */
+  adapter: ResolvedAdapter;
 }
 
 /**
@@ -261,13 +259,15 @@ async function route(ctx: ChargeContext, input: CreateChargeInput): Promise<Rout
     if (p.kind === 'external' && input.method === 'pix' && p.environment === 'sandbox') {
       throw new DomainError('provider_pix_sandbox_unsupported', 'The external provider has no Pix sandbox.');
     }
-    return { providerId: null, kind: 'simulator', environment: 'sandbox', external: null };
+    const adapter = await resolveAdapter(adapterContext(ctx), { providerId: null, simulated: true });
+    return { providerId: null, kind: 'simulator', environment: 'sandbox', adapter };
   }
   if (p.kind === 'simulator') {
     if (!simulatorEnabled(ctx.config)) {
       throw new DomainError('simulator_disabled', 'The simulator is disabled (ENABLE_SIMULATOR).');
     }
-    return { providerId: p.id, kind: 'simulator', environment: 'sandbox', external: null };
+    const adapter = await resolveAdapter(adapterContext(ctx), { providerId: p.id, simulated: true });
+    return { providerId: p.id, kind: 'simulator', environment: 'sandbox', adapter };
   }
   if (p.isMarketplace) {
     throw new DomainError('subaccount_not_configured', 'Marketplace subaccounts are not available yet.');
@@ -289,12 +289,13 @@ async function route(ctx: ChargeContext, input: CreateChargeInput): Promise<Rout
     );
   }
   // Before reservation: a record that cannot send (no credentials, unreadable key) is refused with nothing stored.
-  const external = await resolveExternalAdapter(adapterContext(ctx), p.id);
-  return { providerId: p.id, kind: 'external', environment: p.environment, external };
+  const adapter = await resolveAdapter(adapterContext(ctx), { providerId: p.id, simulated: false });
+  return { providerId: p.id, kind: 'external', environment: p.environment, adapter };
 }
 
+/** `ctx` is the application context: the key of the adapters' decorators (provider-adapter.ts). */
 function adapterContext(ctx: ChargeContext) {
-  return { deps: deps(ctx), config: ctx.config };
+  return { deps: deps(ctx), config: ctx.config, adapters: ctx };
 }
 
 /** The charge as the port sees it, from the reservation's normalized copies (SPEC 4.1). */
@@ -354,9 +355,7 @@ async function completeClaim(
   });
   reservedTransactions.set(ctx.store, id, true);
   if (reserved.events.length === 0) return { kind: 'replayed', transactionId: id, state: reserved.state };
-  const command = reserve.simulated
-    ? await simulatorOutcome(ctx, reserve)
-    : await issueAtProvider(adapterContext(ctx), reserve, portCharge(reserve), () => ctx.now());
+  const command = await issueAtProvider(adapterContext(ctx), reserve, portCharge(reserve), () => ctx.now());
   try {
     const recorded = await handleCommand(deps(ctx), transaction, stream, command, {
       metadata,
@@ -377,43 +376,6 @@ async function completeClaim(
       },
     );
   }
-}
-
-/** The simulator (or a test's override of it) answers through the older port, unchanged. */
-async function simulatorOutcome(ctx: ChargeContext, reserve: ReserveTransaction): Promise<CreationRecord> {
-  const adapter = providerAdapter(ctx, 'simulator', { simulator: simulatorProvider });
-  if (!adapter) throw new Error('simulator adapter missing');
-  let outcome: Awaited<ReturnType<typeof adapter.createCharge>>;
-  try {
-    outcome = await adapter.createCharge({
-      transactionId: reserve.transactionId,
-      method: reserve.method,
-      amount: reserve.amount,
-      reference: reserve.reference.trim(),
-      description: reserve.description.trim(),
-      customer: normalizedCustomer(reserve.request),
-      expiresIn: reserve.expiresIn,
-      boleto: reserve.boleto,
-      providerRequest: reserve.providerRequest,
-      now: ctx.now(),
-    });
-  } catch {
-    outcome = { kind: 'uncertain', providerReference: null, diagnostics: NO_DIAGNOSTICS };
-  }
-  if (outcome.kind === 'issued') return { kind: 'record_issued', artifacts: outcome.artifacts };
-  if (outcome.kind === 'refused') {
-    return {
-      kind: 'record_refused',
-      failureCode: outcome.failureCode,
-      providerReference: outcome.providerReference,
-      diagnostics: outcome.diagnostics,
-    };
-  }
-  return {
-    kind: 'record_uncertain',
-    providerReference: outcome.providerReference,
-    diagnostics: outcome.diagnostics,
-  };
 }
 
 /** `POST /v1/pix` and `POST /v1/boleto`. */
@@ -545,15 +507,14 @@ async function validReservation(
     request: snapshot,
     providerRequest: null,
   };
-  // SPEC 2.3: the provider body is built now, by the builder issuance uses, and stored in the reservation.
-  const reserve: ReserveTransaction = routed.external
-    ? {
-        ...draft,
-        providerRequest: routed.external.adapter.buildRequest(portCharge(draft), {
-          environment: routed.external.environment,
-        }),
-      }
-    : draft;
+  // SPEC 2.3: the provider body is built now, by the builder issuance uses, and stored in the reservation
+  // (null for the simulator, which sends nothing).
+  const reserve: ReserveTransaction = {
+    ...draft,
+    providerRequest: routed.adapter.adapter.buildRequest(portCharge(draft), {
+      environment: routed.adapter.environment,
+    }),
+  };
   const precheck = transaction.decide(reserve, transaction.initialState, { now });
   if (isDomainError(precheck)) throw precheck;
   return reserve;

@@ -2,16 +2,18 @@ import { DomainError } from '../aggregates/decider.ts';
 import { provider } from '../aggregates/provider.ts';
 import type { Config } from '../config.ts';
 import { credentialsKey, decryptCredentials } from '../crypto/credentials.ts';
-import type { ExternalProvider, ProviderContext, ProviderEnvironment } from '../providers/port.ts';
+import type { ProviderContext, ProviderEnvironment, ProviderPort } from '../providers/port.ts';
 import { createSafe2PayAdapter } from '../providers/safe2pay/adapter.ts';
+import { simulatorAdapter } from '../providers/simulator.ts';
 import type { CommandDeps } from './command-handler.ts';
 import { foldStream } from './fold-stream.ts';
 import { providerStream } from './providers.ts';
 
 /**
- * Provider record -> adapter (DESIGN.md "Providers", issue 13). The simulator needs no resolution (charges.ts
- * keeps its own path); a record of kind `external` gets the Safe2Pay adapter on the record's hosts, with its
- * environment, its decrypted `{ api_key }` and, per call, an AbortSignal.timeout(PROVIDER_TIMEOUT_MS).
+ * Provider record -> adapter of the one port (DESIGN.md "Providers", issue 13 item 1), for every operation.
+ * A record of kind `simulator`, and every test-mode charge (SPEC 1, 5.2: test keys never reach a provider),
+ * gets the simulator adapter; a record of kind `external` gets the Safe2Pay adapter on the record's hosts,
+ * with its environment, its decrypted `{ api_key }` and, per call, an AbortSignal.timeout(PROVIDER_TIMEOUT_MS).
  *
  * The record is folded from its stream (always consistent, also while async read models catch up). Anything
  * that keeps the adapter from sending (record missing or not external, no credentials, no encryption key,
@@ -22,7 +24,7 @@ import { providerStream } from './providers.ts';
 export interface ResolvedExternal {
   readonly providerId: string;
   readonly environment: ProviderEnvironment;
-  readonly adapter: ExternalProvider;
+  readonly adapter: ProviderPort;
   /** A fresh context per call: its own timeout starts when the call does. */
   context(): ProviderContext;
 }
@@ -33,6 +35,67 @@ export interface AdapterContext {
     Config,
     'CREDENTIALS_ENCRYPTION_KEY' | 'DATABASE_URL' | 'CALEBE_DATA_DIR' | 'PROVIDER_TIMEOUT_MS'
   >;
+  /** The application context, the key of {@link decorateProviderAdapters}; none: adapters as resolved. */
+  adapters?: object | undefined;
+}
+
+/** What an operation knows of the provider behind a charge: its record, or none for a test-mode charge. */
+export interface AdapterRecord {
+  readonly providerId: string | null;
+  readonly simulated: boolean;
+}
+
+export interface ResolvedAdapter {
+  readonly providerId: string | null;
+  readonly kind: 'simulator' | 'external';
+  readonly environment: ProviderEnvironment;
+  readonly adapter: ProviderPort;
+  context(): ProviderContext;
+}
+
+export type AdapterDecorator = (
+  adapter: ProviderPort,
+  record: { readonly providerId: string | null; readonly kind: 'simulator' | 'external' },
+) => ProviderPort;
+
+const decorators = new WeakMap<object, AdapterDecorator>();
+
+/**
+ * Wraps every adapter resolved for one application context (tests count or gate the simulator's calls).
+ * Keyed by the context object, so two gateways in one process never share a decorator.
+ */
+export function decorateProviderAdapters(context: object, decorate: AdapterDecorator): void {
+  decorators.set(context, decorate);
+}
+
+function decorated(ctx: AdapterContext, resolved: ResolvedAdapter): ResolvedAdapter {
+  const decorate = ctx.adapters ? decorators.get(ctx.adapters) : undefined;
+  if (!decorate) return resolved;
+  return { ...resolved, adapter: decorate(resolved.adapter, resolved) };
+}
+
+function simulatorResolution(ctx: AdapterContext, providerId: string | null): ResolvedAdapter {
+  const timeoutMs = ctx.config.PROVIDER_TIMEOUT_MS;
+  return {
+    providerId,
+    kind: 'simulator',
+    environment: 'sandbox',
+    adapter: simulatorAdapter,
+    context: () => ({ environment: 'sandbox', credentials: {}, signal: AbortSignal.timeout(timeoutMs) }),
+  };
+}
+
+/**
+ * The adapter of a charge's provider. A simulated charge is the simulator's whatever its record says now
+ * (routing changes never move an existing charge, SPEC 2.8); anything else is its record's adapter, and an
+ * external record that cannot send is `422 provider_not_configured` (see {@link resolveExternalAdapter}).
+ */
+export async function resolveAdapter(ctx: AdapterContext, record: AdapterRecord): Promise<ResolvedAdapter> {
+  if (record.simulated || record.providerId === null) {
+    return decorated(ctx, simulatorResolution(ctx, record.providerId));
+  }
+  const external = await resolveExternalAdapter(ctx, record.providerId);
+  return decorated(ctx, { ...external, kind: 'external' });
 }
 
 function notConfigured(message: string): DomainError {

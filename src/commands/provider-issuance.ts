@@ -5,15 +5,15 @@ import type {
   RecordUncertain,
   ReserveTransaction,
 } from '../aggregates/transaction.ts';
-import type { IssuedCharge, Outcome, PortCharge } from '../providers/port.ts';
-import { NO_DIAGNOSTICS } from '../providers/provider.ts';
+import { type IssuedCharge, NO_DIAGNOSTICS, type Outcome, type PortCharge } from '../providers/port.ts';
 import { diagnosticsFor } from '../providers/safe2pay/diagnostics.ts';
-import { type AdapterContext, resolveExternalAdapter } from './provider-adapter.ts';
+import { type AdapterContext, type ResolvedAdapter, resolveAdapter } from './provider-adapter.ts';
 
 /**
- * Creation at the external provider (SPEC 3.1, 4.1, 4.2; issue 13), after the reservation is committed:
- * send exactly the reservation's `provider_request` (SPEC 2.3) with the port's `create`, and turn the
- * three outcomes into the command that records them:
+ * Creation at the charge's provider (SPEC 3.1, 4.1, 4.2; issue 13), after the reservation is committed:
+ * the adapter resolved from the reservation's provider record (the simulator for simulated charges) sends
+ * exactly the reservation's `provider_request` (SPEC 2.3; null for the simulator) with the port's `create`,
+ * and the three outcomes become the command that records them:
  *
  *   issued    -> record_issued    (pending, 201, with the provider's artifacts)
  *   refused   -> record_refused   (failed, 502 provider_rejected, sanitized diagnostics)
@@ -59,12 +59,12 @@ export async function issueAtProvider(
   now: () => Date,
 ): Promise<CreationRecord> {
   const body = reserve.providerRequest;
-  if (reserve.providerId === null || body === null) {
+  if (!reserve.simulated && (reserve.providerId === null || body === null)) {
     throw new Error('an external charge was reserved without its provider or provider_request');
   }
-  let external: Awaited<ReturnType<typeof resolveExternalAdapter>>;
+  let resolved: ResolvedAdapter;
   try {
-    external = await resolveExternalAdapter(ctx, reserve.providerId);
+    resolved = await resolveAdapter(ctx, { providerId: reserve.providerId, simulated: reserve.simulated });
   } catch (error) {
     if (!isDomainError(error)) throw error;
     return {
@@ -76,8 +76,8 @@ export async function issueAtProvider(
   }
   try {
     // Exactly the stored body (SPEC 2.3): a copy, so nothing the transport does can touch the reservation.
-    const sent = JSON.parse(JSON.stringify(body)) as Record<string, unknown>;
-    return creationRecord(await external.adapter.create(charge, sent, external.context(), now()));
+    const sent = body === null ? null : (JSON.parse(JSON.stringify(body)) as Record<string, unknown>);
+    return creationRecord(await resolved.adapter.create(charge, sent, resolved.context(), now()));
   } catch {
     // The adapter never throws for an answer; a throw here means the call's fate is unknown.
     return { kind: 'record_uncertain', providerReference: null, diagnostics: NO_DIAGNOSTICS };

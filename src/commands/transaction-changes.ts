@@ -1,8 +1,6 @@
 import { DomainError } from '../aggregates/decider.ts';
-import { type TransactionCommand, type TransactionFacts, transaction } from '../aggregates/transaction.ts';
+import { type Diagnostics, type TransactionFacts, transaction } from '../aggregates/transaction.ts';
 import type { EventMetadata } from '../events/event-store.ts';
-import { type PaymentProvider, providerAdapter } from '../providers/provider.ts';
-import { simulatorProvider } from '../providers/simulator.ts';
 import { transactionStream } from './charges.ts';
 import { type CommandDeps, handleCommand } from './command-handler.ts';
 import { foldStream } from './fold-stream.ts';
@@ -15,24 +13,40 @@ import {
   readClaim,
   requestHash,
 } from './idempotency.ts';
+import {
+  type AdapterContext,
+  type Attempt,
+  type BankAccount,
+  dueDateAttempt,
+  refundAttempt,
+} from './provider-changes.ts';
+
+export type { BankAccount } from './provider-changes.ts';
 
 /**
  * Changes of an issued charge that need an `Idempotency-Key` (SPEC 4.8): the integral refund and the due
- * date of an open boleto. Order: the key is looked up first (a replay answers the stored outcome, even after
- * the charge moved on); a new key is checked against the folded state before it is claimed, so only a
- * request that can succeed holds a key; then the provider is called and its confirmation appended.
+ * date of an open boleto, sent through the charge's provider adapter (src/commands/provider-changes.ts).
+ * Order: the key is looked up first (a replay answers the stored outcome, even after the charge moved on);
+ * a new key is checked against the folded state before it is claimed, so only a request that can succeed
+ * holds a key; then the provider is called and its answer appended.
  *
- * Once the change is applied the claim is marked completed (`Idempotency.Completed`), and a replay answers
- * the stored record with no event and no provider call: re-running it would roll a newer change back (key A
- * to date X, key B to date Y, A again must keep Y; issue 12). Only a claim left uncompleted (a process that
- * died before appending, or a refused attempt) is run again: a change appended before a crash kept it from
- * being marked is found by its causation (the claim's stream id) and not applied twice; both decider cells are repeat-safe and the
- * provider operations are idempotent by the charge's id (the simulator trivially so).
+ * Once the provider confirmed the change it is appended naming the claim (causation) and the claim is
+ * marked completed (`Idempotency.Completed`); a replay then answers the stored record with no event and no
+ * provider call: re-running it would roll a newer change back (key A to date X, key B to date Y, A again
+ * must keep Y; issue 12). A change appended before a crash kept it from being marked is found by its
+ * causation and not applied twice.
+ *
+ * A refused or uncertain answer is appended without the claim's causation and leaves the claim open, so
+ * the same key asks again: an uncertain change is `pending` (202), and the next call with any key, or the
+ * reconciler (src/workers/settle-pending-changes.ts), first queries the provider and sends nothing again
+ * when the change is already there (issue 13 item 8). A refusal answers `502 provider_rejected` with that
+ * answer's diagnostics; the charge's state is kept.
  */
 
 export interface ChangeContext {
   deps: CommandDeps;
-  /** The object provider overrides are keyed by (the application context). */
+  config: AdapterContext['config'];
+  /** The application context: the key of the adapters' decorators (provider-adapter.ts). */
   adapters: object;
 }
 
@@ -49,11 +63,20 @@ export interface ChangeInput {
   body: Record<string, unknown>;
 }
 
+export type ChangeResult =
+  /** Confirmed (or nothing to do): the stored record answers. */
+  | { readonly kind: 'applied' }
+  /** The provider's answer was uncertain: the change is pending until a later call or the reconciler. */
+  | { readonly kind: 'pending' }
+  /** The provider refused: 502 provider_rejected with these diagnostics; the charge's state kept. */
+  | { readonly kind: 'refused'; readonly diagnostics: Diagnostics };
+
 export interface ChangeOutcome {
   replayed: boolean;
+  result: ChangeResult;
 }
 
-type Prepare = (state: TransactionFacts) => Promise<TransactionCommand>;
+type Prepare = (state: TransactionFacts, rerun: boolean) => Promise<Attempt>;
 
 async function currentFacts(ctx: ChangeContext, id: string): Promise<TransactionFacts> {
   const state = await foldStream(ctx.deps, transaction, transactionStream(id));
@@ -61,23 +84,15 @@ async function currentFacts(ctx: ChangeContext, id: string): Promise<Transaction
   return state;
 }
 
-function adapterFor(ctx: ChangeContext, state: TransactionFacts): PaymentProvider {
-  const adapter = providerAdapter(ctx.adapters, state.reserved.simulated ? 'simulator' : 'external', {
-    simulator: simulatorProvider,
-  });
-  if (!adapter) {
-    throw new DomainError(
-      'provider_not_configured',
-      'No adapter for this provider is available in this build.',
-    );
-  }
-  return adapter;
+function adapterContext(ctx: ChangeContext): AdapterContext {
+  return { deps: ctx.deps, config: ctx.config, adapters: ctx.adapters };
 }
 
 /**
  * Runs `precheck` on a new key before claiming it, then `prepare` (which calls the provider) and appends the
- * resulting command. A refusal of `prepare` after the claim is answered as is; the key stays claimed and a
- * replay re-runs it (the charge's state decides again).
+ * resulting command: a confirmed one as the claim's effect (then the key is completed), a pending or refused
+ * one without it (the key stays open and asking again re-runs `prepare`, told by `rerun` to read first). A
+ * DomainError of `prepare` after the claim is answered as is, and the key stays open likewise.
  */
 async function idempotentChange(
   ctx: ChangeContext,
@@ -105,7 +120,7 @@ async function idempotentChange(
     return true;
   };
   // An applied change is answered as stored: never applied again, never sent to the provider again.
-  if (held && (await applied(held))) return { replayed: true };
+  if (held && (await applied(held))) return { replayed: true, result: { kind: 'applied' } };
   let state = await currentFacts(ctx, input.transactionId);
   let replayed = held !== undefined;
   let claim: IdempotencyClaim | undefined = held;
@@ -128,13 +143,31 @@ async function idempotentChange(
     claim = claimed.claim;
     replayed = !claimed.first;
     if (replayed) {
-      if (await applied(claimed.claim)) return { replayed };
+      if (await applied(claimed.claim)) return { replayed, result: { kind: 'applied' } };
       state = await currentFacts(ctx, input.transactionId);
     }
   }
+  // A key asked before (its claim was held) may have reached the provider without an answer: query first.
+  const attempt = await prepare(state, replayed);
+  const stream = transactionStream(input.transactionId);
+  if (attempt.kind !== 'confirmed') {
+    // Not the claim's effect: the key stays open, so asking again settles (pending) or retries (refused).
+    if (attempt.command) {
+      await handleCommand(ctx.deps, transaction, stream, attempt.command, {
+        metadata,
+        retryOnConflict: true,
+      });
+    }
+    return {
+      replayed,
+      result:
+        attempt.kind === 'pending'
+          ? { kind: 'pending' }
+          : { kind: 'refused', diagnostics: attempt.diagnostics },
+    };
+  }
   try {
-    const command = await prepare(state);
-    await handleCommand(ctx.deps, transaction, transactionStream(input.transactionId), command, {
+    await handleCommand(ctx.deps, transaction, stream, attempt.command, {
       metadata: { ...metadata, causation_id },
       // The provider confirmed the change; a concurrent append only needs the cell decided again.
       retryOnConflict: true,
@@ -144,15 +177,12 @@ async function idempotentChange(
     if (!(replayed && error instanceof DomainError && error.code === 'conflict')) throw error;
   }
   if (claim) await markCompleted(ctx.deps, claim, input.key, metadata);
-  return { replayed };
+  return { replayed, result: { kind: 'applied' } };
 }
 
 function refuseState(state: TransactionFacts, message: string): DomainError {
   return new DomainError('conflict', message, { transaction_id: state.reserved.transaction_id });
 }
-
-/** SPEC 4.8 bank account of the payer, needed only to refund a boleto paid by boleto. */
-export type BankAccount = Readonly<Record<string, string>>;
 
 /** `POST /v1/transactions/{id}/refund`: the integral refund of a paid charge (SPEC 3.1, 4.8). */
 export async function refundTransaction(
@@ -183,19 +213,9 @@ export async function refundTransaction(
       );
     }
   };
-  return idempotentChange(ctx, input, metadata, precheck, async (state) => {
-    if (state.status !== 'paid') return { kind: 'refund', refundStatus: 'succeeded' };
-    const confirmed = await adapterFor(ctx, state).refundCharge({
-      transactionId: state.reserved.transaction_id,
-      providerReference: state.artifacts.provider_reference,
-      method: state.reserved.method,
-      amount: state.reserved.amount,
-      paidWith: state.paidWith,
-      bankAccount: input.bankAccount,
-      now: ctx.deps.now(),
-    });
-    return { kind: 'refund', refundStatus: confirmed.refundStatus };
-  });
+  return idempotentChange(ctx, input, metadata, precheck, (state, rerun) =>
+    refundAttempt(adapterContext(ctx), state, input.bankAccount, { queryFirst: rerun }),
+  );
 }
 
 /** `PATCH /v1/transactions/{id}/boleto`: a new due date for an open boleto (SPEC 4.8). */
@@ -213,19 +233,19 @@ export async function changeBoletoDueDate(
     );
     if (decision instanceof DomainError) throw decision;
   };
-  return idempotentChange(ctx, input, metadata, dryRun, async (state) => {
-    const options = state.reserved.boleto;
-    if (state.status !== 'pending' || options === null || state.boletoDueDate === input.dueDate) {
-      return { kind: 'change_due_date', dueDate: input.dueDate, expiresAt: state.artifacts.expires_at };
-    }
+  const precheck = (state: TransactionFacts) => {
     dryRun(state);
-    const moved = await adapterFor(ctx, state).changeDueDate({
-      transactionId: state.reserved.transaction_id,
-      providerReference: state.artifacts.provider_reference,
-      dueDate: input.dueDate,
-      boleto: options,
-      now: ctx.deps.now(),
-    });
-    return { kind: 'change_due_date', dueDate: input.dueDate, expiresAt: moved.expiresAt };
+    // One change at a time: a change awaiting the provider's confirmation is settled before another is sent.
+    if (state.pendingDueDate !== null && state.pendingDueDate !== input.dueDate) {
+      throw new DomainError(
+        'conflict',
+        `A change to ${state.pendingDueDate} awaits the provider's confirmation; repeat it or wait.`,
+        { transaction_id: state.reserved.transaction_id },
+      );
+    }
+  };
+  return idempotentChange(ctx, input, metadata, precheck, async (state, rerun) => {
+    if (state.status === 'pending' && state.reserved.boleto !== null) dryRun(state);
+    return dueDateAttempt(adapterContext(ctx), state, input.dueDate, { queryFirst: rerun });
   });
 }

@@ -192,6 +192,8 @@ export interface TransactionsTable {
   document_signature: string | null;
   /** Automatic refund of a double payment's Pix (SPEC 2.2): due, attempted, succeeded, refused; else null. */
   duplicate_refund: 'due' | 'attempted' | 'succeeded' | 'refused' | null;
+  /** A due-date change awaiting settlement (SPEC 4.8, migration 0016). */
+  pending_due_date: string | null;
   /** The stream version after the last applied event: consumers order and deduplicate updates by it. */
   sequence: ColumnType<string, number, number>;
   created_at: Timestamp;

@@ -512,11 +512,25 @@ export const operationExamples: Record<string, OperationExamples> = {
           refund: { status: 'succeeded' },
         },
       },
+      // The provider's answer was uncertain: still paid, refund pending until asked again or reconciled.
+      202: {
+        data: {
+          ...boletoTransaction,
+          status: 'paid',
+          paid_with: 'pix',
+          paid_at: LATER,
+          refund: { status: 'pending' },
+        },
+      },
     },
   },
   updateBoletoDueDate: {
     request: { due_date: '2026-12-12' },
-    responses: { 200: { data: { ...boletoTransaction, boleto_due_date: '2026-12-12', updated_at: LATER } } },
+    responses: {
+      200: { data: { ...boletoTransaction, boleto_due_date: '2026-12-12', updated_at: LATER } },
+      // The provider's answer was uncertain: the date stays until the change is confirmed.
+      202: { data: { ...boletoTransaction, updated_at: LATER } },
+    },
   },
 };
 

@@ -48,6 +48,10 @@ export const AUDIT_ACTIONS: Readonly<Record<string, string>> = {
   'Transaction.DuplicateRefundAttempted': 'transaction.duplicate_refund_attempted',
   'Transaction.DuplicateRefunded': 'transaction.duplicate_refunded',
   'Transaction.DuplicateRefundRefused': 'transaction.duplicate_refund_refused',
+  'Transaction.RefundUnconfirmed': 'transaction.refund_unconfirmed',
+  'Transaction.RefundRefused': 'transaction.refund_refused',
+  'Transaction.DueDateChangeUnconfirmed': 'transaction.due_date_change_unconfirmed',
+  'Transaction.DueDateChangeRefused': 'transaction.due_date_change_refused',
 };
 
 const snake = (part: string) => part.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();

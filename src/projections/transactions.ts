@@ -64,6 +64,7 @@ const UPSERT_COLUMNS = [
   'refund_status',
   'document_signature',
   'duplicate_refund',
+  'pending_due_date',
   'sequence',
   'updated_at',
 ] as const satisfies readonly (keyof TransactionsTable)[];
@@ -202,6 +203,7 @@ function reservedRow(d: Reserved, recorded: RecordedEvent): Insertable<Transacti
     refund_status: null,
     document_signature: storedDocumentSignature(d.transaction_id),
     duplicate_refund: null,
+    pending_due_date: null,
     sequence: recorded.version,
     created_at: recorded.recordedAt,
     updated_at: recorded.recordedAt,
@@ -264,8 +266,9 @@ export function changesOf(event: Exclude<TransactionEvent, { type: 'Transaction.
     case 'Transaction.Refunded':
       return { status: 'refunded', refund_status: event.data.refund_status };
     case 'Transaction.DueDateChanged': {
-      const { boleto_due_date, expires_at } = event.data;
-      return expires_at === undefined ? { boleto_due_date } : { boleto_due_date, expires_at };
+      const { transaction_id: _, previous_due_date: _p, boleto_due_date, ...changed } = event.data;
+      // Fields absent from older events (or from a simulator answer) leave their columns as they are.
+      return defined({ boleto_due_date, pending_due_date: null, ...changed }) as Changes;
     }
     case 'Transaction.BoletoPixIssued': {
       const { boleto_pix_copy_paste, boleto_pix_expires_at } = event.data;
@@ -285,6 +288,14 @@ export function changesOf(event: Exclude<TransactionEvent, { type: 'Transaction.
       return { duplicate_refund: 'succeeded' };
     case 'Transaction.DuplicateRefundRefused':
       return { duplicate_refund: 'refused' };
+    case 'Transaction.RefundUnconfirmed':
+      return { refund_status: 'pending' };
+    case 'Transaction.RefundRefused':
+      return { refund_status: 'failed' };
+    case 'Transaction.DueDateChangeUnconfirmed':
+      return { pending_due_date: event.data.boleto_due_date };
+    case 'Transaction.DueDateChangeRefused':
+      return { pending_due_date: null };
   }
 }
 
@@ -349,6 +360,7 @@ export function transactionRowFromState(
     // What the projection stores under the secret this process signs with (a rebuild writes the same).
     document_signature: storedDocumentSignature(r.transaction_id),
     duplicate_refund: s.duplicateRefund?.status ?? null,
+    pending_due_date: s.pendingDueDate,
     sequence: String(last.version),
     created_at: first.recordedAt,
     updated_at: last.recordedAt,

@@ -1,15 +1,54 @@
 import type { BoletoOptions, Diagnostics, TransactionArtifacts } from '../aggregates/transaction.ts';
-import type { ProviderCustomer } from './provider.ts';
 
 /**
- * The external-provider port (DESIGN.md "Providers", issue 13). It sits beside the older `provider.ts`
- * (still used by charge creation and the simulator) until issuance and refresh are wired to it.
+ * The provider port (DESIGN.md "Providers", issue 13 item 1): one port, two adapters, the simulator
+ * (`simulator.ts`) and the external provider (`safe2pay/`). The adapter is resolved per provider record
+ * (src/commands/provider-adapter.ts) for every operation: creation, query, refund, due date, cancel.
  *
- * One adapter per provider record. Every operation answers exactly one of three outcomes and never throws
- * for a provider answer: `issued` (the provider confirmed), `refused` (the provider confirmed it did not do
- * it, or it cannot be asked at all), `uncertain` (timeout, reset, unparsable, incomplete or inconsistent
- * answer: the remote state is unknown and must not be guessed; SPEC 3.1).
+ * Every operation answers exactly one of three outcomes and never throws for a provider answer: `issued`
+ * (the provider confirmed), `refused` (the provider confirmed it did not do it, or it cannot be asked at
+ * all), `uncertain` (timeout, reset, unparsable, incomplete or inconsistent answer: the remote state is
+ * unknown and must not be guessed; SPEC 3.1). A caller treats anything an adapter throws as `uncertain`.
  */
+
+/** The payer as a provider receives it: the normalized copies (trimmed, upper/lower-cased; SPEC 4.1). */
+export interface ProviderCustomer {
+  name?: string;
+  document?: string;
+  email?: string;
+  phone?: string;
+  address?: {
+    zip_code: string;
+    street: string;
+    number: string;
+    complement?: string;
+    district: string;
+    city: string;
+    state: string;
+  };
+}
+
+/** SPEC 2.2 rules 2-3: value-or-null, never raw provider text. */
+export function sanitizeDiagnostics(raw: {
+  code?: unknown;
+  httpStatus?: unknown;
+  /** A static, safe guidance text chosen by the adapter (never the provider's message). */
+  guidance?: string | null;
+}): Diagnostics {
+  const code = typeof raw.code === 'string' || typeof raw.code === 'number' ? String(raw.code) : '';
+  const status = typeof raw.httpStatus === 'number' ? raw.httpStatus : Number.NaN;
+  return {
+    provider_error_code: /^[0-9]{1,10}$/.test(code) ? code : null,
+    provider_error_message: raw.guidance ? raw.guidance.slice(0, 400) : null,
+    provider_http_status: Number.isInteger(status) && status >= 100 && status <= 599 ? status : null,
+  };
+}
+
+export const NO_DIAGNOSTICS: Diagnostics = {
+  provider_error_code: null,
+  provider_error_message: null,
+  provider_http_status: null,
+};
 
 export type ProviderEnvironment = 'sandbox' | 'production';
 
@@ -135,6 +174,8 @@ export interface DueDateTarget {
   readonly providerReference: string;
   /** New due date, `YYYY-MM-DD` (SPEC 4.8). */
   readonly dueDate: string;
+  /** The boleto's options as reserved (the simulator derives `expires_at` from `cancel_after_due`). */
+  readonly boleto: BoletoOptions | null;
 }
 
 export interface CancelTarget {
@@ -143,14 +184,17 @@ export interface CancelTarget {
   readonly providerReference: string;
 }
 
-export interface ExternalProvider {
+export interface ProviderPort {
   readonly name: string;
-  /** SPEC 2.3 `provider_request`: the exact body `create` sends, built at reservation. */
-  buildRequest(charge: PortCharge, ctx: Pick<ProviderContext, 'environment'>): Record<string, unknown>;
+  /**
+   * SPEC 2.3 `provider_request`: the exact body `create` sends, built at reservation; null when the adapter
+   * sends nothing anywhere (the simulator: SPEC 2.3 "null for the simulator").
+   */
+  buildRequest(charge: PortCharge, ctx: Pick<ProviderContext, 'environment'>): Record<string, unknown> | null;
   /** Sends `body` (from {@link buildRequest}) unchanged; `charge` is used to validate the answer. */
   create(
     charge: PortCharge,
-    body: Record<string, unknown>,
+    body: Record<string, unknown> | null,
     ctx: ProviderContext,
     now: Date,
   ): Promise<Outcome<IssuedCharge & { readonly providerReference: string }>>;

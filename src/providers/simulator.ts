@@ -1,24 +1,37 @@
-import type { TransactionArtifacts } from '../aggregates/transaction.ts';
-import type {
-  PaymentProvider,
-  ProviderChargeOutcome,
-  ProviderChargeRequest,
-  ProviderDueDateRequest,
-} from './provider.ts';
+import type { BoletoOptions, TransactionArtifacts } from '../aggregates/transaction.ts';
+import {
+  type IssuedCharge,
+  NO_DIAGNOSTICS,
+  type Outcome,
+  type OutcomeReason,
+  type ProviderPort,
+  type RemoteCharge,
+  type RemoteStatus,
+  type Uncertain,
+} from './port.ts';
 
 /**
- * The simulator adapter (SPEC 1 simulator row): a local record only, `simulated: true`, environment
- * `sandbox`. It also serves test-mode keys (SPEC 5.2), which never reach a provider. No I/O, no money.
+ * The simulator adapter of the provider port (SPEC 1 simulator row): a local record only, `simulated: true`,
+ * environment `sandbox`. It also serves test-mode keys (SPEC 5.2), which never reach a provider. No I/O, no
+ * money, no credentials, and it never refuses or leaves an outcome uncertain for a charge it was asked about.
  *
  * - Pix: `pix_copy_paste` and `pix_qr_code` are {@link SIMULATOR_PIX_MARKER} plus the transaction id: not an
  *   EMV payload (no `000201` header, no CRC), so no bank app accepts it. `expires_at` = now + expires_in.
  * - Boleto: `boleto_url`, `boleto_digitable_line`, `boleto_barcode` and the boleto Pix are null. With
  *   `cancel_after_due` the charge expires at the start of the day after the due date plus
  *   `days_before_cancel` in America/Sao_Paulo (UTC-3, no DST since 2019); otherwise `expires_at` is null.
+ * - `buildRequest` is null: nothing is ever sent (SPEC 2.3 `provider_request` "null for the simulator").
+ *
+ * Its "remote" side is a bounded memory of the charges this adapter issued, so `query`, `queryByReference`
+ * and the contract suite (test/integration/provider-contract.ts) see a provider that remembers. The gateway's
+ * own record stays the truth for simulated charges: refresh and simulate decide from it (SPEC 3.1, 4.7), and
+ * refund, due date and cancel of a charge this memory does not hold (another process issued it, or it was
+ * forgotten) are confirmed, because the gateway asks only after its own state allows the change.
  */
 export const SIMULATOR_PIX_MARKER = 'SIMULADOR-TESTE-NAO-PAGAVEL';
 
 const SAO_PAULO_OFFSET = '-03:00';
+const MEMORY = 10_000;
 
 function addDays(date: string, days: number): string {
   const d = new Date(`${date}T00:00:00Z`);
@@ -31,9 +44,23 @@ export function boletoCancelAt(dueDate: string, daysBeforeCancel: number): strin
   return new Date(`${addDays(dueDate, 1 + daysBeforeCancel)}T00:00:00${SAO_PAULO_OFFSET}`).toISOString();
 }
 
-export function simulatedArtifacts(request: ProviderChargeRequest): TransactionArtifacts {
+/** What the simulator's answer depends on; other facts of a charge may be passed along and are ignored. */
+export interface SimulatedChargeInput {
+  readonly transactionId: string;
+  readonly method: 'pix' | 'boleto';
+  readonly expiresIn: number | null;
+  readonly boleto: BoletoOptions | null;
+  /** The instant of the call (deadlines are computed from it). */
+  readonly now: Date;
+  readonly [other: string]: unknown;
+}
+
+/** The local id's reference at the simulator: stable, so every answer about a charge names the same id. */
+export const simulatorReference = (transactionId: string) => `sim_${transactionId}`;
+
+export function simulatedArtifacts(request: SimulatedChargeInput): TransactionArtifacts {
   const base: TransactionArtifacts = {
-    provider_reference: `sim_${request.transactionId}`,
+    provider_reference: simulatorReference(request.transactionId),
     pix_copy_paste: null,
     pix_qr_code: null,
     expires_at: null,
@@ -60,17 +87,153 @@ export function simulatedArtifacts(request: ProviderChargeRequest): TransactionA
   return base;
 }
 
-export const simulatorProvider: PaymentProvider = {
-  kind: 'simulator',
-  async createCharge(request: ProviderChargeRequest): Promise<ProviderChargeOutcome> {
-    return { kind: 'issued', artifacts: simulatedArtifacts(request) };
-  },
-  // No money moved, so there is nothing to return: the refund is confirmed at once.
-  async refundCharge() {
-    return { refundStatus: 'succeeded' };
-  },
-  async changeDueDate(request: ProviderDueDateRequest) {
-    const o = request.boleto;
-    return { expiresAt: o.cancel_after_due ? boletoCancelAt(request.dueDate, o.days_before_cancel) : null };
-  },
-};
+interface Remembered {
+  readonly transactionId: string;
+  readonly method: 'pix' | 'boleto';
+  readonly amount: number;
+  status: RemoteStatus;
+  paidWith: 'pix' | 'boleto' | null;
+  paidOn: string | null;
+  dueDate: string | null;
+  artifacts: TransactionArtifacts;
+}
+
+function refusedState(reason: OutcomeReason): Outcome<never> {
+  return { kind: 'refused', reason, providerReference: null, diagnostics: NO_DIAGNOSTICS };
+}
+
+function unknownCharge(providerReference: string): Uncertain {
+  // Not remembered is not "does not exist": the gateway's record is the truth (see above).
+  return {
+    kind: 'uncertain',
+    reason: 'incomplete',
+    providerReference,
+    providerStatus: null,
+    diagnostics: NO_DIAGNOSTICS,
+  };
+}
+
+export interface SimulatorAdapter extends ProviderPort {
+  /** The payer pays a charge the simulator remembers (the contract suite's `settle`); false when unknown. */
+  settle(providerReference: string, via: 'pix' | 'boleto', now?: Date): boolean;
+}
+
+export function createSimulatorAdapter(options: { memory?: number } = {}): SimulatorAdapter {
+  const limit = options.memory ?? MEMORY;
+  const charges = new Map<string, Remembered>();
+
+  function remember(reference: string, charge: Remembered): void {
+    charges.delete(reference);
+    charges.set(reference, charge);
+    // Oldest first out: a Map iterates in insertion order.
+    while (charges.size > limit) {
+      const oldest = charges.keys().next().value;
+      if (oldest === undefined) break;
+      charges.delete(oldest);
+    }
+  }
+
+  function remote(reference: string, c: Remembered): RemoteCharge {
+    return {
+      providerReference: reference,
+      reference: c.transactionId,
+      amount: c.amount,
+      status: c.status,
+      providerStatus: 0,
+      paidWith: c.status === 'paid' && c.method === 'boleto' ? c.paidWith : null,
+      // The simulator settles a charge one way only; a double payment is the external provider's case.
+      duplicatePayment: false,
+      paidOn: c.paidOn,
+      boletoDueDate: c.dueDate,
+      artifacts: c.artifacts,
+    };
+  }
+
+  return {
+    name: 'simulator',
+
+    buildRequest() {
+      return null;
+    },
+
+    async create(charge, _body, _ctx, now) {
+      const artifacts = simulatedArtifacts({ ...charge, now });
+      const reference = simulatorReference(charge.transactionId);
+      const dueDate = charge.boleto?.due_date ?? null;
+      remember(reference, {
+        transactionId: charge.transactionId,
+        method: charge.method,
+        amount: charge.amount,
+        status: 'pending',
+        paidWith: null,
+        paidOn: null,
+        dueDate,
+        artifacts,
+      });
+      return {
+        kind: 'issued',
+        providerReference: reference,
+        status: 'pending',
+        artifacts,
+        boletoDueDate: dueDate,
+      };
+    },
+
+    async query(target) {
+      const c = charges.get(target.providerReference);
+      if (!c) return unknownCharge(target.providerReference);
+      return { kind: 'issued', charge: remote(target.providerReference, c) };
+    },
+
+    async queryByReference(transactionId) {
+      const found = [...charges.entries()].filter(([, c]) => c.transactionId === transactionId);
+      return { kind: 'issued', charges: found.map(([ref, c]) => remote(ref, c)) };
+    },
+
+    // No money moved, so there is nothing to return: the refund is confirmed at once. Payments simulated by
+    // the gateway (SPEC 4.7) are not in this memory, so only what it knows cannot be refunded is refused:
+    // a charge refunded already (never twice) or cancelled.
+    async refund(target) {
+      const c = charges.get(target.providerReference);
+      if (c && (c.status === 'refunded' || c.status === 'expired')) return refusedState('status_refused');
+      if (c) c.status = 'refunded';
+      return { kind: 'issued', refundStatus: 'succeeded' };
+    },
+
+    async changeDueDate(target): Promise<Outcome<IssuedCharge>> {
+      const c = charges.get(target.providerReference);
+      if (c && c.status !== 'pending' && c.status !== 'processing') return refusedState('status_refused');
+      const o = target.boleto;
+      const artifacts: TransactionArtifacts = {
+        ...(c?.artifacts ??
+          simulatedArtifacts({ ...target, method: 'boleto', expiresIn: null, now: new Date() })),
+        provider_reference: target.providerReference,
+        expires_at: o?.cancel_after_due ? boletoCancelAt(target.dueDate, o.days_before_cancel) : null,
+      };
+      if (c) {
+        c.dueDate = target.dueDate;
+        c.artifacts = artifacts;
+      }
+      return { kind: 'issued', status: 'pending', artifacts, boletoDueDate: target.dueDate };
+    },
+
+    async cancel(target) {
+      const c = charges.get(target.providerReference);
+      if (c && c.status !== 'pending') return refusedState('status_refused');
+      if (c) c.status = 'expired';
+      return { kind: 'issued', cancelled: true };
+    },
+
+    settle(providerReference, via, now = new Date()) {
+      const c = charges.get(providerReference);
+      if (c?.status !== 'pending') return false;
+      c.status = 'paid';
+      c.paidWith = c.method === 'pix' ? 'pix' : via;
+      c.paidOn = new Date(now.getTime() - 3 * 3_600_000).toISOString().slice(0, 10);
+      return true;
+    },
+  };
+}
+
+/** The gateway's simulator: one per process (its memory is only what `query` answers from). */
+export const simulatorAdapter: SimulatorAdapter = createSimulatorAdapter();

@@ -40,6 +40,8 @@ export interface ReconcilerOptions {
     /** Charges untouched for longer than this are left to a person (default 7 days). */
     windowSeconds?: number;
   };
+  /** Refunds and due-date changes left pending by an uncertain answer (src/workers/settle-pending-changes.ts). */
+  pendingChanges?: { runOnce(now: Date): Promise<unknown> };
 }
 
 export interface ReconcileResult {
@@ -103,7 +105,11 @@ export class Reconciler {
     this.now = opts.now ?? (() => new Date());
     this.loop = new PollingLoop(
       'reconciler',
-      async () => (await this.runOnce()).scanned === this.batchSize,
+      async () => {
+        const more = (await this.runOnce()).scanned === this.batchSize;
+        await opts.pendingChanges?.runOnce(this.now());
+        return more;
+      },
       opts.intervalMs,
       opts.logger,
     );

@@ -2,15 +2,10 @@ import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { saoPauloDate } from '../../src/aggregates/transaction.ts';
 import { claimIdempotencyKey, type JsonValue, readClaim } from '../../src/commands/idempotency.ts';
+import { decorateProviderAdapters } from '../../src/commands/provider-adapter.ts';
 import { sha256Hex } from '../../src/crypto/secrets.ts';
 import { newId } from '../../src/ids.ts';
-import {
-  type PaymentProvider,
-  type ProviderChargeOutcome,
-  sanitizeDiagnostics,
-  useProviderAdapter,
-} from '../../src/providers/provider.ts';
-import { simulatorProvider } from '../../src/providers/simulator.ts';
+import { type ProviderPort, sanitizeDiagnostics } from '../../src/providers/port.ts';
 import { pixBody } from '../support/charges.ts';
 import { commandDeps, type SeededKey, seedTenantAndKey } from '../support/fixtures.ts';
 import { startTestApp, type TestApp } from '../support/http.ts';
@@ -34,16 +29,17 @@ const sim = {
   /** When set, calls wait for it (a charge stays `processing` meanwhile). */
   gate: null as Promise<void> | null,
 };
-const counting: PaymentProvider = {
-  ...simulatorProvider,
-  async createCharge(request): Promise<ProviderChargeOutcome> {
+/** The simulator, counting and steering its creations (SPEC 3.1 creation outcomes). */
+const counting = (simulator: ProviderPort): ProviderPort => ({
+  ...simulator,
+  async create(charge, body, ctx, now) {
     sim.calls++;
     if (sim.gate) await sim.gate;
     switch (sim.mode) {
       case 'refuse':
         return {
           kind: 'refused',
-          failureCode: 'provider_rejected',
+          reason: 'provider_error',
           providerReference: null,
           diagnostics: sanitizeDiagnostics({
             code: '1234',
@@ -54,16 +50,18 @@ const counting: PaymentProvider = {
       case 'uncertain':
         return {
           kind: 'uncertain',
+          reason: 'timeout',
           providerReference: null,
+          providerStatus: null,
           diagnostics: sanitizeDiagnostics({ code: 'raw text secret', httpStatus: 504 }),
         };
       case 'throw':
         throw new Error('socket hang up');
       default:
-        return simulatorProvider.createCharge(request);
+        return simulator.create(charge, body, ctx, now);
     }
   },
-};
+});
 
 function boletoBody() {
   const { expires_in: _e, ...rest } = pixBody();
@@ -81,7 +79,9 @@ const idem = () => `idem-${++counter}`;
 
 beforeAll(async () => {
   app = await startTestApp({ DOCUMENT_SIGNING_SECRET: SECRET, ENABLE_SIMULATOR: 'true' }, (gw) =>
-    useProviderAdapter(gw.ctx, 'simulator', counting),
+    decorateProviderAdapters(gw.ctx, (adapter, record) =>
+      record.kind === 'simulator' ? counting(adapter) : adapter,
+    ),
   );
   a = await seedTenantAndKey(app.gateway.ctx, { livemode: true });
   b = await seedTenantAndKey(app.gateway.ctx, { livemode: true });

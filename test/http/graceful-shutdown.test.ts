@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
-import { type PaymentProvider, useProviderAdapter } from '../../src/providers/provider.ts';
-import { simulatorProvider } from '../../src/providers/simulator.ts';
+import { type AdapterDecorator, decorateProviderAdapters } from '../../src/commands/provider-adapter.ts';
 import { pixBody } from '../support/charges.ts';
 import { seedTenantAndKey } from '../support/fixtures.ts';
 import { startTestApp } from '../support/http.ts';
@@ -19,15 +18,18 @@ function gatedSimulator() {
     open = resolve;
   });
   let calls = 0;
-  const provider: PaymentProvider = {
-    ...simulatorProvider,
-    async createCharge(request) {
-      calls++;
-      await gate;
-      return simulatorProvider.createCharge(request);
-    },
-  };
-  return { provider, open, calls: () => calls };
+  const decorate: AdapterDecorator = (adapter, record) =>
+    record.kind !== 'simulator'
+      ? adapter
+      : {
+          ...adapter,
+          async create(charge, body, ctx, now) {
+            calls++;
+            await gate;
+            return adapter.create(charge, body, ctx, now);
+          },
+        };
+  return { decorate, open, calls: () => calls };
 }
 
 /** Sends a Pix creation, waits until it reaches the provider, then drops the connection (the client left). */
@@ -48,7 +50,7 @@ describe('graceful shutdown waits for running requests (SPEC 3.1: reserve, call,
   test('a charge whose client left still records the provider outcome before the pools close', async () => {
     const sim = gatedSimulator();
     const app = await startTestApp({ ENABLE_SIMULATOR: 'true' }, (gw) =>
-      useProviderAdapter(gw.ctx, 'simulator', sim.provider),
+      decorateProviderAdapters(gw.ctx, sim.decorate),
     );
     try {
       const { key } = await seedTenantAndKey(app.gateway.ctx, { livemode: true });
@@ -83,7 +85,7 @@ describe('graceful shutdown waits for running requests (SPEC 3.1: reserve, call,
   test('SHUTDOWN_TIMEOUT_MS bounds the wait, and says so in the log', async () => {
     const sim = gatedSimulator();
     const app = await startTestApp({ ENABLE_SIMULATOR: 'true', SHUTDOWN_TIMEOUT_MS: '200' }, (gw) =>
-      useProviderAdapter(gw.ctx, 'simulator', sim.provider),
+      decorateProviderAdapters(gw.ctx, sim.decorate),
     );
     try {
       const { key } = await seedTenantAndKey(app.gateway.ctx, { livemode: true });

@@ -4,11 +4,10 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { SCOPES } from '../../src/aggregates/access.ts';
 import { issueApiKey } from '../../src/commands/api-keys.ts';
+import { type AdapterDecorator, decorateProviderAdapters } from '../../src/commands/provider-adapter.ts';
 import { createProvider, providerDeps } from '../../src/commands/providers.ts';
 import { createRoutingRule } from '../../src/commands/routing-rules.ts';
 import { createUser, identityDeps } from '../../src/commands/users.ts';
-import { type PaymentProvider, useProviderAdapter } from '../../src/providers/provider.ts';
-import { simulatorProvider } from '../../src/providers/simulator.ts';
 import {
   ADMIN_EMAIL,
   ADMIN_PASSWORD,
@@ -68,17 +67,21 @@ async function streamLength(stream: string): Promise<number> {
 
 /** Calls that reach the (simulated) provider for changes of a charge (SPEC 4.8). */
 const providerCalls = { refund: 0, dueDate: 0 };
-const counting: PaymentProvider = {
-  ...simulatorProvider,
-  async refundCharge(request) {
-    providerCalls.refund++;
-    return simulatorProvider.refundCharge(request);
-  },
-  async changeDueDate(request) {
-    providerCalls.dueDate++;
-    return simulatorProvider.changeDueDate(request);
-  },
-};
+/** Counts the simulator's refunds and due-date changes, for every adapter this app resolves. */
+const counting: AdapterDecorator = (adapter, record) =>
+  record.kind !== 'simulator'
+    ? adapter
+    : {
+        ...adapter,
+        async refund(target, ctx) {
+          providerCalls.refund++;
+          return adapter.refund(target, ctx);
+        },
+        async changeDueDate(target, ctx) {
+          providerCalls.dueDate++;
+          return adapter.changeDueDate(target, ctx);
+        },
+      };
 
 async function allEvents(): Promise<number> {
   const { rows } = await sql<{ n: string }>`select count(*) as n from events`.execute(app.gateway.ctx.db);
@@ -100,7 +103,7 @@ beforeAll(async () => {
     ENABLE_SIMULATOR: 'true',
     CREDENTIALS_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
   });
-  useProviderAdapter(app.gateway.ctx, 'simulator', counting);
+  decorateProviderAdapters(app.gateway.ctx, counting);
   superAdmin = bearer(await logIn(app, ADMIN_EMAIL, ADMIN_PASSWORD));
   test_ = await seedTenantAndKey(app.gateway.ctx, { livemode: false });
   live = await secondKey(test_.tenantId, true);

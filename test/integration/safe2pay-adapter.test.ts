@@ -3,15 +3,15 @@ import { isValidPixPayload } from '@brazilian-utils/brazilian-utils';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import type { Fault } from '../../src/providers/emulator/faults.ts';
 import { type ProviderEmulator, startProviderEmulator } from '../../src/providers/emulator/server.ts';
-import type { ExternalProvider, PortCharge, ProviderContext } from '../../src/providers/port.ts';
+import type { PortCharge, ProviderContext, ProviderPort } from '../../src/providers/port.ts';
 import { createSafe2PayAdapter } from '../../src/providers/safe2pay/adapter.ts';
 import { type EmulatorControl, emulatorControl } from '../support/emulator-control.ts';
 import {
   assertSanitized,
   boletoCharge,
-  type ContractHarness,
   pixCharge,
   providerContract,
+  type RemoteHarness,
   saoPauloDate,
 } from './provider-contract.ts';
 
@@ -21,7 +21,7 @@ const KEYS = { sandbox: ['sbx-key'], production: ['prd-key'], matrixSandbox: ['m
 
 let emulator: ProviderEmulator;
 let control: EmulatorControl;
-let adapter: ExternalProvider;
+let adapter: ProviderPort;
 
 beforeAll(async () => {
   emulator = await startProviderEmulator({ port: 0, host: '127.0.0.1', keys: KEYS });
@@ -44,7 +44,7 @@ function ctx(
   };
 }
 
-const harness: ContractHarness = {
+const harness: RemoteHarness = {
   get adapter() {
     return adapter;
   },
@@ -60,7 +60,7 @@ const harness: ContractHarness = {
     control.move(providerReference, via === 'pix' ? 'paid_pix' : 'paid_boleto'),
 };
 
-providerContract('Safe2Pay adapter over the emulator', () => harness);
+providerContract('Safe2Pay adapter over the emulator', { simulated: false, harness: () => harness });
 
 async function create(charge: PortCharge, context: ProviderContext = ctx()) {
   return adapter.create(charge, adapter.buildRequest(charge, context), context, new Date());
@@ -108,7 +108,7 @@ describe('Safe2Pay wire specifics (wire doc 2.1-2.11)', () => {
     const calls = await control.calls({ reference: charge.transactionId });
     assert.equal(calls[0]?.environment, 'sandbox');
     assert.deepEqual(calls[0]?.body, adapter.buildRequest(charge, ctx('sandbox')));
-    assert.equal(adapter.buildRequest(charge, ctx('sandbox')).IsSandbox, true);
+    assert.equal(adapter.buildRequest(charge, ctx('sandbox'))?.IsSandbox, true);
     // The production key does not see the sandbox charge.
     const other = await adapter.query(
       queryTarget(charge, sandbox.providerReference, sandbox.boletoDueDate),
@@ -321,6 +321,7 @@ describe('every injectable fault maps to its outcome (SPEC 3.1, 4.2, 4.6)', () =
         amount: boleto.amount,
         providerReference: b.providerReference,
         dueDate: saoPauloDate(30),
+        boleto: boleto.boleto,
       };
       assert.equal((await adapter.changeDueDate(change, ctx())).kind, 'uncertain');
       if (fault.type !== 'status') {

@@ -109,6 +109,7 @@ async function foldOfStreams(t: TestDatabase, store: PostgresEventStore) {
       refund_status: s.refundStatus,
       document_signature: storedSignature(r.transaction_id),
       duplicate_refund: s.duplicateRefund?.status ?? null,
+      pending_due_date: s.pendingDueDate,
       sequence: String(recorded.length),
       created_at: first.recordedAt,
       updated_at: last.recordedAt,
@@ -182,6 +183,8 @@ describe('transactions read model (SPEC 2.2, 2.3, 4.3; DESIGN.md "Projections")'
         'transactions_duplicate_refund_owed',
         'transactions_list',
         'transactions_method',
+        // The reconciler's scan of refunds and due-date changes awaiting settlement (SPEC 4.8).
+        'transactions_pending_changes',
         'transactions_pkey',
         'transactions_reference',
         'transactions_status',

@@ -198,6 +198,12 @@ export function commandOf(
           provider_http_status: 200,
         },
       };
+    case 'refund_unconfirmed':
+    case 'refund_refused':
+      return { kind, diagnostics: { ...noDiagnostics, provider_http_status: 503 } };
+    case 'due_date_unconfirmed':
+    case 'due_date_refused':
+      return { kind, dueDate: '2026-03-25', diagnostics: { ...noDiagnostics, provider_error_code: '88' } };
   }
 }
 
@@ -222,6 +228,10 @@ export const COMMAND_KINDS: readonly TransactionCommand['kind'][] = [
   'claim_duplicate_refund',
   'record_duplicate_refund',
   'record_duplicate_refund_refused',
+  'refund_unconfirmed',
+  'refund_refused',
+  'due_date_unconfirmed',
+  'due_date_refused',
 ];
 
 /**

@@ -139,7 +139,7 @@ function fittingKind(kind: TransactionCommand['kind']): ChargeKind {
     'record_duplicate_refund',
     'record_duplicate_refund_refused',
   ];
-  return boleto.includes(kind) ? 'boleto_live' : 'pix_live';
+  return boleto.includes(kind) || kind.startsWith('due_date_') ? 'boleto_live' : 'pix_live';
 }
 
 /** A boleto issued while its Pix was still being emitted (SPEC 4.2 "If the Pix is slow"). */
@@ -815,6 +815,110 @@ describe('transaction decider: refund and due date (SPEC 4.8)', () => {
   });
 });
 
+describe('transaction decider: refund and due-date attempts the provider did not confirm (SPEC 4.8, issue 13)', () => {
+  const diagnostics = { provider_error_code: null, provider_error_message: null, provider_http_status: 503 };
+
+  test('an uncertain refund keeps the charge paid with refund.status pending; once is enough; confirmed later', () => {
+    const given = historyOf('paid', 'pix_live');
+    const pending = sc()
+      .given(given)
+      .when({ kind: 'refund_unconfirmed', diagnostics })
+      .thenEmits([{ type: 'Transaction.RefundUnconfirmed', data: { transaction_id: ID, ...diagnostics } }]);
+    assert.equal(pending.status === 'paid' && pending.refundStatus, 'pending');
+    const uncertain: TransactionEvent = {
+      type: 'Transaction.RefundUnconfirmed',
+      data: { transaction_id: ID, ...diagnostics },
+    };
+    sc()
+      .given([...given, uncertain])
+      .when({ kind: 'refund_unconfirmed', diagnostics })
+      .thenEmits([]);
+    const done = sc()
+      .given([...given, uncertain])
+      .when({ kind: 'refund', refundStatus: 'succeeded' })
+      .thenEmits([refunded]);
+    assert.equal(done.status === 'refunded' && done.refundStatus, 'succeeded');
+    // The diagnostics of the attempt stay in its event; the charge's own are not overwritten.
+    assert.equal(pending.status === 'paid' && pending.diagnostics.provider_http_status, null);
+  });
+
+  test('a refused refund keeps the charge paid with refund.status failed; a refunded charge ignores it', () => {
+    const state = sc()
+      .given(historyOf('paid', 'boleto_live'))
+      .when({ kind: 'refund_refused', diagnostics })
+      .thenEmits([{ type: 'Transaction.RefundRefused', data: { transaction_id: ID, ...diagnostics } }]);
+    assert.equal(state.status === 'paid' && state.refundStatus, 'failed');
+    sc().given(historyOf('refunded', 'pix_live')).when({ kind: 'refund_refused', diagnostics }).thenEmits([]);
+    sc()
+      .given(historyOf('pending', 'pix_live'))
+      .when({ kind: 'refund_refused', diagnostics })
+      .thenFails('conflict');
+  });
+
+  test('an uncertain due-date change is pending without moving the date; the confirmed change clears it', () => {
+    const given = historyOf('pending', 'boleto_live');
+    const unconfirmed: TransactionEvent = {
+      type: 'Transaction.DueDateChangeUnconfirmed',
+      data: { transaction_id: ID, boleto_due_date: '2026-03-20', ...diagnostics },
+    };
+    const pending = sc()
+      .given(given)
+      .when({ kind: 'due_date_unconfirmed', dueDate: '2026-03-20', diagnostics })
+      .thenEmits([unconfirmed]);
+    assert.equal(pending.status === 'pending' && pending.boletoDueDate, '2026-03-10');
+    assert.equal(pending.status === 'pending' && pending.pendingDueDate, '2026-03-20');
+    sc()
+      .given([...given, unconfirmed])
+      .when({ kind: 'due_date_unconfirmed', dueDate: '2026-03-20', diagnostics })
+      .thenEmits([]);
+    const changed = sc()
+      .given([...given, unconfirmed])
+      .when({
+        kind: 'change_due_date',
+        dueDate: '2026-03-20',
+        expiresAt: null,
+        artifacts: {
+          boleto_digitable_line: '3'.repeat(47),
+          boleto_barcode: '4'.repeat(44),
+          boleto_pix_copy_paste: null,
+          boleto_pix_expires_at: null,
+        },
+      })
+      .thenEmits([
+        {
+          type: 'Transaction.DueDateChanged',
+          data: {
+            transaction_id: ID,
+            boleto_due_date: '2026-03-20',
+            previous_due_date: '2026-03-10',
+            expires_at: null,
+            boleto_digitable_line: '3'.repeat(47),
+            boleto_barcode: '4'.repeat(44),
+            boleto_pix_copy_paste: null,
+            boleto_pix_expires_at: null,
+          },
+        },
+      ]);
+    assert.equal(changed.status === 'pending' && changed.pendingDueDate, null);
+    assert.equal(changed.status === 'pending' && changed.artifacts.boleto_digitable_line, '3'.repeat(47));
+    const refused = sc()
+      .given([...given, unconfirmed])
+      .when({ kind: 'due_date_refused', dueDate: '2026-03-20', diagnostics })
+      .thenEmits([
+        {
+          type: 'Transaction.DueDateChangeRefused',
+          data: { transaction_id: ID, boleto_due_date: '2026-03-20', ...diagnostics },
+        },
+      ]);
+    assert.equal(refused.status === 'pending' && refused.pendingDueDate, null);
+    assert.equal(refused.status === 'pending' && refused.boletoDueDate, '2026-03-10');
+    sc()
+      .given(historyOf('pending', 'pix_live'))
+      .when({ kind: 'due_date_unconfirmed', dueDate: '2026-03-20', diagnostics })
+      .thenFails('conflict');
+  });
+});
+
 /** Refusals an `emits` cell may still answer with, by command kind (the footnotes of the table). */
 const GUARD_REFUSALS: Partial<Record<TransactionCommand['kind'], readonly ErrorCode[]>> = {
   reserve: ['validation_error', 'provider_pix_sandbox_unsupported'],
@@ -829,6 +933,8 @@ const GUARD_REFUSALS: Partial<Record<TransactionCommand['kind'], readonly ErrorC
   refresh_boleto_pix: ['provider_refresh_failed'],
   refresh_reference_found: ['provider_refresh_failed'],
   refresh_duplicate_payment: ['provider_refresh_failed'],
+  due_date_unconfirmed: ['conflict', 'validation_error'],
+  due_date_refused: ['conflict', 'validation_error'],
 };
 /** Kinds whose `emits` cell may decide nothing: (t) before the timeout, (e) before the deadline, (d) same date. */
 const CONDITIONAL_NOOPS: readonly TransactionCommand['kind'][] = [
@@ -841,6 +947,8 @@ const CONDITIONAL_NOOPS: readonly TransactionCommand['kind'][] = [
   'claim_duplicate_refund',
   'record_duplicate_refund',
   'record_duplicate_refund_refused',
+  'refund_unconfirmed',
+  'due_date_unconfirmed',
 ];
 
 /** One step checked against the table and its footnotes. Returns the events to append. */
@@ -913,7 +1021,8 @@ describe('transaction state table (property, SPEC 3.1)', () => {
             assert.equal(events.length, 0);
           }
         }
-        // Reserved once, first; nothing but Refunded (and a double payment's Pix refund) after Paid.
+        // Reserved once, first; after Paid only refund attempts (SPEC 4.8), Refunded and a double payment's
+        // Pix refund.
         assert.ok(history.slice(1).every((e) => e.type !== 'Transaction.Reserved'));
         const paidAt = history.findIndex((e) => e.type === 'Transaction.Paid');
         const afterPaid = [
@@ -922,6 +1031,8 @@ describe('transaction state table (property, SPEC 3.1)', () => {
           'Transaction.DuplicateRefundAttempted',
           'Transaction.DuplicateRefunded',
           'Transaction.DuplicateRefundRefused',
+          'Transaction.RefundUnconfirmed',
+          'Transaction.RefundRefused',
         ];
         if (paidAt >= 0) assert.ok(history.slice(paidAt + 1).every((e) => afterPaid.includes(e.type)));
         // SPEC 2.2: the Pix of a double payment is refunded at most once, and only after a double payment.

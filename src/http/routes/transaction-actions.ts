@@ -1,4 +1,5 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import { type TransactionCommand, transaction } from '../../aggregates/transaction.ts';
 import { transactionStream } from '../../commands/charges.ts';
 import { type CommandDeps, handleCommand } from '../../commands/command-handler.ts';
@@ -6,6 +7,7 @@ import { foldStream } from '../../commands/fold-stream.ts';
 import { refreshAtProvider } from '../../commands/provider-refresh.ts';
 import {
   type ChangeContext,
+  type ChangeOutcome,
   changeBoletoDueDate,
   refundTransaction,
 } from '../../commands/transaction-changes.ts';
@@ -189,7 +191,24 @@ export function registerTransactionActionRoutes(app: HttpServer, ctx: AppContext
     },
   );
 
-  const changeContext = (): ChangeContext => ({ deps: deps(), adapters: ctx });
+  const changeContext = (): ChangeContext => ({ deps: deps(), config: ctx.config, adapters: ctx });
+
+  /**
+   * SPEC 4.8 answers of a change sent to the provider: confirmed 200, uncertain 202 (refund.status
+   * `pending`, or a date change awaiting confirmation; ask again or wait for the reconciler), refused 502
+   * provider_rejected with `error.transaction_id` and that answer's diagnostics, the charge's state kept.
+   */
+  const changeAnswer = async (id: string, outcome: ChangeOutcome, reply: FastifyReply) => {
+    if (outcome.result.kind === 'refused') {
+      throw new ApiError('provider_rejected', 'The provider refused the operation; local state kept.', {
+        transaction_id: id,
+        ...outcome.result.diagnostics,
+      });
+    }
+    if (outcome.replayed) reply.header(IDEMPOTENCY_REPLAYED, 'true');
+    if (outcome.result.kind === 'pending') reply.code(202);
+    return { data: await currentView(id) };
+  };
 
   /** SPEC 5.5: a key reads its descendants' charges but writes only for its own tenant. */
   const ownTransaction = async (request: FastifyRequest) => {
@@ -212,11 +231,12 @@ export function registerTransactionActionRoutes(app: HttpServer, ctx: AppContext
         operationId: 'refundTransaction',
         summary: 'Refund a paid transaction in full',
         description:
-          "SPEC 3.1, 4.8. Requires Idempotency-Key (tenant scope, like creations). Scopes transactions:read plus the method write scope. Integral refund of a paid charge: state `refunded`, `refund.status`. A boleto paid by boleto needs `bank_account`; anything else is refunded by Pix (sending `bank_account` is 422). An unpaid charge is 409 conflict; a refunded one answers 200 unchanged. Replays: 200 with `Idempotency-Replayed: true`. A descendant tenant's charge: 403 forbidden.",
+          "SPEC 3.1, 4.8. Requires Idempotency-Key (tenant scope, like creations). Scopes transactions:read plus the method write scope. Integral refund of a paid charge through its provider: 200 `refunded` with `refund.status` `succeeded`. A boleto paid by boleto needs `bank_account` (passed to the provider, never stored); anything else is refunded by Pix (sending `bank_account` is 422). The provider refuses: 502 provider_rejected with error.transaction_id and that answer's diagnostics, the charge stays paid with `refund.status` `failed`. The answer is uncertain: 202, still paid, `refund.status` `pending`; asking again (any key) or the reconciler reads the provider first and never refunds twice. An unpaid charge is 409 conflict; a refunded one answers 200 unchanged. Replays: 200 with `Idempotency-Replayed: true`. A descendant tenant's charge: 403 forbidden.",
         params: idParams,
         body: refundBody,
         response: {
           200: dataEnvelope(transactionView),
+          202: dataEnvelope(transactionView),
           ...errorResponses(400, 401, 403, 404, 409, 422, 429, 502),
         },
       },
@@ -238,8 +258,7 @@ export function registerTransactionActionRoutes(app: HttpServer, ctx: AppContext
         },
         eventMetadata(request),
       );
-      if (outcome.replayed) reply.header(IDEMPOTENCY_REPLAYED, 'true');
-      return { data: await currentView(row.id) };
+      return changeAnswer(row.id, outcome, reply);
     },
   );
 
@@ -253,11 +272,12 @@ export function registerTransactionActionRoutes(app: HttpServer, ctx: AppContext
         operationId: 'updateBoletoDueDate',
         summary: 'Change the due date of an open boleto',
         description:
-          'SPEC 4.8. Requires Idempotency-Key. Scopes transactions:read plus boleto:write. Only a pending boleto (else 409 conflict); the date must be today to today+365 in America/Sao_Paulo (422 validation_error); the same date answers 200 unchanged. No new charge. A simulated boleto with `cancel_after_due` gets its new `expires_at`. Replays: 200 with `Idempotency-Replayed: true`.',
+          "SPEC 4.8. Requires Idempotency-Key. Scopes transactions:read plus boleto:write. Only a pending boleto (else 409 conflict); the date must be today to today+365 in America/Sao_Paulo (422 validation_error); the same date answers 200 unchanged. No new charge. Sent with the provider's change command: 200 with the new `boleto_due_date`, line, barcode and `boleto_pix_expires_at`; a simulated boleto with `cancel_after_due` gets its new `expires_at`. The provider refuses: 502 provider_rejected with error.transaction_id and diagnostics, date kept. The answer is uncertain: 202 with the date unchanged; asking again with the same date (any key) or the reconciler reads the provider first and never changes it twice; another date meanwhile is 409 conflict. Replays: 200 with `Idempotency-Replayed: true`.",
         params: idParams,
         body: dueDateBody,
         response: {
           200: dataEnvelope(transactionView),
+          202: dataEnvelope(transactionView),
           ...errorResponses(400, 401, 403, 404, 409, 422, 429, 502),
         },
       },
@@ -277,8 +297,7 @@ export function registerTransactionActionRoutes(app: HttpServer, ctx: AppContext
         },
         eventMetadata(request),
       );
-      if (outcome.replayed) reply.header(IDEMPOTENCY_REPLAYED, 'true');
-      return { data: await currentView(row.id) };
+      return changeAnswer(row.id, outcome, reply);
     },
   );
 }

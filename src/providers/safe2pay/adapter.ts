@@ -3,12 +3,12 @@ import type { TransactionArtifacts } from '../../aggregates/transaction.ts';
 import type {
   CancelTarget,
   DueDateTarget,
-  ExternalProvider,
   IssuedCharge,
   Outcome,
   OutcomeReason,
   PortCharge,
   ProviderContext,
+  ProviderPort,
   QueryTarget,
   RefundTarget,
   Refused,
@@ -164,7 +164,7 @@ function paymentMethodCode(value: unknown): string | null {
   return null;
 }
 
-export function createSafe2PayAdapter(config: Safe2PayConfig = {}): ExternalProvider {
+export function createSafe2PayAdapter(config: Safe2PayConfig = {}): ProviderPort {
   const paymentHost = (config.paymentHost ?? SAFE2PAY_PAYMENT_HOST).replace(/\/+$/, '');
   const apiHost = (config.apiHost ?? SAFE2PAY_API_HOST).replace(/\/+$/, '');
   const buildOptions = {
@@ -336,6 +336,8 @@ export function createSafe2PayAdapter(config: Safe2PayConfig = {}): ExternalProv
     },
 
     async create(charge: PortCharge, body, ctx, now) {
+      // The reservation always carries the body buildRequest made (SPEC 2.3); without it nothing is sent.
+      if (body === null) return refused('not_supported', null, null);
       const result = await call(ctx, 'POST', `${paymentHost}/v2/Payment`, body);
       const expiresAt =
         charge.method === 'pix'
