@@ -146,7 +146,6 @@ const schema = z
      * DATABASE_URL (src/charge-page/signing-secret.ts, docs/decisions.md "Charges").
      */
     DOCUMENT_SIGNING_SECRET: z.string().min(32, 'must have at least 32 characters').optional(),
-    /** SPEC 2.8: the simulator and its global rules. Unset: on without DATABASE_URL, off with it. */
     /**
      * Issue 13 item 3 (docs/decisions.md "The gateway against the provider emulator"): the base URL of a
      * `calebe provider-emulator`; set, each start wires a sandbox external provider to it with a global boleto
@@ -160,6 +159,7 @@ const schema = z
         (v) => v === undefined || (URL.canParse(v) && ['http:', 'https:'].includes(new URL(v).protocol)),
         'must be the http(s) base URL the emulator prints, like http://127.0.0.1:4010',
       ),
+    /** SPEC 2.8: the simulator and its global rules. Unset: on without DATABASE_URL, off with it. */
     ENABLE_SIMULATOR: z
       .enum(['true', 'false'], { error: 'must be true or false' })
       .optional()
