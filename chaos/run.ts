@@ -11,6 +11,7 @@ import { runF2 } from './f2-postgres.ts';
 import { runF3 } from './f3-redis.ts';
 import { runF4 } from './f4-webhooks.ts';
 import { runF5 } from './f5-bad-input.ts';
+import { runF6 } from './f6-provider.ts';
 import { ADMIN_URL, type ChaosOptions, runCleanups } from './support.ts';
 
 const USAGE = `usage: npm run chaos -- <name> [flags]
@@ -26,14 +27,17 @@ names:
                 delivery received afterwards, each webhook-id at least once, signatures valid   (~3.5-5 min)
   f5-bad-input  --requests generated bad requests over real sockets: 0 5xx, 0 events appended by refused
                 requests, 0 cross-tenant reads                                                  (~1 min)
-  all           the five, one after the other
-  (f1 .. f5 are accepted as short names)
+  f6-provider   the provider emulator injecting timeouts, resets, 5xx, HasError and lies at random while the
+                gateway is SIGKILLed every 3-6 s during a real-mode create load; every acknowledged charge
+                exactly once at the emulator, every charge settled to its truth, audit replay 0   (~3-4 min)
+  all           the six, one after the other
+  (f1 .. f6 are accepted as short names)
 
 flags (environment variable in brackets):
-  --seconds N     load (F1-F3) or flapping (F4) duration            [CHAOS_SECONDS]     default 60
+  --seconds N     load (F1-F3, F6) or flapping (F4) duration        [CHAOS_SECONDS]     default 60
   --workers N     concurrent load workers                           [CHAOS_WORKERS]     default 16
   --requests N    requests of the bad-input campaign (F5)           [CHAOS_REQUESTS]    default 10000
-  --seed N        fast-check seed of F5                             [CHAOS_SEED]        default 7
+  --seed N        fast-check seed of F5, fault draws of F6          [CHAOS_SEED]        default 7
   --retry-wait N  F4: longest wait for automatic retries, seconds   [CHAOS_RETRY_WAIT]  default 180
 
 server: ${ADMIN_URL} (CHAOS_DATABASE_URL); each scenario creates a fresh database there and drops it.
@@ -54,6 +58,7 @@ const SCENARIOS: Record<string, (opts: ChaosOptions) => Promise<boolean>> = {
   'f3-redis': runF3,
   'f4-webhooks': runF4,
   'f5-bad-input': runF5,
+  'f6-provider': runF6,
 };
 
 function parse(argv: readonly string[]): { name: string | undefined; opts: ChaosOptions } {

@@ -24,6 +24,7 @@ import {
 } from './projections/index.ts';
 import type { Projection } from './projections/projection.ts';
 import { ProjectionRunner } from './projections/projection-runner.ts';
+import { wireProviderEmulator } from './routing/provider-emulator.ts';
 import { bootstrapSimulator, simulatorEnabled } from './routing/simulator.ts';
 import { Reconciler } from './workers/reconciler.ts';
 import { PendingChangesSettler } from './workers/settle-pending-changes.ts';
@@ -173,6 +174,7 @@ export async function createGateway(
     if (opts.bootstrap !== false && simulatorEnabled(config)) {
       await bootstrapSimulator(providerDeps(ctx), logger);
     }
+    if (opts.bootstrap !== false) await wireProviderEmulator(providerDeps(ctx), config, logger);
     const inFlight = new InFlight();
     const http = await buildHttpServer({
       ctx,

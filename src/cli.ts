@@ -73,7 +73,8 @@ the share in live mode, --batch charges per SQL transaction (2000), --seed makes
 Runs the provider emulator: an HTTP server speaking the external provider's wire format (Safe2Pay v2) with
 its own in-memory charges, fault injection and a control API under /_emulator/ (docs/provider-emulator.md).
 For development and tests: it never moves money and needs no database. --port defaults to 4010 (0: any free
-port), --host to 127.0.0.1. Prints one line with its URLs; SIGTERM or Ctrl-C stops it.`,
+port), --host to 127.0.0.1. Prints one line with its URLs; SIGTERM or Ctrl-C stops it. A gateway started with
+PROVIDER_EMULATOR_URL=<its URL> sends live keys' boletos to it (README "Gateway against the provider emulator").`,
 } as const;
 
 /** Every subcommand takes `--help` (or `-h`). */

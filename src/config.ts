@@ -146,6 +146,19 @@ const schema = z
      * DATABASE_URL (src/charge-page/signing-secret.ts, docs/decisions.md "Charges").
      */
     DOCUMENT_SIGNING_SECRET: z.string().min(32, 'must have at least 32 characters').optional(),
+    /**
+     * Issue 13 item 3 (docs/decisions.md "The gateway against the provider emulator"): the base URL of a
+     * `calebe provider-emulator`; set, each start wires a sandbox external provider to it with a global boleto
+     * rule (src/routing/provider-emulator.ts). Development only. Trailing slashes are dropped.
+     */
+    PROVIDER_EMULATOR_URL: z
+      .string()
+      .optional()
+      .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim().replace(/\/+$/, '')))
+      .refine(
+        (v) => v === undefined || (URL.canParse(v) && ['http:', 'https:'].includes(new URL(v).protocol)),
+        'must be the http(s) base URL the emulator prints, like http://127.0.0.1:4010',
+      ),
     /** SPEC 2.8: the simulator and its global rules. Unset: on without DATABASE_URL, off with it. */
     ENABLE_SIMULATOR: z
       .enum(['true', 'false'], { error: 'must be true or false' })
@@ -177,6 +190,12 @@ const schema = z
     WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(32),
     /** On SIGTERM/SIGINT: how long requests already running (even if their client left) may take to finish. */
     SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
+  })
+  .refine((c) => !(c.PROVIDER_EMULATOR_URL && c.DATABASE_URL && !c.CREDENTIALS_ENCRYPTION_KEY), {
+    // The emulator's key is stored like any provider credential: sealed (SPEC 5.6).
+    message:
+      'PROVIDER_EMULATOR_URL with DATABASE_URL needs CREDENTIALS_ENCRYPTION_KEY to store the emulator key',
+    path: ['PROVIDER_EMULATOR_URL'],
   })
   .refine((c) => !c.BOOTSTRAP_ADMIN_EMAIL === !c.BOOTSTRAP_ADMIN_PASSWORD, {
     message: 'set both BOOTSTRAP_ADMIN_EMAIL and BOOTSTRAP_ADMIN_PASSWORD, or neither',

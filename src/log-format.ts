@@ -42,6 +42,11 @@ export function startBanner(gateway: Gateway, role: Role): string {
   lines.push(
     `  Data:          ${embedded ? `embedded PostgreSQL (PGlite) in ${config.CALEBE_DATA_DIR}` : 'PostgreSQL (DATABASE_URL)'}`,
   );
+  if (config.PROVIDER_EMULATOR_URL) {
+    lines.push(
+      `  Provider:      boletos of live keys go to the provider emulator at ${config.PROVIDER_EMULATOR_URL} (sandbox)`,
+    );
+  }
   if (gateway.firstAdmin) {
     lines.push(
       '  Panel administrator, created now (the password is shown only this time):',

@@ -19,6 +19,10 @@ import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 const EXEMPT: { kind: RegExp; why: string }[] = [
   { kind: /\bnpm (ci|start)\b|calebe serve\b/, why: 'installs or starts a gateway that runs until stopped' },
   {
+    kind: /calebe provider-emulator --port 4010\b/,
+    why: 'starts the provider emulator on its fixed port until stopped (this test starts one on a free port)',
+  },
+  {
     kind: /\bnpm (test|run test:|run lint:openapi)|\bnpx vitest\b|apt-get install|CHROMIUM_PATH=/,
     why: 'runs the test suite itself (this test is part of it) or installs a system package',
   },
@@ -64,11 +68,42 @@ function freePort(): Promise<number> {
 
 let db: TestDatabase;
 let gateway: ChildProcess | undefined;
+let emulator: ChildProcess | undefined;
 let env: NodeJS.ProcessEnv;
+
+/**
+ * README "Gateway against the provider emulator": its first command, on a free port. Answers the base URL
+ * from the one line it prints (`provider emulator on <url> (...)`).
+ */
+function startEmulator(): Promise<string> {
+  const child = spawn(process.execPath, [BIN, 'provider-emulator', '--port', '0'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  emulator = child;
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk;
+      const url = /^provider emulator on (\S+) /m.exec(out)?.[1];
+      if (url) resolve(url);
+    });
+    child.stderr?.on('data', (chunk: Buffer) => (out += chunk));
+    child.once('exit', (code) => reject(new Error(`the emulator exited ${code}:\n${out}`)));
+  });
+}
+
+async function stop(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  await new Promise((resolve) => {
+    child.once('exit', resolve);
+    child.kill('SIGTERM');
+  });
+}
 
 beforeAll(async () => {
   db = await createTestDatabase();
   const port = await freePort();
+  const emulatorUrl = await startEmulator();
   env = { ...process.env };
   for (const k of ['REDIS_URL', 'EVENTSTORE_URL', 'CALEBE_DATA_DIR', 'LOG_FORMAT']) delete env[k];
   Object.assign(env, {
@@ -86,6 +121,9 @@ beforeAll(async () => {
     // The README walks through the default configuration, where lists show a charge's deliveries at once;
     // in the async mode (npm run test:async) they trail the log, which the README says where it matters.
     PROJECTIONS: 'inline',
+    // The second command of README "Gateway against the provider emulator", with this test's emulator.
+    PROVIDER_EMULATOR_URL: emulatorUrl,
+    WEBHOOK_ALLOWED_PRIVATE_HOSTS: '127.0.0.1',
     LOG_LEVEL: 'warn',
     // `node` and `npx` of the Node.js running the tests.
     PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
@@ -109,13 +147,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (gateway && gateway.exitCode === null) {
-    const g = gateway;
-    await new Promise((resolve) => {
-      g.once('exit', resolve);
-      g.kill('SIGTERM');
-    });
-  }
+  await stop(gateway);
+  await stop(emulator);
   await db?.drop();
 });
 
@@ -176,6 +209,10 @@ describe('README.md', () => {
     assert.match(out, /1 transaction streams checked, 0 differences/);
     assert.match(out, /SIMULADO — não pagável/);
     assert.match(out, /"status":"refunded"/);
+    // Issue 13 "Done when": a real-mode boleto paid by its Pix at the emulator, refreshed, and its webhook.
+    assert.match(out, /"simulated":false,"environment":"sandbox","livemode":true/);
+    assert.match(out, /^%PDF-$/m);
+    assert.match(out, /^transaction\.updated\npending$/m);
     // Every block in one test, several CLI processes among them: more than the lanes' default on 2 busy cores.
   }, 600_000);
 });

@@ -172,6 +172,42 @@ describe('provider emulator control API', () => {
     assert.equal((await wire('/api/v2/Transaction/Reference?reference=ctl-c')).json?.HasError, false);
   });
 
+  test('a rule fires with its probability; one that does not fire leaves the call to the next rule', async () => {
+    // Draws alternate 0.1, 0.9, ...: a rule of probability 0.5 fires on every other matching call.
+    let n = 0;
+    const seeded = await startProviderEmulator({ random: () => (n++ % 2 === 0 ? 0.1 : 0.9) });
+    try {
+      const own = emulatorControl(seeded.url);
+      const send = (reference: string) =>
+        fetch(`${seeded.url}/payment/v2/Payment`, {
+          method: 'POST',
+          headers: { 'X-API-KEY': 'emu-sandbox-key', 'Content-Type': 'application/json' },
+          body: JSON.stringify(sdkBankslipBody(reference, saoPauloDate(3))),
+        }).then((r) => r.status);
+      await own.fault({
+        operation: 'create',
+        times: null,
+        probability: 0.5,
+        fault: { type: 'http_error', status: 503 },
+      });
+      await own.fault({ operation: 'create', times: null, fault: { type: 'http_error', status: 500 } });
+      assert.deepEqual(
+        [await send('p-1'), await send('p-2'), await send('p-3'), await send('p-4')],
+        [503, 500, 503, 500],
+      );
+      for (const probability of [0, 1.5, '0.5']) {
+        const res = await fetch(`${seeded.url}/_emulator/faults`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ probability, fault: { type: 'reset' } }),
+        });
+        assert.equal(res.status, 400, String(probability));
+      }
+    } finally {
+      await seeded.close();
+    }
+  });
+
   test('commit decides whether a lost answer left a charge behind', async () => {
     await control.fault({ operation: 'create', reference: 'ctl-d', commit: false, fault: { type: 'reset' } });
     await assert.rejects(

@@ -20,6 +20,7 @@ export function emulatorControl(baseUrl: string) {
       reference?: string;
       times?: number | null;
       commit?: boolean;
+      probability?: number;
       fault: Fault;
     }): Promise<void> {
       await send('POST', '/faults', rule);

@@ -1,6 +1,7 @@
 /**
  * Faults the emulator can inject (docs/provider-emulator.md "Faults"). A rule matches by operation and/or
- * reference and applies to the next `times` matching calls (null: every call until cleared). Transport
+ * reference and applies to the next `times` matching calls (null: every call until cleared), each with its
+ * `probability` (default 1; a rule that does not fire leaves the call to the next rule). Transport
  * faults happen after the emulator did the work (`commit`), so a test sees a charge that exists remotely
  * while its answer was lost, which is exactly the case the gateway must treat as uncertain.
  */
@@ -60,11 +61,19 @@ export interface FaultRule {
   readonly fault: Fault;
   /** Do the work before the fault (default: true except for http_error and has_error). */
   readonly commit: boolean;
+  /** Chance (0 to 1) that the rule fires on a matching call; a chaos mix is a list of such rules. */
+  readonly probability: number;
 }
 
 export class FaultBook {
   #rules: FaultRule[] = [];
   #next = 1;
+  readonly #random: () => number;
+
+  /** `random` in [0, 1) decides probabilistic rules (a seeded source makes a run repeatable). */
+  constructor(random: () => number = Math.random) {
+    this.#random = random;
+  }
 
   add(input: {
     operation?: Operation | null;
@@ -72,6 +81,7 @@ export class FaultBook {
     times?: number | null;
     fault: Fault;
     commit?: boolean;
+    probability?: number;
   }): FaultRule {
     const defaultCommit = input.fault.type !== 'http_error' && input.fault.type !== 'has_error';
     const rule: FaultRule = {
@@ -81,18 +91,20 @@ export class FaultBook {
       remaining: input.times === undefined ? 1 : input.times,
       fault: input.fault,
       commit: input.commit ?? defaultCommit,
+      probability: input.probability ?? 1,
     };
     this.#rules.push(rule);
     return rule;
   }
 
-  /** The first rule matching this call, consumed once. */
+  /** The first rule matching this call that fires (its probability), consumed once. */
   take(operation: Operation, reference: string | null): FaultRule | null {
     const rule = this.#rules.find(
       (r) =>
         (r.operation === null || r.operation === operation) &&
         (r.reference === null || r.reference === reference) &&
-        (r.remaining === null || r.remaining > 0),
+        (r.remaining === null || r.remaining > 0) &&
+        (r.probability >= 1 || this.#random() < r.probability),
     );
     if (!rule) return null;
     if (rule.remaining !== null) rule.remaining -= 1;

@@ -31,6 +31,8 @@ export interface EmulatorOptions {
   readonly keys?: Partial<EmulatorKeys>;
   /** https base of the boleto PDFs and QR images it hands out (never served; a URL the adapter checks). */
   readonly publicBaseUrl?: string;
+  /** Source in [0, 1) of the faults' `probability` draws (default Math.random). */
+  readonly random?: () => number;
 }
 
 export interface EmulatorCall {
@@ -151,7 +153,7 @@ export async function startProviderEmulator(options: EmulatorOptions = {}): Prom
     matrixSandbox: [...(options.keys?.matrixSandbox ?? DEFAULT_KEYS.matrixSandbox)],
   };
   const store = new ChargeStore(options.publicBaseUrl ?? 'https://emulador.safe2pay.test');
-  const faults = new FaultBook();
+  const faults = new FaultBook(options.random);
   let calls: EmulatorCall[] = [];
   let seq = 0;
   const sockets = new Set<Socket>();
@@ -253,11 +255,16 @@ export async function startProviderEmulator(options: EmulatorOptions = {}): Prom
       if (times !== null && (typeof times !== 'number' || !Number.isInteger(times) || times < 1)) {
         return sendJson(res, 400, { error: 'times must be a positive integer or null' });
       }
+      const probability = b.probability === undefined ? 1 : b.probability;
+      if (typeof probability !== 'number' || !(probability > 0 && probability <= 1)) {
+        return sendJson(res, 400, { error: 'probability must be a number above 0 and at most 1' });
+      }
       const rule = faults.add({
         operation: operation as Operation | null,
         reference: typeof b.reference === 'string' ? b.reference : null,
         times,
         fault: b.fault as Fault,
+        probability,
         ...(typeof b.commit === 'boolean' ? { commit: b.commit } : {}),
       });
       return sendJson(res, 201, { fault: rule });
