@@ -42,19 +42,18 @@ import { type AdapterContext, type ResolvedExternal, resolveExternalAdapter } fr
  * diagnostics untouched.
  *
  * Without an external id (an `unknown` charge whose creation answer was lost), the port's `queryByReference`
- * lists the provider's charges carrying the transaction id: exactly one of the same amount -> its id is
- * stored (`refresh_reference_found`) and then read by `query` as above; none -> the charge stays `unknown`
- * (SPEC 3.1: an absent charge is no confirmed refusal, so never `failed`); several, an uncertain or refused
- * lookup -> `409 reconciliation_required`; a charge with the reference but another amount diverges -> 502.
- * These are two reads: when the lookup applied the id and the read of that id fails, the answer is `200`
- * with what applied (`partial`), and the reconciler retries the read in the background (SPEC 3.1).
+ * lists the provider's charges carrying the transaction id: exactly one of the same amount -> that id is read
+ * by `query` (external id, exact amount and reference checked, SPEC 4.6) and only a read that agrees stores
+ * it (`refresh_reference_found`) and applies its status, so a list that lies about the id never pins a wrong
+ * one; none -> the charge stays `unknown` (SPEC 3.1: an absent charge is no confirmed refusal, so never
+ * `failed`); several, an uncertain or refused lookup, or a read of the id found that fails or disagrees ->
+ * `409 reconciliation_required`, nothing stored; a charge with the reference but another amount diverges ->
+ * 502. The reconciler tries again on its next tick.
  */
 
 export type RefreshOutcome =
   /** Applied (or nothing to apply): 200 with the current state. */
   | { readonly kind: 'applied' }
-  /** One read applied a change and the following one failed: 200; the reconciler retries it. */
-  | { readonly kind: 'partial'; readonly diagnostics: Diagnostics }
   /** Nothing could be applied: 502 provider_refresh_failed with these diagnostics. */
   | { readonly kind: 'failed'; readonly diagnostics: Diagnostics }
   /** No external id, and none could be found unambiguously: 409 reconciliation_required. */
@@ -160,6 +159,9 @@ export async function refreshAtProvider(
 
   const found = await lookUpByReference(external, state);
   if (found.kind !== 'found') return found;
+  // The list's id is trusted only once a read of it agrees on id, amount and reference (SPEC 4.6).
+  const read = await readRemote(external, state, found.id);
+  if (read.kind !== 'read') return { kind: 'reconciliation_required' };
   const adopted = await handleCommand(
     ctx.deps,
     transaction,
@@ -168,11 +170,7 @@ export async function refreshAtProvider(
     { metadata, retryOnConflict: true },
   );
   if (adopted.state.status === 'none') throw new Error('a transaction stream without its reservation');
-  const next = await readAndApply(ctx, external, adopted.state, found.id, metadata);
-  // The id was applied: a failed second read answers what applied; the reconciler reads it again.
-  return next.kind === 'failed' && adopted.events.length > 0
-    ? { kind: 'partial', diagnostics: next.diagnostics }
-    : next;
+  return apply(ctx, external, adopted.state, read.charge, metadata);
 }
 
 type Lookup =
@@ -201,18 +199,19 @@ async function lookUpByReference(external: ResolvedExternal, state: TransactionF
   return { kind: 'reconciliation_required' };
 }
 
-/** One `query` of the external id, applied; then what the same read owes (the double payment's Pix refund). */
-async function readAndApply(
-  ctx: RefreshContext,
+type Read =
+  | { readonly kind: 'read'; readonly charge: RemoteCharge }
+  | { readonly kind: 'failed'; readonly diagnostics: Diagnostics };
+
+/** One `query` of the external id; the adapter refuses an answer about another charge (SPEC 4.6). */
+async function readRemote(
   external: ResolvedExternal,
   state: TransactionFacts,
   providerReference: string,
-  metadata: EventMetadata,
-): Promise<RefreshOutcome> {
+): Promise<Read> {
   const reserved = state.reserved;
-  let outcome: Awaited<ReturnType<ResolvedExternal['adapter']['query']>>;
   try {
-    outcome = await external.adapter.query(
+    const outcome = await external.adapter.query(
       {
         transactionId: reserved.transaction_id,
         method: reserved.method,
@@ -222,16 +221,40 @@ async function readAndApply(
       },
       external.context(),
     );
+    return outcome.kind === 'issued'
+      ? { kind: 'read', charge: outcome.charge }
+      : { kind: 'failed', diagnostics: outcome.diagnostics };
   } catch {
     return { kind: 'failed', diagnostics: diagnosticsFor('connection', null, null) };
   }
-  if (outcome.kind !== 'issued') return { kind: 'failed', diagnostics: outcome.diagnostics };
-  const next = command(state, outcome.charge);
+}
+
+async function readAndApply(
+  ctx: RefreshContext,
+  external: ResolvedExternal,
+  state: TransactionFacts,
+  providerReference: string,
+  metadata: EventMetadata,
+): Promise<RefreshOutcome> {
+  const read = await readRemote(external, state, providerReference);
+  if (read.kind !== 'read') return read;
+  return apply(ctx, external, state, read.charge, metadata);
+}
+
+/** Applies what a read reports; then what the same read owes (the double payment's Pix refund). */
+async function apply(
+  ctx: RefreshContext,
+  external: ResolvedExternal,
+  state: TransactionFacts,
+  remote: RemoteCharge,
+  metadata: EventMetadata,
+): Promise<RefreshOutcome> {
+  const next = command(state, remote);
   if (next === null) return { kind: 'failed', diagnostics: diagnosticsFor('status_refused', null, null) };
   const applied = await handleCommand(
     ctx.deps,
     transaction,
-    transactionStream(reserved.transaction_id),
+    transactionStream(state.reserved.transaction_id),
     next,
     {
       metadata,
@@ -243,7 +266,7 @@ async function readAndApply(
     await settleDuplicateRefund(
       { deps: ctx.deps, external, retryAfterMs: ctx.config.PROVIDER_TIMEOUT_MS },
       applied.state,
-      outcome.charge,
+      remote,
       metadata,
     );
   }

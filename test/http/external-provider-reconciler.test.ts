@@ -79,21 +79,23 @@ describe('reconciler: external charges settled by the refresh query (issue 13 it
     assert.equal(await h.calls(id, 'create'), 1);
   });
 
-  test('SPEC 3.1: a refresh answered 200 with only the id found (its read failed) is completed in the background', async () => {
+  test('SPEC 3.1: a charge whose refresh found its id but could not read it (409) is settled in the background', async () => {
     const { res, id } = await h.create(BOLETO_SANDBOX, { fault: { type: 'reset' }, commit: true });
     assert.equal(res.status, 202, res.text);
     await world.control.fault({ operation: 'query', fault: { type: 'http_error', status: 503 } });
-    const partial = await h.refresh(BOLETO_SANDBOX, id);
-    assert.equal(partial.status, 200, partial.text);
-    assert.equal(partial.body.data.status, 'unknown');
-    assert.notEqual(partial.body.data.provider_reference, null);
+    const refused = await h.refresh(BOLETO_SANDBOX, id);
+    assert.equal(refused.status, 409, refused.text);
+    assert.equal((await h.read(BOLETO_SANDBOX, id)).provider_reference, null);
     const run = await tick();
     assert.ok(run.refreshed.includes(id), JSON.stringify(run));
-    assert.equal((await h.read(BOLETO_SANDBOX, id)).status, 'pending');
+    const data = await h.read(BOLETO_SANDBOX, id);
+    assert.equal(data.status, 'pending');
+    assert.notEqual(data.provider_reference, null);
     assert.equal(await lastActor(id), RECONCILER_ACTOR);
-    // By id now: one lookup by reference in all.
-    assert.equal(await h.calls(id, 'query_by_reference'), 1);
+    // Each pass looks the id up, then reads it; nothing is ever created again.
+    assert.equal(await h.calls(id, 'query_by_reference'), 2);
     assert.equal(await h.calls(id, 'query'), 2);
+    assert.equal(await h.calls(id, 'create'), 1);
   });
 
   test('SPEC 3.1: a boleto payment intent left in processing is read again and moves on to paid', async () => {

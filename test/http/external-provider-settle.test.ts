@@ -210,21 +210,40 @@ describe('SPEC 3.1, 4.6: unknown without provider_reference is looked up by refe
     },
   );
 
-  test('the id found, then its read failing: 200 with what applied (the id), the next refresh settles it', async () => {
+  test('the id found, then its read failing: 409 reconciliation_required, nothing stored; the next refresh adopts it', async () => {
     const { res, id } = await h.create(BOLETO_SANDBOX, { fault: { type: 'reset' }, commit: true });
     assert.equal(res.status, 202, res.text);
     await world.control.fault({ operation: 'query', fault: { type: 'http_error', status: 503 } });
-    const partial = await h.refresh(BOLETO_SANDBOX, id);
-    // SPEC 3.1: one read applied a change, the other failed: 200 with the new state, not 502.
-    assert.equal(partial.status, 200, partial.text);
-    assert.equal(partial.body.data.status, 'unknown');
-    const [remote] = await h.remote(id);
-    assert.equal(partial.body.data.provider_reference, String(remote?.id));
+    const failed = await h.refresh(BOLETO_SANDBOX, id);
+    // SPEC 3.1 row "unknown, refresh, no provider_reference": unchanged until a read confirms the id found.
+    assertError(failed, 409, 'reconciliation_required');
+    assert.equal((await h.read(BOLETO_SANDBOX, id)).provider_reference, null);
     const settled = await h.refresh(BOLETO_SANDBOX, id);
     assert.equal(settled.status, 200, settled.text);
     assert.equal(settled.body.data.status, 'pending');
-    assert.equal(await h.calls(id, 'query_by_reference'), 1, 'the id is known now: read by id');
+    const [remote] = await h.remote(id);
+    assert.equal(settled.body.data.provider_reference, String(remote?.id));
     assert.equal(await h.calls(id, 'create'), 1);
+  });
+
+  test('a lookup that lies about the id never pins it: the read of that id disagrees, nothing stored (SPEC 4.6)', async () => {
+    const { res, id } = await h.create(BOLETO_SANDBOX, { fault: { type: 'reset' }, commit: true });
+    assert.equal(res.status, 202, res.text);
+    await world.control.fault({
+      operation: 'query_by_reference',
+      fault: { type: 'disagree', field: 'id' },
+      times: 1,
+    });
+    assertError(await h.refresh(BOLETO_SANDBOX, id), 409, 'reconciliation_required');
+    assert.equal((await h.read(BOLETO_SANDBOX, id)).provider_reference, null);
+    assert.equal(
+      (await h.events(id)).filter((e) => e.type === 'Transaction.ProviderReferenceFound').length,
+      0,
+    );
+    const settled = await h.refresh(BOLETO_SANDBOX, id);
+    assert.equal(settled.status, 200, settled.text);
+    const [remote] = await h.remote(id);
+    assert.equal(settled.body.data.provider_reference, String(remote?.id));
   });
 
   test('two charges at the provider with the reference: 409 reconciliation_required, nothing adopted', async () => {

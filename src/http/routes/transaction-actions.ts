@@ -172,8 +172,6 @@ export function registerTransactionActionRoutes(app: HttpServer, ctx: AppContext
             { transaction_id: row.id, ...outcome.diagnostics },
           );
         }
-        // `partial`: the id found by reference applied, its read failed; SPEC 3.1 answers 200 with what
-        // applied, and the reconciler retries the read in the background.
         return { data: await currentView(row.id) };
       }
       if (row.status === 'unknown' && row.provider_reference === null) throw noExternalId();
