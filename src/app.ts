@@ -25,6 +25,7 @@ import {
 import type { Projection } from './projections/projection.ts';
 import { ProjectionRunner } from './projections/projection-runner.ts';
 import { bootstrapSimulator, simulatorEnabled } from './routing/simulator.ts';
+import { JobLease } from './workers/lease.ts';
 import { Reconciler } from './workers/reconciler.ts';
 import { WebhookDeliveryWorker } from './workers/webhook-delivery.ts';
 
@@ -113,6 +114,8 @@ export async function createGateway(
     timeoutSeconds: config.RECONCILE_AFTER_SECONDS,
     intervalMs: config.RECONCILE_INTERVAL_MS,
     logger,
+    // Several workers on one PostgreSQL run each tick on one of them (issue 14).
+    ...(database.kind === 'postgres' ? { lease: new JobLease(database.db, 'reconciler') } : {}),
   });
   // Deliveries get connections of their own: a burst of API writes queued in the main pool must not hold
   // back webhooks (BENCHMARKS.md "webhook lag"). PGlite has one connection and shares it.

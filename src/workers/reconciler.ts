@@ -12,6 +12,7 @@ import type { EventRegistry } from '../events/event-registry.ts';
 import type { EventStore } from '../events/event-store.ts';
 import type { Logger } from '../logger.ts';
 import { reconcilerMarkedUnknown } from '../metrics.ts';
+import type { JobLease } from './lease.ts';
 import { PollingLoop } from './polling-loop.ts';
 
 export const RECONCILER_ACTOR = 'system:reconciler';
@@ -25,6 +26,8 @@ export interface ReconcilerOptions {
   batchSize?: number;
   now?: () => Date;
   logger?: Pick<Logger, 'warn' | 'error'>;
+  /** Several workers: each tick runs only under this lease (src/workers/lease.ts, issue 14). */
+  lease?: JobLease;
 }
 
 export interface ReconcileResult {
@@ -61,9 +64,10 @@ const untouchedReservation: Decider<MarkUnknown, TransactionEvent, Guarded> = {
  * `system:reconciler`. It has no provider port and never calls one: `unknown` is resolved only by a
  * refresh or a late answer, never by charging again.
  *
- * Several instances: no lock. Each instance may pick the same rows; the append's expected version lets
- * only one `Transaction.Unconfirmed` through, the other gets WrongExpectedVersion, re-reads and re-decides
- * (now `unknown`: no-op). docs/decisions.md "Charges".
+ * Several instances: a tick runs under `opts.lease` (one worker at a time). Without it, or if a lease is
+ * lost, instances may pick the same rows; the append's expected version lets only one
+ * `Transaction.Unconfirmed` through, the other gets WrongExpectedVersion, re-reads and re-decides
+ * (now `unknown`: no-op). docs/decisions.md "Charges", "Two processes, one database".
  */
 export class Reconciler {
   private readonly batchSize: number;
@@ -80,7 +84,12 @@ export class Reconciler {
     this.now = opts.now ?? (() => new Date());
     this.loop = new PollingLoop(
       'reconciler',
-      async () => (await this.runOnce()).scanned === this.batchSize,
+      async () => {
+        const tick = async () => (await this.runOnce()).scanned === this.batchSize;
+        if (!opts.lease) return tick();
+        const held = await opts.lease.run(tick);
+        return held.ran && held.value;
+      },
       opts.intervalMs,
       opts.logger,
     );
