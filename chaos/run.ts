@@ -11,6 +11,7 @@ import { runF2 } from './f2-postgres.ts';
 import { runF3 } from './f3-redis.ts';
 import { runF4 } from './f4-webhooks.ts';
 import { runF5 } from './f5-bad-input.ts';
+import { runF7 } from './f7-two-processes.ts';
 import { ADMIN_URL, type ChaosOptions, runCleanups } from './support.ts';
 
 const USAGE = `usage: npm run chaos -- <name> [flags]
@@ -26,8 +27,12 @@ names:
                 delivery received afterwards, each webhook-id at least once, signatures valid   (~3.5-5 min)
   f5-bad-input  --requests generated bad requests over real sockets: 0 5xx, 0 events appended by refused
                 requests, 0 cross-tenant reads                                                  (~1 min)
-  all           the five, one after the other
-  (f1 .. f5 are accepted as short names)
+  f7-two-processes
+                two --role api and two --role worker processes, one SIGKILLed every 3-5 s: 100 identical
+                creations make one charge and one provider call, no webhook-id received twice without a
+                worker killed mid-attempt, the 120/min limit shared, one reconciler run per charge (~3 min)
+  all           every scenario, one after the other
+  (f1 .. f7 are accepted as short names)
 
 flags (environment variable in brackets):
   --seconds N     load (F1-F3) or flapping (F4) duration            [CHAOS_SECONDS]     default 60
@@ -54,6 +59,7 @@ const SCENARIOS: Record<string, (opts: ChaosOptions) => Promise<boolean>> = {
   'f3-redis': runF3,
   'f4-webhooks': runF4,
   'f5-bad-input': runF5,
+  'f7-two-processes': runF7,
 };
 
 function parse(argv: readonly string[]): { name: string | undefined; opts: ChaosOptions } {

@@ -54,9 +54,9 @@ export class JobLease {
   async run<T>(job: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }> {
     return this.db.transaction().execute(async (trx) => {
       const { rows } = await sql<{ locked: boolean }>`
-        select pg_try_advisory_xact_lock(${JobLease.key(this.name)}) as locked,
-          set_config('idle_in_transaction_session_timeout', ${String(this.ttlMs)}, true),
-          set_config('application_name', ${JobLease.holderName(this.name)}, true)`.execute(trx);
+        select set_config('idle_in_transaction_session_timeout', ${String(this.ttlMs)}, true),
+          set_config('application_name', ${JobLease.holderName(this.name)}, true),
+          pg_try_advisory_xact_lock(${JobLease.key(this.name)}) as locked`.execute(trx);
       if (!rows[0]?.locked) return { ran: false };
       return { ran: true, value: await job() };
     });
