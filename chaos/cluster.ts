@@ -24,6 +24,8 @@ export class RoleProcess {
   /** OS process ids of every start (the lease's holder name carries it). */
   readonly pids: number[] = [];
   readonly logFile: string;
+  /** Started and ready (API: answering `/health`; worker: loops running), not killed since. */
+  ready = false;
   private expectingExit = false;
 
   constructor(
@@ -66,7 +68,9 @@ export class RoleProcess {
     if (child.pid !== undefined) this.pids.push(child.pid);
     this.starts++;
     this.expectingExit = false;
+    this.ready = false;
     child.once('exit', (code, signal) => {
+      this.ready = false;
       if (!this.expectingExit) {
         this.unexpectedExits.push(`${new Date().toISOString()} code=${code} signal=${signal}`);
       }
@@ -76,12 +80,18 @@ export class RoleProcess {
     while (Date.now() < deadline) {
       if (this.child !== child) throw new Error(`${this.name} exited during start; see ${this.logFile}`);
       if (this.role === 'worker') {
-        if (printed.includes(WORKER_READY)) return performance.now() - started;
+        if (printed.includes(WORKER_READY)) {
+          this.ready = true;
+          return performance.now() - started;
+        }
       } else {
         try {
           const res = await request(`${this.baseUrl}/health`, { headersTimeout: 1_000, bodyTimeout: 1_000 });
           await res.body.dump();
-          if (res.statusCode === 200) return performance.now() - started;
+          if (res.statusCode === 200) {
+            this.ready = true;
+            return performance.now() - started;
+          }
         } catch {
           // not listening yet
         }
@@ -96,6 +106,7 @@ export class RoleProcess {
     const child = this.child;
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
     this.expectingExit = true;
+    this.ready = false;
     const exited = new Promise<void>((r) => child.once('exit', () => r()));
     child.kill(signal);
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
