@@ -12,6 +12,7 @@ import { runF3 } from './f3-redis.ts';
 import { runF4 } from './f4-webhooks.ts';
 import { runF5 } from './f5-bad-input.ts';
 import { runF6 } from './f6-provider.ts';
+import { runF7 } from './f7-two-processes.ts';
 import { ADMIN_URL, type ChaosOptions, runCleanups } from './support.ts';
 
 const USAGE = `usage: npm run chaos -- <name> [flags]
@@ -30,8 +31,12 @@ names:
   f6-provider   the provider emulator injecting timeouts, resets, 5xx, HasError and lies at random while the
                 gateway is SIGKILLed every 3-6 s during a real-mode create load; every acknowledged charge
                 exactly once at the emulator, every charge settled to its truth, audit replay 0   (~3-4 min)
-  all           the six, one after the other
-  (f1 .. f6 are accepted as short names)
+  f7-two-processes
+                two --role api and two --role worker processes, one SIGKILLed every 3-5 s: 100 identical
+                creations make one charge and one provider call, no webhook-id received twice without a
+                worker killed mid-attempt, the 120/min limit shared, one reconciler run per charge (~3 min)
+  all           every scenario, one after the other
+  (f1 .. f7 are accepted as short names)
 
 flags (environment variable in brackets):
   --seconds N     load (F1-F3, F6) or flapping (F4) duration        [CHAOS_SECONDS]     default 60
@@ -59,6 +64,7 @@ const SCENARIOS: Record<string, (opts: ChaosOptions) => Promise<boolean>> = {
   'f4-webhooks': runF4,
   'f5-bad-input': runF5,
   'f6-provider': runF6,
+  'f7-two-processes': runF7,
 };
 
 function parse(argv: readonly string[]): { name: string | undefined; opts: ChaosOptions } {

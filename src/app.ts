@@ -26,6 +26,7 @@ import type { Projection } from './projections/projection.ts';
 import { ProjectionRunner } from './projections/projection-runner.ts';
 import { wireProviderEmulator } from './routing/provider-emulator.ts';
 import { bootstrapSimulator, simulatorEnabled } from './routing/simulator.ts';
+import { JobLease } from './workers/lease.ts';
 import { Reconciler } from './workers/reconciler.ts';
 import { PendingChangesSettler } from './workers/settle-pending-changes.ts';
 import { WebhookDeliveryWorker } from './workers/webhook-delivery.ts';
@@ -126,6 +127,8 @@ export async function createGateway(
     logger,
     external: { config },
     pendingChanges,
+    // Several workers on one PostgreSQL run each tick on one of them (issue 14).
+    ...(database.kind === 'postgres' ? { lease: new JobLease(database.db, 'reconciler') } : {}),
   });
   // Deliveries get connections of their own: a burst of API writes queued in the main pool must not hold
   // back webhooks (BENCHMARKS.md "webhook lag"). PGlite has one connection and shares it.

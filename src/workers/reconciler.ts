@@ -16,6 +16,7 @@ import type { EventRegistry } from '../events/event-registry.ts';
 import type { EventStore } from '../events/event-store.ts';
 import type { Logger } from '../logger.ts';
 import { reconcilerMarkedUnknown } from '../metrics.ts';
+import type { JobLease } from './lease.ts';
 import { PollingLoop } from './polling-loop.ts';
 
 export const RECONCILER_ACTOR = 'system:reconciler';
@@ -42,6 +43,8 @@ export interface ReconcilerOptions {
   };
   /** Refunds and due-date changes left pending by an uncertain answer (src/workers/settle-pending-changes.ts). */
   pendingChanges?: { runOnce(now: Date): Promise<unknown> };
+  /** Several workers: each tick runs only under this lease (src/workers/lease.ts, issue 14). */
+  lease?: JobLease;
 }
 
 export interface ReconcileResult {
@@ -86,9 +89,10 @@ const untouchedReservation: Decider<MarkUnknown, TransactionEvent, Guarded> = {
  * provider (by id, or by reference), never by charging again. It is also where a refresh's failed follow-up
  * read is retried in the background (SPEC 3.1).
  *
- * Several instances: no lock. Each instance may pick the same rows; the append's expected version lets
- * only one `Transaction.Unconfirmed` through, the other gets WrongExpectedVersion, re-reads and re-decides
- * (now `unknown`: no-op). docs/decisions.md "Charges".
+ * Several instances: a tick runs under `opts.lease` (one worker at a time). Without it, or if a lease is
+ * lost, instances may pick the same rows; the append's expected version lets only one
+ * `Transaction.Unconfirmed` through, the other gets WrongExpectedVersion, re-reads and re-decides
+ * (now `unknown`: no-op). docs/decisions.md "Charges", "Two processes, one database".
  */
 export class Reconciler {
   private readonly batchSize: number;
@@ -106,9 +110,14 @@ export class Reconciler {
     this.loop = new PollingLoop(
       'reconciler',
       async () => {
-        const more = (await this.runOnce()).scanned === this.batchSize;
-        await opts.pendingChanges?.runOnce(this.now());
-        return more;
+        const tick = async () => {
+          const more = (await this.runOnce()).scanned === this.batchSize;
+          await opts.pendingChanges?.runOnce(this.now());
+          return more;
+        };
+        if (!opts.lease) return tick();
+        const held = await opts.lease.run(tick);
+        return held.ran && held.value;
       },
       opts.intervalMs,
       opts.logger,
