@@ -18,8 +18,9 @@ export interface RunnerOptions {
   onError?: (projection: string, error: unknown) => void;
 }
 
+/** Retries after an in-process append that is not readable yet: from 10 ms, doubling up to 1 s. */
 const HOT_POLL_MS = 10;
-const HOT_WINDOW_MS = 2000;
+const HOT_POLL_MAX_MS = 1000;
 
 /** Advisory-lock key of a projection, namespaced so it cannot collide with other advisory locks. */
 function lockKey(name: string) {
@@ -52,8 +53,8 @@ export class ProjectionRunner {
   private readonly now: () => Date;
   private running = false;
   private readonly waiters = new Set<() => void>();
-  /** When an in-process append last woke the runner. */
-  private lastAppendAt = 0;
+  /** In-process appends seen so far: a loop that saw them all at the head may wait the idle interval. */
+  private appends = 0;
   private loops: Promise<void>[] = [];
   private unsubscribe: (() => void) | undefined;
   /** Projections whose `bulkLoad.restore` this runner has run since it last began a bulk load of them. */
@@ -432,7 +433,7 @@ export class ProjectionRunner {
     if (this.running) return;
     this.running = true;
     this.unsubscribe = this.store.onAppended(() => {
-      this.lastAppendAt = Date.now();
+      this.appends++;
       this.wakeAll();
     });
     this.loops = this.projections.map((p) => this.loop(p));
@@ -447,6 +448,8 @@ export class ProjectionRunner {
   }
 
   private async loop(projection: Projection): Promise<void> {
+    let settled = 0;
+    let retry = HOT_POLL_MS;
     while (this.running) {
       let n = 0;
       try {
@@ -454,7 +457,22 @@ export class ProjectionRunner {
       } catch (error) {
         this.opts.onError?.(projection.name, error);
       }
-      if (n === 0 && this.running) await this.idle(this.recentlyAppended() ? HOT_POLL_MS : this.idleMs);
+      if (n > 0 || !this.running) {
+        retry = HOT_POLL_MS;
+        continue;
+      }
+      const appends = this.appends;
+      if (appends > settled && (await this.behindHead(projection))) {
+        // An append of this process is committed but not readable yet: an older transaction anywhere in the
+        // cluster holds the snapshot's xmin back. Retry soon, backing off, rather than wait the idle interval.
+        await this.idle(retry);
+        retry = Math.min(retry * 2, HOT_POLL_MAX_MS, this.idleMs);
+        continue;
+      }
+      settled = appends;
+      retry = HOT_POLL_MS;
+      // An append during the check found no waiter to wake: read again instead of sleeping through it.
+      if (this.appends === appends) await this.idle(this.idleMs);
     }
   }
 
@@ -462,12 +480,18 @@ export class ProjectionRunner {
     for (const wake of this.waiters) wake();
   }
 
-  /**
-   * A fresh append may not be readable yet (an older transaction anywhere in the cluster holds the snapshot
-   * xmin back), so for a moment after one, an empty read is retried quickly instead of after the idle wait.
-   */
-  private recentlyAppended(): boolean {
-    return Date.now() - this.lastAppendAt < HOT_WINDOW_MS;
+  /** The store holds events past the projection's checkpoint, readable or not. */
+  private async behindHead(projection: Projection): Promise<boolean> {
+    try {
+      const [at, head] = await Promise.all([
+        readCheckpoint(this.db, projection.name),
+        this.store.headCheckpoint(),
+      ]);
+      return at.tx < head.tx || (at.tx === head.tx && at.pos < head.pos);
+    } catch (error) {
+      this.opts.onError?.(projection.name, error);
+      return false;
+    }
   }
 
   private idle(ms: number): Promise<void> {

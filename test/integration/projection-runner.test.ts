@@ -157,6 +157,44 @@ describe('projection runner (DESIGN.md "Projections")', () => {
     assert.match(exposition, /calebe_projection_position\{projection="live_totals"\} \d+/);
   });
 
+  test('an in-process append held unreadable by an older transaction is projected once it commits, not after the idle wait', async () => {
+    const store = new PostgresEventStore(t.db);
+    const projection = totalsProjection('held_totals');
+    const runner = new ProjectionRunner(t.db, store, [projection], { idleMs: 60_000 });
+    await runner.rebuild(projection);
+    runner.start();
+    let release: () => void = () => {};
+    const released = new Promise<void>((r) => {
+      release = r;
+    });
+    // An open transaction with an id holds the snapshot's xmin below the append (as any busy cluster does).
+    let holding: () => void = () => {};
+    const held = new Promise<void>((r) => {
+      holding = r;
+    });
+    const blocker = t.db.transaction().execute(async (trx) => {
+      await sql`select pg_current_xact_id()`.execute(trx);
+      holding();
+      await released;
+    });
+    try {
+      await held;
+      await store.append('held-1', [inc(5)], 'any');
+      const target = (await store.headCheckpoint()).pos;
+      await delay(2_500);
+      assert.ok((await readCheckpoint(t.db, 'held_totals')).pos < target, 'not readable while held');
+      release();
+      await blocker;
+      for (let i = 0; i < 500 && (await readCheckpoint(t.db, 'held_totals')).pos < target; i++)
+        await delay(10);
+      assert.ok((await readCheckpoint(t.db, 'held_totals')).pos >= target, 'projected well before idleMs');
+    } finally {
+      release();
+      await blocker;
+      await runner.stop();
+    }
+  });
+
   test('rebuildAll: projections apply the batches at their own pace; a bulk loader sees the whole log once, in order, and restore runs before it returns', async () => {
     const store = new PostgresEventStore(t.db);
     await appendMany(store, 7, 13, 'bulk');
