@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineEvent } from '../events/event-registry.ts';
 import type { ErrorCode } from '../http/errors.ts';
 import { type DecideContext, type Decider, DomainError, type DomainEvent } from './decider.ts';
+import { STATUS_AFTER, statusAfter } from './transaction-status.ts';
 import type { TransitionTable } from './transition-table.ts';
 
 /**
@@ -1261,18 +1262,17 @@ const REFUSAL_MESSAGES: Partial<Record<ErrorCode, string>> = {
 
 // ------------------------------------------------------------------------------------------ decider
 
-/** The state after an event that follows the reservation. */
+/** The facts after an event that follows the reservation; the status comes from `statusAfter`. */
 function afterReservation(state: TransactionFacts, event: TransactionEvent): TransactionFacts {
   switch (event.type) {
     case 'Transaction.Issued': {
       const { transaction_id: _, source: _s, ...artifacts } = event.data;
-      return { ...state, status: 'pending', artifacts };
+      return { ...state, artifacts };
     }
     case 'Transaction.Refused': {
       const { transaction_id: _, failure_code, provider_reference, ...diagnostics } = event.data;
       return {
         ...state,
-        status: 'failed',
         failureCode: failure_code,
         diagnostics,
         artifacts: {
@@ -1285,7 +1285,6 @@ function afterReservation(state: TransactionFacts, event: TransactionEvent): Tra
       const { transaction_id: _, reason: _r, provider_reference, ...diagnostics } = event.data;
       return {
         ...state,
-        status: 'unknown',
         diagnostics,
         artifacts: {
           ...state.artifacts,
@@ -1293,24 +1292,17 @@ function afterReservation(state: TransactionFacts, event: TransactionEvent): Tra
         },
       };
     }
-    case 'Transaction.PaymentProcessing':
-      return { ...state, status: 'processing' };
-    case 'Transaction.AwaitingPayment':
-      return { ...state, status: 'pending' };
     case 'Transaction.Paid':
       return {
         ...state,
-        status: 'paid',
         paidWith: event.data.paid_with,
         paidAt: event.data.paid_at,
         duplicatePaymentAt: event.data.duplicate_payment_at,
         duplicateRefund:
           event.data.duplicate_payment_at === null ? null : { status: 'due', attempts: 0, attemptedAt: null },
       };
-    case 'Transaction.Expired':
-      return { ...state, status: 'expired' };
     case 'Transaction.Refunded':
-      return { ...state, status: 'refunded', refundStatus: event.data.refund_status };
+      return { ...state, refundStatus: event.data.refund_status };
     case 'Transaction.DueDateChanged': {
       const { transaction_id: _, boleto_due_date, previous_due_date: _p, ...changed } = event.data;
       const artifacts = Object.fromEntries(Object.entries(changed).filter(([, v]) => v !== undefined));
@@ -1376,7 +1368,7 @@ export const transaction: Decider<TransactionCommand, TransactionEvent, Transact
   evolve(state, event) {
     if (event.type === 'Transaction.Reserved') {
       return {
-        status: 'processing',
+        status: STATUS_AFTER[event.type],
         reserved: event.data,
         artifacts: NO_ARTIFACTS,
         failureCode: null,
@@ -1392,7 +1384,11 @@ export const transaction: Decider<TransactionCommand, TransactionEvent, Transact
       };
     }
     if (state.status === 'none') return state;
-    return { ...afterReservation(state, event), answered: true };
+    return {
+      ...afterReservation(state, event),
+      status: statusAfter(event.type) ?? state.status,
+      answered: true,
+    };
   },
 
   decide(command, state, ctx) {
