@@ -8,6 +8,7 @@ import {
   type TransactionState,
   transaction,
 } from '../aggregates/transaction.ts';
+import { policyOf } from '../aggregates/transaction-policies/index.ts';
 import type { Config } from '../config.ts';
 import { sha256Hex } from '../crypto/secrets.ts';
 import type { EventMetadata } from '../events/event-store.ts';
@@ -173,7 +174,8 @@ export function requestSnapshot(input: CreateChargeInput): TransactionRequestSna
     ...(b.cost_center_id !== undefined ? { cost_center_id: b.cost_center_id } : {}),
     ...(b.callback_url !== undefined ? { callback_url: b.callback_url } : {}),
   };
-  if (input.method === 'pix') {
+  const policy = policyOf(input.method);
+  if (policy.expiresIn) {
     snapshot.expires_in =
       b.expires_in === undefined || b.expires_in === 0 ? DEFAULT_EXPIRES_IN : b.expires_in;
   } else if (b.boleto) {
@@ -256,7 +258,7 @@ async function route(ctx: ChargeContext, input: CreateChargeInput): Promise<Rout
     if (p.kind === 'external' && p.isMarketplace) {
       throw new DomainError('subaccount_not_configured', 'Marketplace subaccounts are not available yet.');
     }
-    if (p.kind === 'external' && input.method === 'pix' && p.environment === 'sandbox') {
+    if (p.kind === 'external' && !policyOf(input.method).sandbox && p.environment === 'sandbox') {
       throw new DomainError('provider_pix_sandbox_unsupported', 'The external provider has no Pix sandbox.');
     }
     const adapter = await resolveAdapter(adapterContext(ctx), { providerId: null, simulated: true });
@@ -272,7 +274,7 @@ async function route(ctx: ChargeContext, input: CreateChargeInput): Promise<Rout
   if (p.isMarketplace) {
     throw new DomainError('subaccount_not_configured', 'Marketplace subaccounts are not available yet.');
   }
-  if (input.method === 'pix' && p.environment === 'sandbox') {
+  if (!policyOf(input.method).sandbox && p.environment === 'sandbox') {
     throw new DomainError('provider_pix_sandbox_unsupported', 'The external provider has no Pix sandbox.');
   }
   if (p.environment === 'production') {
@@ -393,7 +395,7 @@ export async function createCharge(
       },
     );
   }
-  if (input.method === 'boleto' && !input.body.boleto)
+  if (policyOf(input.method).boletoOptions && !input.body.boleto)
     throw invalid('boleto', 'boleto options are required.');
   const snapshot = requestSnapshot(input);
   const scope = input.tenantId;
@@ -502,7 +504,7 @@ async function validReservation(
     environment: routed.environment,
     simulated: routed.kind === 'simulator',
     idempotencyKeySha256: sha256Hex(input.idempotencyKey),
-    expiresIn: input.method === 'pix' ? (snapshot.expires_in ?? DEFAULT_EXPIRES_IN) : null,
+    expiresIn: policyOf(input.method).expiresIn ? (snapshot.expires_in ?? DEFAULT_EXPIRES_IN) : null,
     boleto,
     request: snapshot,
     providerRequest: null,

@@ -5,6 +5,7 @@ import {
   type TransactionFacts,
   transaction,
 } from '../aggregates/transaction.ts';
+import { policyOf } from '../aggregates/transaction-policies/index.ts';
 import type { EventMetadata } from '../events/event-store.ts';
 import type { RemoteCharge } from '../providers/port.ts';
 import { diagnosticsFor } from '../providers/safe2pay/diagnostics.ts';
@@ -68,7 +69,7 @@ export interface RefreshContext extends AdapterContext {
 /** A Pix read carries no deadline: the reservation's `expires_in` from `reserved_at` (never later than the provider's). */
 function withDeadline(state: TransactionFacts, read: TransactionArtifacts): TransactionArtifacts {
   const r = state.reserved;
-  if (r.method !== 'pix' || read.expires_at !== null || r.expires_in === null) return read;
+  if (!policyOf(r.method).expiresIn || read.expires_at !== null || r.expires_in === null) return read;
   const deadline = new Date(Date.parse(r.reserved_at) + r.expires_in * 1000).toISOString();
   return { ...read, expires_at: deadline };
 }
@@ -83,7 +84,7 @@ function command(state: TransactionFacts, remote: RemoteCharge): RefreshCommand 
       const pixEnds = read?.boleto_pix_expires_at ?? null;
       if (
         state.status === 'pending' &&
-        state.reserved.method === 'boleto' &&
+        policyOf(state.reserved.method).boletoPix &&
         pix !== null &&
         pixEnds !== null
       ) {
@@ -218,7 +219,7 @@ async function readAndApply(
         method: reserved.method,
         amount: reserved.amount,
         providerReference,
-        boletoDueDate: reserved.method === 'boleto' ? state.boletoDueDate : null,
+        boletoDueDate: policyOf(reserved.method).dueDate ? state.boletoDueDate : null,
       },
       external.context(),
     );

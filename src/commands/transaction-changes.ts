@@ -1,5 +1,6 @@
 import { DomainError } from '../aggregates/decider.ts';
 import { type Diagnostics, type TransactionFacts, transaction } from '../aggregates/transaction.ts';
+import { policyOf } from '../aggregates/transaction-policies/index.ts';
 import type { EventMetadata } from '../events/event-store.ts';
 import { transactionStream } from './charges.ts';
 import { type CommandDeps, handleCommand } from './command-handler.ts';
@@ -193,8 +194,8 @@ export async function refundTransaction(
   const precheck = (state: TransactionFacts) => {
     if (state.status === 'refunded') return;
     if (state.status !== 'paid') throw refuseState(state, 'Only a paid charge can be refunded.');
-    const byBoleto = state.reserved.method === 'boleto' && state.paidWith === 'boleto';
-    if (byBoleto && input.bankAccount === null) {
+    const toBankAccount = policyOf(state.reserved.method).refundNeedsBankAccount(state.paidWith);
+    if (toBankAccount && input.bankAccount === null) {
       throw new DomainError(
         'validation_error',
         "A boleto paid by boleto is refunded to the payer's bank account.",
@@ -203,7 +204,7 @@ export async function refundTransaction(
         },
       );
     }
-    if (!byBoleto && input.bankAccount !== null) {
+    if (!toBankAccount && input.bankAccount !== null) {
       throw new DomainError(
         'validation_error',
         'This charge is refunded by Pix; do not send a bank account.',

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { type TransactionCommand, transaction } from '../../aggregates/transaction.ts';
+import { policyOf } from '../../aggregates/transaction-policies/index.ts';
 import { transactionStream } from '../../commands/charges.ts';
 import { type CommandDeps, handleCommand } from '../../commands/command-handler.ts';
 import { foldStream } from '../../commands/fold-stream.ts';
@@ -67,9 +68,9 @@ export function registerTransactionActionRoutes(app: HttpServer, ctx: AppContext
 
   const requireMethodScope = (request: FastifyRequest, row: Row) => {
     const principal = apiKeyPrincipal(request);
-    if (row.method === 'pix') requireScopes(principal, ['pix:write']);
-    else if (row.method === 'boleto') requireScopes(principal, ['boleto:write']);
-    else requireScopes(principal, ['credit_card:write']);
+    // A stored method without a policy yet (credit_card rows) keeps its own scope.
+    const policy = row.method === 'credit_card' ? null : policyOf(row.method);
+    requireScopes(principal, [policy?.writeScope ?? 'credit_card:write']);
   };
 
   const simulate = async (request: FastifyRequest, row: Row, status: 'paid' | 'expired') => {
@@ -179,7 +180,8 @@ export function registerTransactionActionRoutes(app: HttpServer, ctx: AppContext
       if (row.status === 'unknown' && row.provider_reference === null) throw noExternalId();
       const open = row.status === 'pending' || row.status === 'unknown';
       const deadline = row.expires_at === null ? null : new Date(row.expires_at).getTime();
-      if (open && row.method === 'pix' && deadline !== null && ctx.now().getTime() > deadline) {
+      const expires = row.method !== 'credit_card' && policyOf(row.method).deadlineExpires;
+      if (open && expires && deadline !== null && ctx.now().getTime() > deadline) {
         await decide(request, row, {
           kind: 'refresh_expired',
           source: 'deadline',
