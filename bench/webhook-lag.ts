@@ -15,8 +15,12 @@ import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
 import { type ReserveTransaction, transaction } from '../src/aggregates/transaction.ts';
 import { createGateway, type Gateway } from '../src/app.ts';
-import { type ChargeBody, requestSnapshot, transactionStream } from '../src/commands/charges.ts';
 import { createTenant, createTenantType } from '../src/commands/tenants.ts';
+import {
+  type ChargeBody,
+  requestSnapshot,
+  transactionStream,
+} from '../src/commands/transactions/create/handler.ts';
 import { registerWebhookEndpoint, webhookEndpointDeps } from '../src/commands/webhook-endpoints.ts';
 import { loadConfig } from '../src/config.ts';
 import { newId } from '../src/ids.ts';

@@ -1,5 +1,9 @@
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { registerChargeRoutes } from '../commands/transactions/create/route.ts';
+import { registerTransactionEventRoutes } from '../commands/transactions/events/route.ts';
+import { registerTransactionListRoutes } from '../commands/transactions/list/route.ts';
+import { registerTransactionActionRoutes } from '../commands/transactions/refresh/route.ts';
 import { newId } from '../ids.ts';
 import type { Logger } from '../logger.ts';
 import {
@@ -22,7 +26,6 @@ import { describeRoutes, registerOpenApi } from './openapi.ts';
 import { registerApiKeyRoutes } from './routes/api-keys.ts';
 import { registerAuditRoutes } from './routes/audit.ts';
 import { registerChargePageRoutes } from './routes/charge-page.ts';
-import { registerChargeRoutes } from './routes/charges.ts';
 import { registerCostCenterRoutes } from './routes/cost-centers.ts';
 import { registerHealthRoutes } from './routes/health.ts';
 import { registerProviderRoutes } from './routes/providers.ts';
@@ -31,9 +34,6 @@ import { registerSessionRoutes } from './routes/sessions.ts';
 import { registerSettingsRoutes } from './routes/settings.ts';
 import { registerSummaryRoutes } from './routes/summary.ts';
 import { registerTenantRoutes } from './routes/tenants.ts';
-import { registerTransactionActionRoutes } from './routes/transaction-actions.ts';
-import { registerTransactionEventRoutes } from './routes/transaction-events.ts';
-import { registerTransactionListRoutes } from './routes/transaction-list.ts';
 import { registerUserRoutes } from './routes/users.ts';
 import { registerWebhookDeliveryRoutes } from './routes/webhook-deliveries.ts';
 import { registerWebhookEndpointRoutes } from './routes/webhook-endpoints.ts';

@@ -7,10 +7,10 @@ import {
   type TransactionState,
   transaction,
 } from '../aggregates/transaction.ts';
-import { transactionStream } from '../commands/charges.ts';
 import { handleCommand } from '../commands/command-handler.ts';
 import { foldStream } from '../commands/fold-stream.ts';
-import { type RefreshContext, refreshAtProvider } from '../commands/provider-refresh.ts';
+import { transactionStream } from '../commands/transactions/create/handler.ts';
+import { type RefreshContext, refreshAtProvider } from '../commands/transactions/refresh/handler.ts';
 import type { Database } from '../db/schema.ts';
 import type { EventRegistry } from '../events/event-registry.ts';
 import type { EventStore } from '../events/event-store.ts';
@@ -171,7 +171,7 @@ export class Reconciler {
 
   /**
    * Issue 13 item 7: external charges that a refresh would settle, read with the same code path
-   * (src/commands/provider-refresh.ts) as `system:reconciler`, oldest first, at most `batchSize` per tick:
+   * (src/commands/transactions/refresh/handler.ts) as `system:reconciler`, oldest first, at most `batchSize` per tick:
    * stuck in `processing` (a boleto payment intent) or `unknown` (with its external id, or looked up by
    * reference), a production boleto still without its Pix before its due date (SPEC 4.2), and a double
    * payment whose Pix refund is still owed (SPEC 2.2). Only charges untouched for `timeoutSeconds` (a

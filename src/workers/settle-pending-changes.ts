@@ -1,9 +1,13 @@
 import type { Kysely } from 'kysely';
 import { type TransactionCommand, transaction } from '../aggregates/transaction.ts';
-import { transactionStream } from '../commands/charges.ts';
 import { handleCommand } from '../commands/command-handler.ts';
 import { foldStream } from '../commands/fold-stream.ts';
-import { type AdapterContext, dueDateAttempt, refundAttempt } from '../commands/provider-changes.ts';
+import { transactionStream } from '../commands/transactions/create/handler.ts';
+import {
+  type AdapterContext,
+  dueDateAttempt,
+  refundAttempt,
+} from '../commands/transactions/shared/provider-changes.ts';
 import type { Database } from '../db/schema.ts';
 import type { EventRegistry } from '../events/event-registry.ts';
 import type { EventStore } from '../events/event-store.ts';
@@ -29,7 +33,7 @@ export interface SettleResult {
 /**
  * SPEC 4.8, issue 13 item 8: a refund (`refund.status` pending) or a due-date change whose provider answer
  * was uncertain is settled here when nobody asks again: the charge is read at its provider first and the
- * request is sent again only when the read shows it did not happen (src/commands/provider-changes.ts), so
+ * request is sent again only when the read shows it did not happen (src/commands/transactions/shared/provider-changes.ts), so
  * a refund never moves money twice and a date never changes twice. Called from the reconciler's loop; like
  * it, several instances need no lock (the append's expected version lets one decision through, and the
  * provider's own state refuses a second integral refund).

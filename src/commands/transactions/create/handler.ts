@@ -1,4 +1,4 @@
-import { DomainError, isDomainError } from '../aggregates/decider.ts';
+import { DomainError, isDomainError } from '../../../aggregates/decider.ts';
 import {
   type BoletoOptions,
   type ChargeMethod,
@@ -7,19 +7,19 @@ import {
   type TransactionRequestSnapshot,
   type TransactionState,
   transaction,
-} from '../aggregates/transaction.ts';
-import { policyOf } from '../aggregates/transaction-policies/index.ts';
-import type { Config } from '../config.ts';
-import { sha256Hex } from '../crypto/secrets.ts';
-import type { EventMetadata } from '../events/event-store.ts';
-import type { AppContext } from '../http/context.ts';
-import { newId } from '../ids.ts';
-import type { PortCharge, ProviderCustomer } from '../providers/port.ts';
-import { resolveProviderFor } from '../routing/resolve-provider.ts';
-import { simulatorEnabled } from '../routing/simulator.ts';
-import { checkDestinationSyntax, destinationPolicy } from '../webhooks/ssrf-guard.ts';
-import { type CommandDeps, handleCommand } from './command-handler.ts';
-import { resolveCostCenter } from './cost-centers.ts';
+} from '../../../aggregates/transaction.ts';
+import { policyOf } from '../../../aggregates/transaction-policies/index.ts';
+import type { Config } from '../../../config.ts';
+import { sha256Hex } from '../../../crypto/secrets.ts';
+import type { EventMetadata } from '../../../events/event-store.ts';
+import type { AppContext } from '../../../http/context.ts';
+import { newId } from '../../../ids.ts';
+import type { PortCharge, ProviderCustomer } from '../../../providers/port.ts';
+import { resolveProviderFor } from '../../../routing/resolve-provider.ts';
+import { simulatorEnabled } from '../../../routing/simulator.ts';
+import { checkDestinationSyntax, destinationPolicy } from '../../../webhooks/ssrf-guard.ts';
+import { type CommandDeps, handleCommand } from '../../command-handler.ts';
+import { resolveCostCenter } from '../../cost-centers.ts';
 import {
   claimIdempotencyKey,
   type IdempotencyClaim,
@@ -27,11 +27,11 @@ import {
   knownClaim,
   readClaim,
   requestHash,
-} from './idempotency.ts';
-import { ImmutableFacts } from './immutable-facts.ts';
-import { authorizeLiveIssuance } from './live-payments.ts';
-import { type ResolvedAdapter, resolveAdapter } from './provider-adapter.ts';
-import { issueAtProvider } from './provider-issuance.ts';
+} from '../../idempotency.ts';
+import { ImmutableFacts } from '../../immutable-facts.ts';
+import { authorizeLiveIssuance } from '../../live-payments.ts';
+import { type ResolvedAdapter, resolveAdapter } from '../../provider-adapter.ts';
+import { issueAtProvider } from './issuance.ts';
 
 /**
  * Charge creation (SPEC 3.1, 4 common rules, 4.1, 4.2, 5.8; DESIGN.md "Command handlers").

@@ -1,14 +1,13 @@
 import { sql } from 'kysely';
-import { DomainError } from '../../aggregates/decider.ts';
-import { type ChargeBody, createCharge } from '../../commands/charges.ts';
-import { requireTenantInTree } from '../admin-scope.ts';
-import { apiKeyPrincipal, idempotencyKeyOf, sessionPrincipal } from '../auth.ts';
-import type { AppContext } from '../context.ts';
-import { boletoBody, panelBoletoBody, pixBody } from '../contract/charges.ts';
-import { ApiError } from '../errors.ts';
-import { eventMetadata } from '../request-metadata.ts';
-import { dataEnvelope, errorEnvelope, IDEMPOTENCY_REPLAYED, idParams } from '../schemas.ts';
-import type { HttpServer } from '../server.ts';
+import { DomainError } from '../../../aggregates/decider.ts';
+import { requireTenantInTree } from '../../../http/admin-scope.ts';
+import { apiKeyPrincipal, idempotencyKeyOf, sessionPrincipal } from '../../../http/auth.ts';
+import type { AppContext } from '../../../http/context.ts';
+import { boletoBody, panelBoletoBody, pixBody } from '../../../http/contract/charges.ts';
+import { ApiError } from '../../../http/errors.ts';
+import { eventMetadata } from '../../../http/request-metadata.ts';
+import { dataEnvelope, errorEnvelope, IDEMPOTENCY_REPLAYED, idParams } from '../../../http/schemas.ts';
+import type { HttpServer } from '../../../http/server.ts';
 import {
   findTransactionRow,
   readableFoldedTransaction,
@@ -17,7 +16,8 @@ import {
   transactionRequestData,
   transactionRequestView,
   transactionView,
-} from '../transaction-dto.ts';
+} from '../../../http/transaction-dto.ts';
+import { type ChargeBody, createCharge } from './handler.ts';
 
 const created = dataEnvelope(transactionView);
 const chargeResponses = {

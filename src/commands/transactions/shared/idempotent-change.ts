@@ -1,10 +1,9 @@
-import { DomainError } from '../aggregates/decider.ts';
-import { type Diagnostics, type TransactionFacts, transaction } from '../aggregates/transaction.ts';
-import { policyOf } from '../aggregates/transaction-policies/index.ts';
-import type { EventMetadata } from '../events/event-store.ts';
-import { transactionStream } from './charges.ts';
-import { type CommandDeps, handleCommand } from './command-handler.ts';
-import { foldStream } from './fold-stream.ts';
+import { DomainError } from '../../../aggregates/decider.ts';
+import { type Diagnostics, type TransactionFacts, transaction } from '../../../aggregates/transaction.ts';
+import { policyOf } from '../../../aggregates/transaction-policies/index.ts';
+import type { EventMetadata } from '../../../events/event-store.ts';
+import { type CommandDeps, handleCommand } from '../../command-handler.ts';
+import { foldStream } from '../../fold-stream.ts';
 import {
   claimIdempotencyKey,
   type IdempotencyClaim,
@@ -13,7 +12,8 @@ import {
   markCompleted,
   readClaim,
   requestHash,
-} from './idempotency.ts';
+} from '../../idempotency.ts';
+import { transactionStream } from '../create/handler.ts';
 import {
   type AdapterContext,
   type Attempt,
@@ -26,7 +26,7 @@ export type { BankAccount } from './provider-changes.ts';
 
 /**
  * Changes of an issued charge that need an `Idempotency-Key` (SPEC 4.8): the integral refund and the due
- * date of an open boleto, sent through the charge's provider adapter (src/commands/provider-changes.ts).
+ * date of an open boleto, sent through the charge's provider adapter (provider-changes.ts).
  * Order: the key is looked up first (a replay answers the stored outcome, even after the charge moved on);
  * a new key is checked against the folded state before it is claimed, so only a request that can succeed
  * holds a key; then the provider is called and its answer appended.

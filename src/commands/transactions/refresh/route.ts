@@ -1,33 +1,33 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { type TransactionCommand, transaction } from '../../aggregates/transaction.ts';
-import { policyOf } from '../../aggregates/transaction-policies/index.ts';
-import { transactionStream } from '../../commands/charges.ts';
-import { type CommandDeps, handleCommand } from '../../commands/command-handler.ts';
-import { foldStream } from '../../commands/fold-stream.ts';
-import { refreshAtProvider } from '../../commands/provider-refresh.ts';
-import {
-  type ChangeContext,
-  type ChangeOutcome,
-  changeBoletoDueDate,
-  refundTransaction,
-} from '../../commands/transaction-changes.ts';
-import { simulatorEnabled } from '../../routing/simulator.ts';
-import { requireTenantInTree } from '../admin-scope.ts';
-import { apiKeyPrincipal, idempotencyKeyOf, requireScopes, sessionPrincipal } from '../auth.ts';
-import type { AppContext } from '../context.ts';
-import { dueDateBody, refundBody, simulateBody } from '../contract/transactions.ts';
-import { ApiError } from '../errors.ts';
-import { eventMetadata } from '../request-metadata.ts';
-import { dataEnvelope, errorResponses, IDEMPOTENCY_REPLAYED, idParams } from '../schemas.ts';
-import type { HttpServer } from '../server.ts';
+import { type TransactionCommand, transaction } from '../../../aggregates/transaction.ts';
+import { policyOf } from '../../../aggregates/transaction-policies/index.ts';
+import { requireTenantInTree } from '../../../http/admin-scope.ts';
+import { apiKeyPrincipal, idempotencyKeyOf, requireScopes, sessionPrincipal } from '../../../http/auth.ts';
+import type { AppContext } from '../../../http/context.ts';
+import { dueDateBody, refundBody, simulateBody } from '../../../http/contract/transactions.ts';
+import { ApiError } from '../../../http/errors.ts';
+import { eventMetadata } from '../../../http/request-metadata.ts';
+import { dataEnvelope, errorResponses, IDEMPOTENCY_REPLAYED, idParams } from '../../../http/schemas.ts';
+import type { HttpServer } from '../../../http/server.ts';
 import {
   findTransactionRow,
   readableTransaction,
   type TransactionView,
   toTransactionView,
   transactionView,
-} from '../transaction-dto.ts';
+} from '../../../http/transaction-dto.ts';
+import { simulatorEnabled } from '../../../routing/simulator.ts';
+import { type CommandDeps, handleCommand } from '../../command-handler.ts';
+import { foldStream } from '../../fold-stream.ts';
+import { transactionStream } from '../create/handler.ts';
+import {
+  type ChangeContext,
+  type ChangeOutcome,
+  changeBoletoDueDate,
+  refundTransaction,
+} from '../shared/idempotent-change.ts';
+import { refreshAtProvider } from './handler.ts';
 
 type Row = NonNullable<Awaited<ReturnType<typeof findTransactionRow>>>;
 
@@ -40,8 +40,7 @@ type Row = NonNullable<Awaited<ReturnType<typeof findTransactionRow>>>;
  *   only"); ENABLE_SIMULATOR off is 422 simulator_disabled.
  * - `POST /v1/transactions/{id}/refresh`: on the simulator, a Pix past `expires_at` becomes `expired`
  *   (`refresh_expired` with source `deadline`, conditioned on the status read); anything else is answered
- *   unchanged. A charge of the external provider is queried through the port (src/commands/
- *   provider-refresh.ts); a failed or diverging query is 502 provider_refresh_failed with
+ *   unchanged. A charge of the external provider is queried through the port (./handler.ts); a failed or diverging query is 502 provider_refresh_failed with
  *   `error.transaction_id` and its diagnostics, state kept. Never creates a charge.
  *
  * Public routes: `transactions:read` (route config) plus the method's write scope, checked once the
