@@ -16,11 +16,8 @@ import { request } from 'undici';
 import { type ReserveTransaction, transaction } from '../src/aggregates/transaction.ts';
 import { createGateway, type Gateway } from '../src/app.ts';
 import { createTenant, createTenantType } from '../src/commands/tenants.ts';
-import {
-  type ChargeBody,
-  requestSnapshot,
-  transactionStream,
-} from '../src/commands/transactions/create/handler.ts';
+import { type ChargeBody, requestSnapshot } from '../src/commands/transactions/create/handler.ts';
+import { transactionStream } from '../src/commands/transactions/shared/stream.ts';
 import { registerWebhookEndpoint, webhookEndpointDeps } from '../src/commands/webhook-endpoints.ts';
 import { loadConfig } from '../src/config.ts';
 import { newId } from '../src/ids.ts';

@@ -1,9 +1,6 @@
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import { registerChargeRoutes } from '../commands/transactions/create/route.ts';
-import { registerTransactionEventRoutes } from '../commands/transactions/events/route.ts';
-import { registerTransactionListRoutes } from '../commands/transactions/list/route.ts';
-import { registerTransactionActionRoutes } from '../commands/transactions/refresh/route.ts';
+import { registerTransactionRoutes } from '../commands/transactions/index.ts';
 import { newId } from '../ids.ts';
 import type { Logger } from '../logger.ts';
 import {
@@ -140,10 +137,8 @@ export async function buildHttpServer({ ctx, authenticators, inFlight }: HttpDep
   registerCostCenterRoutes(app, ctx);
   registerWebhookEndpointRoutes(app, ctx);
   registerWebhookDeliveryRoutes(app, ctx);
-  registerChargeRoutes(app, ctx);
+  // The transaction use cases register their own routes (src/commands/transactions/index.ts).
+  registerTransactionRoutes(app, ctx);
   registerChargePageRoutes(app, ctx);
-  registerTransactionEventRoutes(app, ctx);
-  registerTransactionActionRoutes(app, ctx);
-  registerTransactionListRoutes(app, ctx);
   return app;
 }

@@ -9,8 +9,8 @@ import {
 } from '../aggregates/transaction.ts';
 import { handleCommand } from '../commands/command-handler.ts';
 import { foldStream } from '../commands/fold-stream.ts';
-import { transactionStream } from '../commands/transactions/create/handler.ts';
 import { type RefreshContext, refreshAtProvider } from '../commands/transactions/refresh/handler.ts';
+import { transactionStream } from '../commands/transactions/shared/stream.ts';
 import type { Database } from '../db/schema.ts';
 import type { EventRegistry } from '../events/event-registry.ts';
 import type { EventStore } from '../events/event-store.ts';

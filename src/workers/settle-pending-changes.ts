@@ -2,12 +2,12 @@ import type { Kysely } from 'kysely';
 import { type TransactionCommand, transaction } from '../aggregates/transaction.ts';
 import { handleCommand } from '../commands/command-handler.ts';
 import { foldStream } from '../commands/fold-stream.ts';
-import { transactionStream } from '../commands/transactions/create/handler.ts';
 import {
   type AdapterContext,
   dueDateAttempt,
   refundAttempt,
 } from '../commands/transactions/shared/provider-changes.ts';
+import { transactionStream } from '../commands/transactions/shared/stream.ts';
 import type { Database } from '../db/schema.ts';
 import type { EventRegistry } from '../events/event-registry.ts';
 import type { EventStore } from '../events/event-store.ts';

@@ -6,7 +6,7 @@ import { issueApiKey } from '../../src/commands/api-keys.ts';
 import { handleCommand } from '../../src/commands/command-handler.ts';
 import { createProvider, providerDeps } from '../../src/commands/providers.ts';
 import { createRoutingRule } from '../../src/commands/routing-rules.ts';
-import { transactionStream } from '../../src/commands/transactions/create/handler.ts';
+import { transactionStream } from '../../src/commands/transactions/shared/stream.ts';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, assertError, roleTokens } from '../support/admin.ts';
 import { pixBody } from '../support/charges.ts';
 import { commandDeps, type SeededKey, seedTenantAndKey } from '../support/fixtures.ts';

@@ -31,6 +31,7 @@ import {
 import { ImmutableFacts } from '../../immutable-facts.ts';
 import { authorizeLiveIssuance } from '../../live-payments.ts';
 import { type ResolvedAdapter, resolveAdapter } from '../../provider-adapter.ts';
+import { transactionStream } from '../shared/stream.ts';
 import { issueAtProvider } from './issuance.ts';
 
 /**
@@ -50,8 +51,6 @@ import { issueAtProvider } from './issuance.ts';
  *    concurrent identical requests one claim wins, one Reserved is appended, one provider call is made.
  *    A crash between claim and Reserved is completed by the next replay (which then makes the only call).
  */
-
-export const transactionStream = (transactionId: string) => `transaction-${transactionId}`;
 
 export interface ChargeAddressInput {
   zip_code: string;

@@ -4,7 +4,7 @@ import type { RemoteCharge } from '../../../providers/port.ts';
 import { diagnosticsFor } from '../../../providers/safe2pay/diagnostics.ts';
 import { type CommandDeps, handleCommand } from '../../command-handler.ts';
 import type { ResolvedExternal } from '../../provider-adapter.ts';
-import { transactionStream } from '../create/handler.ts';
+import { transactionStream } from '../shared/stream.ts';
 
 /**
  * The automatic refund of the Pix of a boleto paid twice (SPEC 2.2: "Double payment gives `boleto` and the Pix

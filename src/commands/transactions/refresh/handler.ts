@@ -17,7 +17,7 @@ import {
   type ResolvedExternal,
   resolveExternalAdapter,
 } from '../../provider-adapter.ts';
-import { transactionStream } from '../create/handler.ts';
+import { transactionStream } from '../shared/stream.ts';
 import { settleDuplicateRefund } from './duplicate-refund.ts';
 
 /**
