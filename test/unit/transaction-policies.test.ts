@@ -3,7 +3,7 @@ import { describe, test } from 'vitest';
 import type { DecideContext } from '../../src/aggregates/decider.ts';
 import { CHARGE_METHODS, type TransactionEvent, transaction } from '../../src/aggregates/transaction.ts';
 import { boletoPolicy } from '../../src/aggregates/transaction-policies/boleto.ts';
-import { METHOD_POLICIES } from '../../src/aggregates/transaction-policies/index.ts';
+import { METHOD_POLICIES, policyFor } from '../../src/aggregates/transaction-policies/index.ts';
 import { pixPolicy } from '../../src/aggregates/transaction-policies/pix.ts';
 import { scenario } from '../support/given-when-then.ts';
 import { boletoArtifacts, pixArtifacts, reserveCommand } from '../support/transactions.ts';
@@ -31,6 +31,13 @@ describe('every charge method has a policy', () => {
   test('CHARGE_METHODS and METHOD_POLICIES name the same methods, each policy under its own name', () => {
     assert.deepEqual(Object.keys(METHOD_POLICIES).sort(), [...CHARGE_METHODS].sort());
     for (const [method, policy] of Object.entries(METHOD_POLICIES)) assert.equal(policy.method, method);
+  });
+
+  test('SPEC 4.9: a stored method without a policy yet (credit_card) has none; a key of Object is no method', () => {
+    assert.equal(policyFor('pix'), pixPolicy);
+    assert.equal(policyFor('boleto'), boletoPolicy);
+    assert.equal(policyFor('credit_card'), null);
+    assert.equal(policyFor('toString'), null);
   });
 });
 

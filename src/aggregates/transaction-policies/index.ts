@@ -14,3 +14,8 @@ export const METHOD_POLICIES: { readonly [M in ChargeMethod]: MethodPolicy } = {
 export function policyOf(method: ChargeMethod): MethodPolicy {
   return METHOD_POLICIES[method];
 }
+
+/** The policy of a stored method, or null for one without a policy yet (a `credit_card` row: SPEC 4.9). */
+export function policyFor(method: string): MethodPolicy | null {
+  return Object.hasOwn(METHOD_POLICIES, method) ? METHOD_POLICIES[method as ChargeMethod] : null;
+}

@@ -1,5 +1,5 @@
 import { transaction } from '../../../aggregates/transaction.ts';
-import { policyOf } from '../../../aggregates/transaction-policies/index.ts';
+import { policyFor } from '../../../aggregates/transaction-policies/index.ts';
 import type { AppContext } from '../../../http/context.ts';
 import { ApiError } from '../../../http/errors.ts';
 import { eventMetadata } from '../../../http/request-metadata.ts';
@@ -76,7 +76,7 @@ export function registerRefreshRoute(app: HttpServer, ctx: AppContext): void {
       if (row.status === 'unknown' && row.provider_reference === null) throw noExternalId();
       const open = row.status === 'pending' || row.status === 'unknown';
       const deadline = row.expires_at === null ? null : new Date(row.expires_at).getTime();
-      const expires = row.method !== 'credit_card' && policyOf(row.method).deadlineExpires;
+      const expires = policyFor(row.method)?.deadlineExpires === true;
       if (open && expires && deadline !== null && ctx.now().getTime() > deadline) {
         await decide(request, row, {
           kind: 'refresh_expired',

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type TransactionCommand, transaction } from '../../../aggregates/transaction.ts';
-import { policyOf } from '../../../aggregates/transaction-policies/index.ts';
+import { policyFor } from '../../../aggregates/transaction-policies/index.ts';
 import { apiKeyPrincipal, requireScopes } from '../../../http/auth.ts';
 import type { AppContext } from '../../../http/context.ts';
 import { ApiError } from '../../../http/errors.ts';
@@ -46,7 +46,7 @@ export function transactionRouteHelpers(ctx: AppContext) {
   const requireMethodScope = (request: FastifyRequest, row: Row) => {
     const principal = apiKeyPrincipal(request);
     // A stored method without a policy yet (credit_card rows) keeps its own scope.
-    const policy = row.method === 'credit_card' ? null : policyOf(row.method);
+    const policy = policyFor(row.method);
     requireScopes(principal, [policy?.writeScope ?? 'credit_card:write']);
   };
 
