@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { defineEvent } from '../events/event-registry.ts';
 import type { ErrorCode } from '../http/errors.ts';
+import { addDays, isRealDate, saoPauloDate } from './business-date.ts';
 import { type DecideContext, type Decider, DomainError, type DomainEvent } from './decider.ts';
+import { policyOf } from './transaction-policies/index.ts';
+import { STATUS_AFTER, statusAfter } from './transaction-status.ts';
 import type { TransitionTable } from './transition-table.ts';
 
 /**
@@ -810,22 +813,8 @@ export function isRefresh(command: TransactionCommand): command is RefreshComman
 
 // ------------------------------------------------------------------------------------------ helpers
 
-const SAO_PAULO_OFFSET_MS = -3 * 3600 * 1000; // America/Sao_Paulo has had no DST since 2019.
-
-/** The business date (YYYY-MM-DD) of an instant in America/Sao_Paulo. */
-export function saoPauloDate(at: Date): string {
-  return new Date(at.getTime() + SAO_PAULO_OFFSET_MS).toISOString().slice(0, 10);
-}
-
-function addDays(date: string, days: number): string {
-  const d = new Date(`${date}T00:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + days);
-  return d.toISOString().slice(0, 10);
-}
-
-function isRealDate(date: string): boolean {
-  return isoDate.safeParse(date).success && new Date(`${date}T00:00:00Z`).toISOString().startsWith(date);
-}
+/** Re-exported for the read models that count business days (DESIGN.md "Conventions"). */
+export { saoPauloDate };
 
 function invalid(param: string, message: string): DomainError {
   return new DomainError('validation_error', message, { param });
@@ -905,24 +894,16 @@ function reserve(c: ReserveTransaction, now: Date): readonly TransactionEvent[] 
   if (!/^[0-9a-f]{64}$/.test(c.idempotencyKeySha256)) {
     return invalid('idempotency_key', 'The idempotency key digest must be a sha256 hex digest.');
   }
-  if (c.method === 'pix') {
-    if (c.expiresIn === null || !Number.isInteger(c.expiresIn) || c.expiresIn < 60 || c.expiresIn > 86_400) {
-      return invalid('expires_in', 'A Pix charge needs an effective expires_in of 60 to 86400 seconds.');
-    }
-    if (c.boleto !== null) return invalid('boleto', 'A Pix charge has no boleto options.');
-  } else {
-    if (c.expiresIn !== null) return invalid('expires_in', 'A boleto has no expires_in.');
-    if (c.boleto === null || !isRealDate(c.boleto.due_date)) {
-      return invalid('boleto.due_date', 'A boleto needs a due date (YYYY-MM-DD).');
-    }
-  }
+  const policy = policyOf(c.method);
+  const fields = policy.checkFields({ expiresIn: c.expiresIn, boleto: c.boleto });
+  if (fields !== null) return invalid(fields.param, fields.message);
   // Test-mode charges never reach a provider (SPEC 1, 5.2).
   if (!c.livemode && !c.simulated) return invalid('simulated', 'A test-mode charge is always simulated.');
   if (c.providerId === null && c.livemode) return invalid('provider_id', 'A live charge needs a provider.');
   if (c.simulated && c.providerRequest !== null) {
     return invalid('provider_request', 'A simulated charge has no provider body (SPEC 2.3).');
   }
-  if (c.method === 'pix' && !c.simulated && c.environment === 'sandbox') {
+  if (!policy.sandbox && !c.simulated && c.environment === 'sandbox') {
     return refuse('provider_pix_sandbox_unsupported', 'The external provider has no Pix sandbox.');
   }
   const r = c.request;
@@ -991,6 +972,7 @@ function emit(
 ): Emit {
   const id = s.reserved.transaction_id;
   const now = ctx.now;
+  const policy = policyOf(s.reserved.method);
   if (needsExternalId(s.status, c)) {
     const ref = externalId(s, carriedReference(c));
     if (ref instanceof DomainError) return ref;
@@ -1065,7 +1047,7 @@ function emit(
       ];
     }
     case 'Transaction.PaymentProcessing':
-      if (s.reserved.method !== 'boleto') {
+      if (!policy.paymentIntent) {
         return refuse('provider_refresh_failed', 'Status 2 is not a known Pix status.', {
           transaction_id: id,
         });
@@ -1090,7 +1072,7 @@ function emit(
         ];
       }
       if (c.kind !== 'refresh_paid') break;
-      if (s.reserved.method === 'pix' && (c.paidWith !== 'pix' || c.duplicatePayment)) {
+      if (!policy.acceptsPayment(c.paidWith, c.duplicatePayment)) {
         return refuse('provider_refresh_failed', 'A Pix charge can only be paid by Pix.', {
           transaction_id: id,
         });
@@ -1116,7 +1098,7 @@ function emit(
       if (c.kind !== 'refresh_expired') break;
       if (c.source === 'deadline') {
         const deadline = s.artifacts.expires_at;
-        const applies = s.reserved.method === 'pix' || s.reserved.simulated;
+        const applies = policy.deadlineExpires || s.reserved.simulated;
         if (!applies || deadline === null || now.getTime() < Date.parse(deadline)) return [];
       }
       return [{ type, data: { transaction_id: id, source: c.source } }];
@@ -1146,7 +1128,7 @@ function emit(
     case 'Transaction.DueDateChangeUnconfirmed':
     case 'Transaction.DueDateChangeRefused': {
       if (c.kind !== 'due_date_unconfirmed' && c.kind !== 'due_date_refused') break;
-      if (s.reserved.method !== 'boleto' || s.boletoDueDate === null) {
+      if (!policy.dueDate || s.boletoDueDate === null) {
         return refuse('conflict', 'Only an open boleto has a due date to change.', { transaction_id: id });
       }
       if (!isRealDate(c.dueDate))
@@ -1157,7 +1139,7 @@ function emit(
     case 'Transaction.DueDateChanged': {
       if (c.kind !== 'change_due_date') break;
       const current = s.boletoDueDate;
-      if (s.reserved.method !== 'boleto' || current === null) {
+      if (!policy.dueDate || current === null) {
         return refuse('conflict', 'Only an open boleto has a due date to change.', { transaction_id: id });
       }
       const today = saoPauloDate(now);
@@ -1177,7 +1159,7 @@ function emit(
     }
     case 'Transaction.BoletoPixIssued': {
       if (c.kind !== 'refresh_boleto_pix') break;
-      const applies = s.reserved.method === 'boleto' && !s.reserved.simulated;
+      const applies = policy.boletoPix && !s.reserved.simulated;
       if (!applies || s.artifacts.boleto_pix_copy_paste !== null) return [];
       return [
         {
@@ -1208,7 +1190,7 @@ function emit(
     }
     case 'Transaction.DuplicatePaymentFound': {
       if (c.kind !== 'refresh_duplicate_payment') break;
-      const applies = s.reserved.method === 'boleto' && !s.reserved.simulated;
+      const applies = policy.boletoPix && !s.reserved.simulated;
       if (!applies || s.duplicatePaymentAt !== null) return [];
       return [
         { type, data: { transaction_id: id, paid_with: 'boleto', duplicate_payment_at: now.toISOString() } },
@@ -1261,18 +1243,17 @@ const REFUSAL_MESSAGES: Partial<Record<ErrorCode, string>> = {
 
 // ------------------------------------------------------------------------------------------ decider
 
-/** The state after an event that follows the reservation. */
+/** The facts after an event that follows the reservation; the status comes from `statusAfter`. */
 function afterReservation(state: TransactionFacts, event: TransactionEvent): TransactionFacts {
   switch (event.type) {
     case 'Transaction.Issued': {
       const { transaction_id: _, source: _s, ...artifacts } = event.data;
-      return { ...state, status: 'pending', artifacts };
+      return { ...state, artifacts };
     }
     case 'Transaction.Refused': {
       const { transaction_id: _, failure_code, provider_reference, ...diagnostics } = event.data;
       return {
         ...state,
-        status: 'failed',
         failureCode: failure_code,
         diagnostics,
         artifacts: {
@@ -1285,7 +1266,6 @@ function afterReservation(state: TransactionFacts, event: TransactionEvent): Tra
       const { transaction_id: _, reason: _r, provider_reference, ...diagnostics } = event.data;
       return {
         ...state,
-        status: 'unknown',
         diagnostics,
         artifacts: {
           ...state.artifacts,
@@ -1293,24 +1273,17 @@ function afterReservation(state: TransactionFacts, event: TransactionEvent): Tra
         },
       };
     }
-    case 'Transaction.PaymentProcessing':
-      return { ...state, status: 'processing' };
-    case 'Transaction.AwaitingPayment':
-      return { ...state, status: 'pending' };
     case 'Transaction.Paid':
       return {
         ...state,
-        status: 'paid',
         paidWith: event.data.paid_with,
         paidAt: event.data.paid_at,
         duplicatePaymentAt: event.data.duplicate_payment_at,
         duplicateRefund:
           event.data.duplicate_payment_at === null ? null : { status: 'due', attempts: 0, attemptedAt: null },
       };
-    case 'Transaction.Expired':
-      return { ...state, status: 'expired' };
     case 'Transaction.Refunded':
-      return { ...state, status: 'refunded', refundStatus: event.data.refund_status };
+      return { ...state, refundStatus: event.data.refund_status };
     case 'Transaction.DueDateChanged': {
       const { transaction_id: _, boleto_due_date, previous_due_date: _p, ...changed } = event.data;
       const artifacts = Object.fromEntries(Object.entries(changed).filter(([, v]) => v !== undefined));
@@ -1376,7 +1349,7 @@ export const transaction: Decider<TransactionCommand, TransactionEvent, Transact
   evolve(state, event) {
     if (event.type === 'Transaction.Reserved') {
       return {
-        status: 'processing',
+        status: STATUS_AFTER[event.type],
         reserved: event.data,
         artifacts: NO_ARTIFACTS,
         failureCode: null,
@@ -1392,7 +1365,11 @@ export const transaction: Decider<TransactionCommand, TransactionEvent, Transact
       };
     }
     if (state.status === 'none') return state;
-    return { ...afterReservation(state, event), answered: true };
+    return {
+      ...afterReservation(state, event),
+      status: statusAfter(event.type) ?? state.status,
+      answered: true,
+    };
   },
 
   decide(command, state, ctx) {

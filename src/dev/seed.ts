@@ -22,10 +22,10 @@ import {
   type TransactionState,
   transaction,
 } from '../aggregates/transaction.ts';
-import { requestSnapshot } from '../commands/charges.ts';
 import type { CommandDeps } from '../commands/command-handler.ts';
 import { createCostCenter } from '../commands/cost-centers.ts';
 import { createTenant, createTenantType } from '../commands/tenants.ts';
+import { requestSnapshot } from '../commands/transactions/create/handler.ts';
 import type { EventRegistry } from '../events/event-registry.ts';
 import type { EventMetadata } from '../events/event-store.ts';
 import type { NewStream, PostgresEventStore } from '../events/postgres-event-store.ts';

@@ -1,5 +1,6 @@
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { registerTransactionRoutes } from '../commands/transactions/index.ts';
 import { newId } from '../ids.ts';
 import type { Logger } from '../logger.ts';
 import {
@@ -22,7 +23,6 @@ import { describeRoutes, registerOpenApi } from './openapi.ts';
 import { registerApiKeyRoutes } from './routes/api-keys.ts';
 import { registerAuditRoutes } from './routes/audit.ts';
 import { registerChargePageRoutes } from './routes/charge-page.ts';
-import { registerChargeRoutes } from './routes/charges.ts';
 import { registerCostCenterRoutes } from './routes/cost-centers.ts';
 import { registerHealthRoutes } from './routes/health.ts';
 import { registerProviderRoutes } from './routes/providers.ts';
@@ -31,9 +31,6 @@ import { registerSessionRoutes } from './routes/sessions.ts';
 import { registerSettingsRoutes } from './routes/settings.ts';
 import { registerSummaryRoutes } from './routes/summary.ts';
 import { registerTenantRoutes } from './routes/tenants.ts';
-import { registerTransactionActionRoutes } from './routes/transaction-actions.ts';
-import { registerTransactionEventRoutes } from './routes/transaction-events.ts';
-import { registerTransactionListRoutes } from './routes/transaction-list.ts';
 import { registerUserRoutes } from './routes/users.ts';
 import { registerWebhookDeliveryRoutes } from './routes/webhook-deliveries.ts';
 import { registerWebhookEndpointRoutes } from './routes/webhook-endpoints.ts';
@@ -140,10 +137,8 @@ export async function buildHttpServer({ ctx, authenticators, inFlight }: HttpDep
   registerCostCenterRoutes(app, ctx);
   registerWebhookEndpointRoutes(app, ctx);
   registerWebhookDeliveryRoutes(app, ctx);
-  registerChargeRoutes(app, ctx);
+  // The transaction use cases register their own routes (src/commands/transactions/index.ts).
+  registerTransactionRoutes(app, ctx);
   registerChargePageRoutes(app, ctx);
-  registerTransactionEventRoutes(app, ctx);
-  registerTransactionActionRoutes(app, ctx);
-  registerTransactionListRoutes(app, ctx);
   return app;
 }

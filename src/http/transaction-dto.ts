@@ -9,8 +9,8 @@ import {
 import { signedDocumentUrl } from '../charge-page/signature.ts';
 import { documentSigningSecret } from '../charge-page/signing-secret.ts';
 import { documentSignatureOf } from '../charge-page/stored-signature.ts';
-import { transactionStream } from '../commands/charges.ts';
 import { isTenantInTree, loadCostCenter } from '../commands/cost-centers.ts';
+import { transactionStream } from '../commands/transactions/shared/stream.ts';
 import type { TransactionsTable } from '../db/schema.ts';
 import { transactionRowFromState } from '../projections/transactions.ts';
 import type { AppContext } from './context.ts';

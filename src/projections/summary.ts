@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { saoPauloDate, type TransactionEvent } from '../aggregates/transaction.ts';
+import { STATUS_AFTER } from '../aggregates/transaction-status.ts';
 import type { RecordedEvent } from '../events/event-store.ts';
 import { recordset, setExcluded, updateGuarded } from './batch-sql.ts';
 import type { Projection } from './projection.ts';
@@ -25,7 +26,7 @@ function createdRow(d: Reserved['data'], recorded: RecordedEvent) {
     simulated: d.simulated,
     method: d.method,
     amount: d.amount,
-    status: 'processing' as const,
+    status: STATUS_AFTER['Transaction.Reserved'],
     created_at: createdAt,
     created_day: saoPauloDate(createdAt),
     paid_at: null,

@@ -4,6 +4,7 @@ import {
   type TransactionFacts,
   transactionEvents,
 } from '../aggregates/transaction.ts';
+import { STATUS_AFTER, statusAfter } from '../aggregates/transaction-status.ts';
 import { storedDocumentSignature } from '../charge-page/stored-signature.ts';
 import type { Database, TransactionRequestsTable, TransactionsTable } from '../db/schema.ts';
 import { EventRegistry } from '../events/event-registry.ts';
@@ -172,7 +173,7 @@ function reservedRow(d: Reserved, recorded: RecordedEvent): Insertable<Transacti
     tenant_id: d.tenant_id,
     livemode: d.livemode,
     method: d.method,
-    status: 'processing',
+    status: STATUS_AFTER['Transaction.Reserved'],
     amount: d.amount,
     currency: d.currency,
     reference: d.reference,
@@ -225,46 +226,49 @@ function requestRow(d: Reserved, recorded: RecordedEvent): Insertable<Transactio
 
 type Changes = Omit<Updateable<TransactionsTable>, 'sequence' | 'updated_at'>;
 
-/** The columns an event (other than the reservation) sets. */
-export function changesOf(event: Exclude<TransactionEvent, { type: 'Transaction.Reserved' }>): Changes {
+type LaterEvent = Exclude<TransactionEvent, { type: 'Transaction.Reserved' }>;
+
+/** The columns an event (other than the reservation) sets: its status from `statusAfter`, then its facts. */
+export function changesOf(event: LaterEvent): Changes {
+  const status = statusAfter(event.type);
+  return { ...(status === null ? {} : { status }), ...factsOf(event) };
+}
+
+/** The columns other than the status an event sets. */
+function factsOf(event: LaterEvent): Changes {
   switch (event.type) {
     case 'Transaction.Issued': {
       const { transaction_id: _, source: _s, provider_reference, ...artifacts } = event.data;
       // A refresh may confirm without naming the external id again: never erase a known one.
       return {
-        status: 'pending',
         ...artifacts,
         ...(provider_reference === null ? {} : { provider_reference }),
       };
     }
     case 'Transaction.Refused': {
       const { transaction_id: _, provider_reference, ...rest } = event.data;
-      return { status: 'failed', ...rest, ...(provider_reference === null ? {} : { provider_reference }) };
+      return { ...rest, ...(provider_reference === null ? {} : { provider_reference }) };
     }
     case 'Transaction.Unconfirmed': {
       const { transaction_id: _, reason: _r, provider_reference, ...diagnostics } = event.data;
       return {
-        status: 'unknown',
         ...diagnostics,
         ...(provider_reference === null ? {} : { provider_reference }),
       };
     }
     case 'Transaction.PaymentProcessing':
-      return { status: 'processing' };
     case 'Transaction.AwaitingPayment':
-      return { status: 'pending' };
+    case 'Transaction.Expired':
+      return {};
     case 'Transaction.Paid':
       return {
-        status: 'paid',
         paid_with: event.data.paid_with,
         paid_at: event.data.paid_at,
         duplicate_payment_at: event.data.duplicate_payment_at,
         duplicate_refund: event.data.duplicate_payment_at === null ? null : 'due',
       };
-    case 'Transaction.Expired':
-      return { status: 'expired' };
     case 'Transaction.Refunded':
-      return { status: 'refunded', refund_status: event.data.refund_status };
+      return { refund_status: event.data.refund_status };
     case 'Transaction.DueDateChanged': {
       const { transaction_id: _, previous_due_date: _p, boleto_due_date, ...changed } = event.data;
       // Fields absent from older events (or from a simulator answer) leave their columns as they are.

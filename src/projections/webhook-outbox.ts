@@ -1,21 +1,9 @@
 import { sql } from 'kysely';
-import type { TransactionEventType, TransactionStatus } from '../aggregates/transaction.ts';
+import type { TransactionStatus } from '../aggregates/transaction.ts';
+import { statusAfter } from '../aggregates/transaction-status.ts';
 import { recordset, updateGuarded } from './batch-sql.ts';
 import type { Projection } from './projection.ts';
 import { decodeTransactionEvent, TRANSACTION_EVENT_TYPES } from './transactions.ts';
-
-/** The status each event leaves a charge in; events absent here (a due-date change) change no status. */
-const STATUS_AFTER: Partial<Record<TransactionEventType, TransactionStatus>> = {
-  'Transaction.Reserved': 'processing',
-  'Transaction.Issued': 'pending',
-  'Transaction.Refused': 'failed',
-  'Transaction.Unconfirmed': 'unknown',
-  'Transaction.PaymentProcessing': 'processing',
-  'Transaction.AwaitingPayment': 'pending',
-  'Transaction.Paid': 'paid',
-  'Transaction.Expired': 'expired',
-  'Transaction.Refunded': 'refunded',
-};
 
 /** Standard Webhooks message id, stable across retries and destinations: derived from the event id. */
 export function webhookMessageId(eventId: string): string {
@@ -45,8 +33,8 @@ export const webhookOutboxProjection: Projection = {
 
   async handle(recorded, trx) {
     const event = decodeTransactionEvent(recorded);
-    const status = STATUS_AFTER[event.type];
-    if (status === undefined) return;
+    const status = statusAfter(event.type);
+    if (status === null) return;
     const id = event.data.transaction_id;
     const version = recorded.version;
     const at = recorded.recordedAt;
@@ -118,11 +106,11 @@ export const webhookOutboxProjection: Projection = {
   async handleBatch(events, trx) {
     const decoded = events.flatMap((recorded) => {
       const event = decodeTransactionEvent(recorded);
-      const status = STATUS_AFTER[event.type];
-      return status === undefined ? [] : [{ recorded, event, status }];
+      const status = statusAfter(event.type);
+      return status === null ? [] : [{ recorded, event, status }];
     });
     if (decoded.length === 0) return;
-    const reservations = decoded.flatMap(({ recorded, event }) =>
+    const reservations = decoded.flatMap(({ recorded, event, status }) =>
       event.type === 'Transaction.Reserved'
         ? [
             {
@@ -130,7 +118,7 @@ export const webhookOutboxProjection: Projection = {
               tenant_id: event.data.tenant_id,
               livemode: event.data.livemode,
               callback_url: event.data.callback_url,
-              status: 'processing',
+              status,
               sequence: recorded.version,
             },
           ]

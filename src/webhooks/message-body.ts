@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import { fold } from '../aggregates/decider.ts';
 import { type TransactionEvent, transaction } from '../aggregates/transaction.ts';
-import { transactionStream } from '../commands/charges.ts';
+import { transactionStream } from '../commands/transactions/shared/stream.ts';
 import type { TransactionsTable, WebhookMessagesTable } from '../db/schema.ts';
 import type { RecordedEvent } from '../events/event-store.ts';
 import type { AppContext } from '../http/context.ts';

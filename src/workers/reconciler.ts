@@ -1,16 +1,7 @@
 import type { Kysely } from 'kysely';
-import type { Decider } from '../aggregates/decider.ts';
-import {
-  type MarkUnknown,
-  saoPauloDate,
-  type TransactionEvent,
-  type TransactionState,
-  transaction,
-} from '../aggregates/transaction.ts';
-import { transactionStream } from '../commands/charges.ts';
-import { handleCommand } from '../commands/command-handler.ts';
-import { foldStream } from '../commands/fold-stream.ts';
-import { type RefreshContext, refreshAtProvider } from '../commands/provider-refresh.ts';
+import { saoPauloDate } from '../aggregates/transaction.ts';
+import { markUnknownIfStale, settleAtProvider } from '../commands/transactions/reconcile/handler.ts';
+import type { RefreshContext } from '../commands/transactions/refresh/handler.ts';
 import type { Database } from '../db/schema.ts';
 import type { EventRegistry } from '../events/event-registry.ts';
 import type { EventStore } from '../events/event-store.ts';
@@ -61,24 +52,6 @@ export interface ReconcileResult {
   /** Those the provider read could not settle this time (failed read, nothing found): retried later. */
   unresolved: string[];
 }
-
-interface Guarded {
-  readonly inner: TransactionState;
-  /** Events folded so far. */
-  readonly events: number;
-}
-
-/**
- * The transaction decider, restricted to charges that have nothing but their reservation (one event).
- * `processing` is also reached by a boleto payment intent (`Transaction.PaymentProcessing`, after an
- * issued charge): that charge exists at the provider and must never be turned `unknown` by a timeout,
- * so for any longer stream the reconciler decides nothing. The decision itself is the transaction's.
- */
-const untouchedReservation: Decider<MarkUnknown, TransactionEvent, Guarded> = {
-  initialState: { inner: transaction.initialState, events: 0 },
-  evolve: (state, event) => ({ inner: transaction.evolve(state.inner, event), events: state.events + 1 }),
-  decide: (command, state, ctx) => (state.events === 1 ? transaction.decide(command, state.inner, ctx) : []),
-};
 
 /**
  * DESIGN.md "reserve -> call -> record outcome", SPEC 3.1: a crash between the committed reservation and
@@ -149,21 +122,10 @@ export class Reconciler {
     const deps = { store: this.store, registry: this.registry, now: () => now };
     for (const row of candidates) {
       try {
-        const { events } = await handleCommand(
-          deps,
-          untouchedReservation,
-          `transaction-${row.id}`,
-          { kind: 'mark_unknown', timeoutSeconds: this.opts.timeoutSeconds },
-          {
-            metadata: { actor: RECONCILER_ACTOR, tenant_id: row.tenant_id, livemode: row.livemode },
-            // Safe: the decision depends only on the stream, and nothing external was done on it.
-            retryOnConflict: true,
-            maxAttempts: 3,
-          },
-        );
-        if (events.length > 0) {
+        const appended = await markUnknownIfStale(deps, row, this.opts.timeoutSeconds, RECONCILER_ACTOR);
+        if (appended > 0) {
           result.marked.push(row.id);
-          reconcilerMarkedUnknown.inc(events.length);
+          reconcilerMarkedUnknown.inc(appended);
           this.opts.logger?.warn(
             { transaction_id: row.id, tenant_id: row.tenant_id },
             'reconciler: charge left processing past the timeout marked unknown',
@@ -180,7 +142,7 @@ export class Reconciler {
 
   /**
    * Issue 13 item 7: external charges that a refresh would settle, read with the same code path
-   * (src/commands/provider-refresh.ts) as `system:reconciler`, oldest first, at most `batchSize` per tick:
+   * (src/commands/transactions/refresh/handler.ts) as `system:reconciler`, oldest first, at most `batchSize` per tick:
    * stuck in `processing` (a boleto payment intent) or `unknown` (with its external id, or looked up by
    * reference), a production boleto still without its Pix before its due date (SPEC 4.2), and a double
    * payment whose Pix refund is still owed (SPEC 2.2). Only charges untouched for `timeoutSeconds` (a
@@ -220,14 +182,9 @@ export class Reconciler {
     for (const row of rows) {
       result.checked += 1;
       try {
-        const state = await foldStream(deps, transaction, transactionStream(row.id));
-        if (state.status === 'none') continue;
-        const outcome = await refreshAtProvider({ deps, config: external.config }, state, {
-          actor: RECONCILER_ACTOR,
-          tenant_id: row.tenant_id,
-          livemode: row.livemode,
-        });
-        if (outcome.kind === 'applied') result.refreshed.push(row.id);
+        const outcome = await settleAtProvider({ deps, config: external.config }, row, RECONCILER_ACTOR);
+        if (outcome === 'none') continue;
+        if (outcome === 'applied') result.refreshed.push(row.id);
         else result.unresolved.push(row.id);
       } catch (err) {
         result.failed.push(row.id);

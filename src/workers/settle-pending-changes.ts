@@ -1,9 +1,6 @@
 import type { Kysely } from 'kysely';
-import { type TransactionCommand, transaction } from '../aggregates/transaction.ts';
-import { transactionStream } from '../commands/charges.ts';
-import { handleCommand } from '../commands/command-handler.ts';
-import { foldStream } from '../commands/fold-stream.ts';
-import { type AdapterContext, dueDateAttempt, refundAttempt } from '../commands/provider-changes.ts';
+import { settlePendingChange } from '../commands/transactions/reconcile/handler.ts';
+import type { AdapterContext } from '../commands/transactions/shared/provider-changes.ts';
 import type { Database } from '../db/schema.ts';
 import type { EventRegistry } from '../events/event-registry.ts';
 import type { EventStore } from '../events/event-store.ts';
@@ -29,7 +26,7 @@ export interface SettleResult {
 /**
  * SPEC 4.8, issue 13 item 8: a refund (`refund.status` pending) or a due-date change whose provider answer
  * was uncertain is settled here when nobody asks again: the charge is read at its provider first and the
- * request is sent again only when the read shows it did not happen (src/commands/provider-changes.ts), so
+ * request is sent again only when the read shows it did not happen (src/commands/transactions/shared/provider-changes.ts), so
  * a refund never moves money twice and a date never changes twice. Called from the reconciler's loop; like
  * it, several instances need no lock (the append's expected version lets one decision through, and the
  * provider's own state refuses a second integral refund).
@@ -67,26 +64,9 @@ export class PendingChangesSettler {
     const result: SettleResult = { scanned: rows.length, settled: [], open: [] };
     for (const row of rows) {
       try {
-        const state = await foldStream(deps, transaction, transactionStream(row.id));
-        if (state.status === 'none') continue;
-        let command: TransactionCommand | null = null;
-        let settled = false;
-        if (state.status === 'paid' && state.refundStatus === 'pending') {
-          const attempt = await refundAttempt(ctx, state, null, { queryFirst: true });
-          command = attempt.command;
-          settled = attempt.kind !== 'pending';
-        } else if (state.status === 'pending' && state.pendingDueDate !== null) {
-          const attempt = await dueDateAttempt(ctx, state, state.pendingDueDate, { queryFirst: true });
-          command = attempt.command;
-          settled = attempt.kind !== 'pending';
-        }
-        if (command) {
-          await handleCommand(deps, transaction, transactionStream(row.id), command, {
-            metadata: { actor: SETTLER_ACTOR, tenant_id: row.tenant_id, livemode: row.livemode },
-            retryOnConflict: true,
-            maxAttempts: 3,
-          });
-        }
+        const outcome = await settlePendingChange(deps, ctx, row, SETTLER_ACTOR);
+        if (outcome === 'none') continue;
+        const settled = outcome === 'settled';
         (settled ? result.settled : result.open).push(row.id);
       } catch (err) {
         result.open.push(row.id);

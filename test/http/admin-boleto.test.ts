@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { transactionStream } from '../../src/commands/charges.ts';
+import { transactionStream } from '../../src/commands/transactions/shared/stream.ts';
 import { assertError, idem, roleTokens, startAdminApp } from '../support/admin.ts';
 import { boletoBody } from '../support/charges.ts';
 import { seedTenantAndKey } from '../support/fixtures.ts';

@@ -4,8 +4,8 @@ import type { ReserveTransaction, TransactionArtifacts } from '../../src/aggrega
 import { transaction } from '../../src/aggregates/transaction.ts';
 import { TEST_MARK } from '../../src/boleto-pdf/render.ts';
 import { renderNotFoundPage } from '../../src/charge-page/render.ts';
-import { transactionStream } from '../../src/commands/charges.ts';
 import { handleCommand } from '../../src/commands/command-handler.ts';
+import { transactionStream } from '../../src/commands/transactions/shared/stream.ts';
 import { newId } from '../../src/ids.ts';
 import { boletoNumbers } from '../../src/providers/emulator/boleto.ts';
 import { dynamicPixPayload } from '../../src/providers/emulator/pix.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { transactionStream } from '../../src/commands/charges.ts';
+import { transactionStream } from '../../src/commands/transactions/shared/stream.ts';
 import { assertError } from '../support/admin.ts';
 import { pixBody } from '../support/charges.ts';
 import { type SeededKey, seedTenantAndKey } from '../support/fixtures.ts';

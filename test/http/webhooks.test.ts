@@ -6,7 +6,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, test } from 'vitest';
-import { transactionStream } from '../../src/commands/charges.ts';
+import { transactionStream } from '../../src/commands/transactions/shared/stream.ts';
 import { WebhookDeliveryWorker } from '../../src/workers/webhook-delivery.ts';
 import { assertError, idem, roleTokens, startAdminApp } from '../support/admin.ts';
 import { pixBody } from '../support/charges.ts';

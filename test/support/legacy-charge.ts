@@ -1,7 +1,7 @@
 import { type ReserveTransaction, transaction } from '../../src/aggregates/transaction.ts';
-import { transactionStream } from '../../src/commands/charges.ts';
 import { handleCommand } from '../../src/commands/command-handler.ts';
 import { claimIdempotencyKey, type JsonValue } from '../../src/commands/idempotency.ts';
+import { transactionStream } from '../../src/commands/transactions/shared/stream.ts';
 import { sha256Hex } from '../../src/crypto/secrets.ts';
 import { newId } from '../../src/ids.ts';
 import { simulatedArtifacts } from '../../src/providers/simulator.ts';

@@ -4,16 +4,21 @@ import {
   type TransactionArtifacts,
   type TransactionFacts,
   transaction,
-} from '../aggregates/transaction.ts';
-import type { EventMetadata } from '../events/event-store.ts';
-import type { RemoteCharge } from '../providers/port.ts';
-import { diagnosticsFor } from '../providers/safe2pay/diagnostics.ts';
-import { transactionStream } from './charges.ts';
-import { type CommandDeps, handleCommand } from './command-handler.ts';
+} from '../../../aggregates/transaction.ts';
+import { policyOf } from '../../../aggregates/transaction-policies/index.ts';
+import type { EventMetadata } from '../../../events/event-store.ts';
+import type { RemoteCharge } from '../../../providers/port.ts';
+import { diagnosticsFor } from '../../../providers/safe2pay/diagnostics.ts';
+import { type CommandDeps, handleCommand } from '../../command-handler.ts';
+import { authorizeLiveRefresh } from '../../live-payments.ts';
+import type { LivePaymentsConfig } from '../../payment-settings.ts';
+import {
+  type AdapterContext,
+  type ResolvedExternal,
+  resolveExternalAdapter,
+} from '../../provider-adapter.ts';
+import { transactionStream } from '../shared/stream.ts';
 import { settleDuplicateRefund } from './duplicate-refund.ts';
-import { authorizeLiveRefresh } from './live-payments.ts';
-import type { LivePaymentsConfig } from './payment-settings.ts';
-import { type AdapterContext, type ResolvedExternal, resolveExternalAdapter } from './provider-adapter.ts';
 
 /**
  * Refresh of a charge at the external provider (SPEC 3.1, 4.6; issue 13 items 4 and 7), shared by
@@ -31,7 +36,7 @@ import { type AdapterContext, type ResolvedExternal, resolveExternalAdapter } fr
  *   processing -> refresh_processing (boleto status 2, a payment intent; Pix: 502 from the decider)
  *   paid       -> refresh_paid, `paid_with` from the read for a boleto (its Pix or the boleto), pix for Pix;
  *                 a boleto read paid by both is `paid_with: boleto` + `duplicate_payment_at`, and its Pix is
- *                 refunded automatically (src/commands/duplicate-refund.ts)
+ *                 refunded automatically (duplicate-refund.ts)
  *   expired    -> refresh_expired (source provider: for a boleto, the bank's write-off)
  *   refunded   -> refresh_refunded
  *   failed     -> not applied: the state table has no refresh into failed; 502, local state kept
@@ -67,7 +72,7 @@ export interface RefreshContext extends AdapterContext {
 /** A Pix read carries no deadline: the reservation's `expires_in` from `reserved_at` (never later than the provider's). */
 function withDeadline(state: TransactionFacts, read: TransactionArtifacts): TransactionArtifacts {
   const r = state.reserved;
-  if (r.method !== 'pix' || read.expires_at !== null || r.expires_in === null) return read;
+  if (!policyOf(r.method).expiresIn || read.expires_at !== null || r.expires_in === null) return read;
   const deadline = new Date(Date.parse(r.reserved_at) + r.expires_in * 1000).toISOString();
   return { ...read, expires_at: deadline };
 }
@@ -82,7 +87,7 @@ function command(state: TransactionFacts, remote: RemoteCharge): RefreshCommand 
       const pixEnds = read?.boleto_pix_expires_at ?? null;
       if (
         state.status === 'pending' &&
-        state.reserved.method === 'boleto' &&
+        policyOf(state.reserved.method).boletoPix &&
         pix !== null &&
         pixEnds !== null
       ) {
@@ -217,7 +222,7 @@ async function readRemote(
         method: reserved.method,
         amount: reserved.amount,
         providerReference,
-        boletoDueDate: reserved.method === 'boleto' ? state.boletoDueDate : null,
+        boletoDueDate: policyOf(reserved.method).dueDate ? state.boletoDueDate : null,
       },
       external.context(),
     );

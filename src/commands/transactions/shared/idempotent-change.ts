@@ -1,9 +1,8 @@
-import { DomainError } from '../aggregates/decider.ts';
-import { type Diagnostics, type TransactionFacts, transaction } from '../aggregates/transaction.ts';
-import type { EventMetadata } from '../events/event-store.ts';
-import { transactionStream } from './charges.ts';
-import { type CommandDeps, handleCommand } from './command-handler.ts';
-import { foldStream } from './fold-stream.ts';
+import { DomainError } from '../../../aggregates/decider.ts';
+import { type Diagnostics, type TransactionFacts, transaction } from '../../../aggregates/transaction.ts';
+import type { EventMetadata } from '../../../events/event-store.ts';
+import { type CommandDeps, handleCommand } from '../../command-handler.ts';
+import { foldStream } from '../../fold-stream.ts';
 import {
   claimIdempotencyKey,
   type IdempotencyClaim,
@@ -12,20 +11,15 @@ import {
   markCompleted,
   readClaim,
   requestHash,
-} from './idempotency.ts';
-import {
-  type AdapterContext,
-  type Attempt,
-  type BankAccount,
-  dueDateAttempt,
-  refundAttempt,
-} from './provider-changes.ts';
+} from '../../idempotency.ts';
+import type { AdapterContext, Attempt } from './provider-changes.ts';
+import { transactionStream } from './stream.ts';
 
 export type { BankAccount } from './provider-changes.ts';
 
 /**
  * Changes of an issued charge that need an `Idempotency-Key` (SPEC 4.8): the integral refund and the due
- * date of an open boleto, sent through the charge's provider adapter (src/commands/provider-changes.ts).
+ * date of an open boleto, sent through the charge's provider adapter (provider-changes.ts).
  * Order: the key is looked up first (a replay answers the stored outcome, even after the charge moved on);
  * a new key is checked against the folded state before it is claimed, so only a request that can succeed
  * holds a key; then the provider is called and its answer appended.
@@ -76,7 +70,7 @@ export interface ChangeOutcome {
   result: ChangeResult;
 }
 
-type Prepare = (state: TransactionFacts, rerun: boolean) => Promise<Attempt>;
+export type Prepare = (state: TransactionFacts, rerun: boolean) => Promise<Attempt>;
 
 async function currentFacts(ctx: ChangeContext, id: string): Promise<TransactionFacts> {
   const state = await foldStream(ctx.deps, transaction, transactionStream(id));
@@ -84,7 +78,7 @@ async function currentFacts(ctx: ChangeContext, id: string): Promise<Transaction
   return state;
 }
 
-function adapterContext(ctx: ChangeContext): AdapterContext {
+export function adapterContext(ctx: ChangeContext): AdapterContext {
   return { deps: ctx.deps, config: ctx.config, adapters: ctx.adapters };
 }
 
@@ -94,7 +88,7 @@ function adapterContext(ctx: ChangeContext): AdapterContext {
  * one without it (the key stays open and asking again re-runs `prepare`, told by `rerun` to read first). A
  * DomainError of `prepare` after the claim is answered as is, and the key stays open likewise.
  */
-async function idempotentChange(
+export async function idempotentChange(
   ctx: ChangeContext,
   input: ChangeInput,
   metadata: EventMetadata,
@@ -180,72 +174,7 @@ async function idempotentChange(
   return { replayed, result: { kind: 'applied' } };
 }
 
-function refuseState(state: TransactionFacts, message: string): DomainError {
+/** A change asked of a charge in a state that does not allow it: 409 conflict (SPEC 4.8). */
+export function refuseState(state: TransactionFacts, message: string): DomainError {
   return new DomainError('conflict', message, { transaction_id: state.reserved.transaction_id });
-}
-
-/** `POST /v1/transactions/{id}/refund`: the integral refund of a paid charge (SPEC 3.1, 4.8). */
-export async function refundTransaction(
-  ctx: ChangeContext,
-  input: ChangeInput & { bankAccount: BankAccount | null },
-  metadata: EventMetadata,
-): Promise<ChangeOutcome> {
-  const precheck = (state: TransactionFacts) => {
-    if (state.status === 'refunded') return;
-    if (state.status !== 'paid') throw refuseState(state, 'Only a paid charge can be refunded.');
-    const byBoleto = state.reserved.method === 'boleto' && state.paidWith === 'boleto';
-    if (byBoleto && input.bankAccount === null) {
-      throw new DomainError(
-        'validation_error',
-        "A boleto paid by boleto is refunded to the payer's bank account.",
-        {
-          param: 'bank_account',
-        },
-      );
-    }
-    if (!byBoleto && input.bankAccount !== null) {
-      throw new DomainError(
-        'validation_error',
-        'This charge is refunded by Pix; do not send a bank account.',
-        {
-          param: 'bank_account',
-        },
-      );
-    }
-  };
-  return idempotentChange(ctx, input, metadata, precheck, (state, rerun) =>
-    refundAttempt(adapterContext(ctx), state, input.bankAccount, { queryFirst: rerun }),
-  );
-}
-
-/** `PATCH /v1/transactions/{id}/boleto`: a new due date for an open boleto (SPEC 4.8). */
-export async function changeBoletoDueDate(
-  ctx: ChangeContext,
-  input: ChangeInput & { dueDate: string },
-  metadata: EventMetadata,
-): Promise<ChangeOutcome> {
-  const dryRun = (state: TransactionFacts) => {
-    // The decider's own checks (open boleto, date window), with the current deadline standing in.
-    const decision = transaction.decide(
-      { kind: 'change_due_date', dueDate: input.dueDate, expiresAt: state.artifacts.expires_at },
-      state,
-      { now: ctx.deps.now() },
-    );
-    if (decision instanceof DomainError) throw decision;
-  };
-  const precheck = (state: TransactionFacts) => {
-    dryRun(state);
-    // One change at a time: a change awaiting the provider's confirmation is settled before another is sent.
-    if (state.pendingDueDate !== null && state.pendingDueDate !== input.dueDate) {
-      throw new DomainError(
-        'conflict',
-        `A change to ${state.pendingDueDate} awaits the provider's confirmation; repeat it or wait.`,
-        { transaction_id: state.reserved.transaction_id },
-      );
-    }
-  };
-  return idempotentChange(ctx, input, metadata, precheck, async (state, rerun) => {
-    if (state.status === 'pending' && state.reserved.boleto !== null) dryRun(state);
-    return dueDateAttempt(adapterContext(ctx), state, input.dueDate, { queryFirst: rerun });
-  });
 }

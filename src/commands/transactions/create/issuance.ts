@@ -1,13 +1,13 @@
-import { isDomainError } from '../aggregates/decider.ts';
+import { isDomainError } from '../../../aggregates/decider.ts';
 import type {
   RecordIssued,
   RecordRefused,
   RecordUncertain,
   ReserveTransaction,
-} from '../aggregates/transaction.ts';
-import { type IssuedCharge, NO_DIAGNOSTICS, type Outcome, type PortCharge } from '../providers/port.ts';
-import { diagnosticsFor } from '../providers/safe2pay/diagnostics.ts';
-import { type AdapterContext, type ResolvedAdapter, resolveAdapter } from './provider-adapter.ts';
+} from '../../../aggregates/transaction.ts';
+import { type IssuedCharge, NO_DIAGNOSTICS, type Outcome, type PortCharge } from '../../../providers/port.ts';
+import { diagnosticsFor } from '../../../providers/safe2pay/diagnostics.ts';
+import { type AdapterContext, type ResolvedAdapter, resolveAdapter } from '../../provider-adapter.ts';
 
 /**
  * Creation at the charge's provider (SPEC 3.1, 4.1, 4.2; issue 13), after the reservation is committed:

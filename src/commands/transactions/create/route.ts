@@ -1,23 +1,15 @@
 import { sql } from 'kysely';
-import { DomainError } from '../../aggregates/decider.ts';
-import { type ChargeBody, createCharge } from '../../commands/charges.ts';
-import { requireTenantInTree } from '../admin-scope.ts';
-import { apiKeyPrincipal, idempotencyKeyOf, sessionPrincipal } from '../auth.ts';
-import type { AppContext } from '../context.ts';
-import { boletoBody, panelBoletoBody, pixBody } from '../contract/charges.ts';
-import { ApiError } from '../errors.ts';
-import { eventMetadata } from '../request-metadata.ts';
-import { dataEnvelope, errorEnvelope, IDEMPOTENCY_REPLAYED, idParams } from '../schemas.ts';
-import type { HttpServer } from '../server.ts';
-import {
-  findTransactionRow,
-  readableFoldedTransaction,
-  readableTransaction,
-  toTransactionView,
-  transactionRequestData,
-  transactionRequestView,
-  transactionView,
-} from '../transaction-dto.ts';
+import { DomainError } from '../../../aggregates/decider.ts';
+import { requireTenantInTree } from '../../../http/admin-scope.ts';
+import { apiKeyPrincipal, idempotencyKeyOf, sessionPrincipal } from '../../../http/auth.ts';
+import type { AppContext } from '../../../http/context.ts';
+import { boletoBody, panelBoletoBody, pixBody } from '../../../http/contract/charges.ts';
+import { ApiError } from '../../../http/errors.ts';
+import { eventMetadata } from '../../../http/request-metadata.ts';
+import { dataEnvelope, errorEnvelope, IDEMPOTENCY_REPLAYED } from '../../../http/schemas.ts';
+import type { HttpServer } from '../../../http/server.ts';
+import { findTransactionRow, toTransactionView, transactionView } from '../../../http/transaction-dto.ts';
+import { type ChargeBody, createCharge } from './handler.ts';
 
 const created = dataEnvelope(transactionView);
 const chargeResponses = {
@@ -34,8 +26,12 @@ const chargeResponses = {
   503: errorEnvelope,
 };
 
-/** Public charges (SPEC 3.1, 4.1, 4.2, 4.4, 4.5; docs/decisions.md "Charges"). */
-export function registerChargeRoutes(app: HttpServer, ctx: AppContext): void {
+/**
+ * Charge creation (SPEC 3.1, 4.1, 4.2; docs/decisions.md "Charges"): `POST /v1/pix`, `POST /v1/boleto` and the
+ * panel's `POST /admin/boleto`, one use case (the panel's boleto is the same creation for a tenant of the
+ * user's tree), one handler (./handler.ts).
+ */
+export function registerCreateRoutes(app: HttpServer, ctx: AppContext): void {
   const handle = async (
     method: 'pix' | 'boleto',
     route: string,
@@ -159,43 +155,6 @@ export function registerChargeRoutes(app: HttpServer, ctx: AppContext): void {
       const r = await handle('boleto', '/admin/boleto', request, body, { tenantId, livemode: true });
       if (r.replayed) reply.header(IDEMPOTENCY_REPLAYED, 'true');
       return reply.code(r.status).send({ data: r.view });
-    },
-  );
-
-  app.get(
-    '/v1/transactions/:id',
-    {
-      config: { access: { auth: 'api_key', scopes: ['transactions:read'] } },
-      schema: {
-        operationId: 'getTransaction',
-        summary: "A transaction of the key's tenant or of a descendant, in the key's mode",
-        description: 'SPEC 4.4. Local state only; outside the tree or of the other mode: 404.',
-        params: idParams,
-        response: { 200: dataEnvelope(transactionView), 404: errorEnvelope },
-      },
-    },
-    async (request) => {
-      const row = await readableTransaction(ctx, apiKeyPrincipal(request), request.params.id);
-      return { data: await toTransactionView(ctx, row) };
-    },
-  );
-
-  app.get(
-    '/v1/transactions/:id/request',
-    {
-      config: { access: { auth: 'api_key', scopes: ['transactions:read'] } },
-      schema: {
-        operationId: 'getTransactionRequest',
-        summary: 'The creation snapshot of a transaction (SPEC 2.3)',
-        description:
-          'SPEC 4.5: same authorization as GET /v1/transactions/{id}. Contains payer personal data.',
-        params: idParams,
-        response: { 200: dataEnvelope(transactionRequestView), 404: errorEnvelope },
-      },
-    },
-    async (request) => {
-      const folded = await readableFoldedTransaction(ctx, apiKeyPrincipal(request), request.params.id);
-      return { data: transactionRequestData(folded) };
     },
   );
 }

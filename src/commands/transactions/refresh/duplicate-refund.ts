@@ -1,10 +1,10 @@
-import { type TransactionFacts, transaction } from '../aggregates/transaction.ts';
-import type { EventMetadata } from '../events/event-store.ts';
-import type { RemoteCharge } from '../providers/port.ts';
-import { diagnosticsFor } from '../providers/safe2pay/diagnostics.ts';
-import { transactionStream } from './charges.ts';
-import { type CommandDeps, handleCommand } from './command-handler.ts';
-import type { ResolvedExternal } from './provider-adapter.ts';
+import { type TransactionFacts, transaction } from '../../../aggregates/transaction.ts';
+import type { EventMetadata } from '../../../events/event-store.ts';
+import type { RemoteCharge } from '../../../providers/port.ts';
+import { diagnosticsFor } from '../../../providers/safe2pay/diagnostics.ts';
+import { type CommandDeps, handleCommand } from '../../command-handler.ts';
+import type { ResolvedExternal } from '../../provider-adapter.ts';
+import { transactionStream } from '../shared/stream.ts';
 
 /**
  * The automatic refund of the Pix of a boleto paid twice (SPEC 2.2: "Double payment gives `boleto` and the Pix

@@ -1,16 +1,16 @@
 import type { Selectable } from 'kysely';
 import { type RawBuilder, sql } from 'kysely';
 import type { z } from 'zod';
-import { costCenterNames, isTenantInTree } from '../../commands/cost-centers.ts';
-import type { TransactionsTable } from '../../db/schema.ts';
-import { requireTenantInTree, treeRoot } from '../admin-scope.ts';
-import { apiKeyPrincipal, sessionPrincipal } from '../auth.ts';
-import type { AppContext } from '../context.ts';
-import { panelTransactionQuery, publicTransactionQuery } from '../contract/transactions.ts';
-import { ApiError } from '../errors.ts';
-import { errorResponses, listEnvelope } from '../schemas.ts';
-import type { HttpServer } from '../server.ts';
-import { toTransactionView, transactionView } from '../transaction-dto.ts';
+import type { TransactionsTable } from '../../../db/schema.ts';
+import { requireTenantInTree, treeRoot } from '../../../http/admin-scope.ts';
+import { apiKeyPrincipal, sessionPrincipal } from '../../../http/auth.ts';
+import type { AppContext } from '../../../http/context.ts';
+import { panelTransactionQuery, publicTransactionQuery } from '../../../http/contract/transactions.ts';
+import { ApiError } from '../../../http/errors.ts';
+import { errorResponses, listEnvelope } from '../../../http/schemas.ts';
+import type { HttpServer } from '../../../http/server.ts';
+import { toTransactionView, transactionView } from '../../../http/transaction-dto.ts';
+import { costCenterNames, isTenantInTree } from '../../cost-centers.ts';
 
 type Filters = z.infer<typeof publicTransactionQuery>;
 

@@ -1,4 +1,4 @@
-import { DomainError, isDomainError } from '../aggregates/decider.ts';
+import { DomainError, isDomainError } from '../../../aggregates/decider.ts';
 import {
   type BoletoOptions,
   type ChargeMethod,
@@ -7,18 +7,19 @@ import {
   type TransactionRequestSnapshot,
   type TransactionState,
   transaction,
-} from '../aggregates/transaction.ts';
-import type { Config } from '../config.ts';
-import { sha256Hex } from '../crypto/secrets.ts';
-import type { EventMetadata } from '../events/event-store.ts';
-import type { AppContext } from '../http/context.ts';
-import { newId } from '../ids.ts';
-import type { PortCharge, ProviderCustomer } from '../providers/port.ts';
-import { resolveProviderFor } from '../routing/resolve-provider.ts';
-import { simulatorEnabled } from '../routing/simulator.ts';
-import { checkDestinationSyntax, destinationPolicy } from '../webhooks/ssrf-guard.ts';
-import { type CommandDeps, handleCommand } from './command-handler.ts';
-import { resolveCostCenter } from './cost-centers.ts';
+} from '../../../aggregates/transaction.ts';
+import { policyOf } from '../../../aggregates/transaction-policies/index.ts';
+import type { Config } from '../../../config.ts';
+import { sha256Hex } from '../../../crypto/secrets.ts';
+import type { EventMetadata } from '../../../events/event-store.ts';
+import type { AppContext } from '../../../http/context.ts';
+import { newId } from '../../../ids.ts';
+import type { PortCharge, ProviderCustomer } from '../../../providers/port.ts';
+import { resolveProviderFor } from '../../../routing/resolve-provider.ts';
+import { simulatorEnabled } from '../../../routing/simulator.ts';
+import { checkDestinationSyntax, destinationPolicy } from '../../../webhooks/ssrf-guard.ts';
+import { type CommandDeps, handleCommand } from '../../command-handler.ts';
+import { resolveCostCenter } from '../../cost-centers.ts';
 import {
   claimIdempotencyKey,
   type IdempotencyClaim,
@@ -26,11 +27,12 @@ import {
   knownClaim,
   readClaim,
   requestHash,
-} from './idempotency.ts';
-import { ImmutableFacts } from './immutable-facts.ts';
-import { authorizeLiveIssuance } from './live-payments.ts';
-import { type ResolvedAdapter, resolveAdapter } from './provider-adapter.ts';
-import { issueAtProvider } from './provider-issuance.ts';
+} from '../../idempotency.ts';
+import { ImmutableFacts } from '../../immutable-facts.ts';
+import { authorizeLiveIssuance } from '../../live-payments.ts';
+import { type ResolvedAdapter, resolveAdapter } from '../../provider-adapter.ts';
+import { transactionStream } from '../shared/stream.ts';
+import { issueAtProvider } from './issuance.ts';
 
 /**
  * Charge creation (SPEC 3.1, 4 common rules, 4.1, 4.2, 5.8; DESIGN.md "Command handlers").
@@ -49,8 +51,6 @@ import { issueAtProvider } from './provider-issuance.ts';
  *    concurrent identical requests one claim wins, one Reserved is appended, one provider call is made.
  *    A crash between claim and Reserved is completed by the next replay (which then makes the only call).
  */
-
-export const transactionStream = (transactionId: string) => `transaction-${transactionId}`;
 
 export interface ChargeAddressInput {
   zip_code: string;
@@ -173,7 +173,8 @@ export function requestSnapshot(input: CreateChargeInput): TransactionRequestSna
     ...(b.cost_center_id !== undefined ? { cost_center_id: b.cost_center_id } : {}),
     ...(b.callback_url !== undefined ? { callback_url: b.callback_url } : {}),
   };
-  if (input.method === 'pix') {
+  const policy = policyOf(input.method);
+  if (policy.expiresIn) {
     snapshot.expires_in =
       b.expires_in === undefined || b.expires_in === 0 ? DEFAULT_EXPIRES_IN : b.expires_in;
   } else if (b.boleto) {
@@ -256,7 +257,7 @@ async function route(ctx: ChargeContext, input: CreateChargeInput): Promise<Rout
     if (p.kind === 'external' && p.isMarketplace) {
       throw new DomainError('subaccount_not_configured', 'Marketplace subaccounts are not available yet.');
     }
-    if (p.kind === 'external' && input.method === 'pix' && p.environment === 'sandbox') {
+    if (p.kind === 'external' && !policyOf(input.method).sandbox && p.environment === 'sandbox') {
       throw new DomainError('provider_pix_sandbox_unsupported', 'The external provider has no Pix sandbox.');
     }
     const adapter = await resolveAdapter(adapterContext(ctx), { providerId: null, simulated: true });
@@ -272,7 +273,7 @@ async function route(ctx: ChargeContext, input: CreateChargeInput): Promise<Rout
   if (p.isMarketplace) {
     throw new DomainError('subaccount_not_configured', 'Marketplace subaccounts are not available yet.');
   }
-  if (input.method === 'pix' && p.environment === 'sandbox') {
+  if (!policyOf(input.method).sandbox && p.environment === 'sandbox') {
     throw new DomainError('provider_pix_sandbox_unsupported', 'The external provider has no Pix sandbox.');
   }
   if (p.environment === 'production') {
@@ -393,7 +394,7 @@ export async function createCharge(
       },
     );
   }
-  if (input.method === 'boleto' && !input.body.boleto)
+  if (policyOf(input.method).boletoOptions && !input.body.boleto)
     throw invalid('boleto', 'boleto options are required.');
   const snapshot = requestSnapshot(input);
   const scope = input.tenantId;
@@ -502,7 +503,7 @@ async function validReservation(
     environment: routed.environment,
     simulated: routed.kind === 'simulator',
     idempotencyKeySha256: sha256Hex(input.idempotencyKey),
-    expiresIn: input.method === 'pix' ? (snapshot.expires_in ?? DEFAULT_EXPIRES_IN) : null,
+    expiresIn: policyOf(input.method).expiresIn ? (snapshot.expires_in ?? DEFAULT_EXPIRES_IN) : null,
     boleto,
     request: snapshot,
     providerRequest: null,

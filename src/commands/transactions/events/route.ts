@@ -1,13 +1,17 @@
 import { z } from 'zod';
-import type { TransactionEvent } from '../../aggregates/transaction.ts';
-import { requireTenantInTree } from '../admin-scope.ts';
-import { sessionPrincipal } from '../auth.ts';
-import type { AppContext } from '../context.ts';
-import { transactionEvent } from '../contract/transactions.ts';
-import { ApiError } from '../errors.ts';
-import { dataEnvelope, errorResponses, idParams } from '../schemas.ts';
-import type { HttpServer } from '../server.ts';
-import { foldTransaction, transactionRequestData, transactionRequestView } from '../transaction-dto.ts';
+import type { TransactionEvent } from '../../../aggregates/transaction.ts';
+import { requireTenantInTree } from '../../../http/admin-scope.ts';
+import { sessionPrincipal } from '../../../http/auth.ts';
+import type { AppContext } from '../../../http/context.ts';
+import { transactionEvent } from '../../../http/contract/transactions.ts';
+import { ApiError } from '../../../http/errors.ts';
+import { dataEnvelope, errorResponses, idParams } from '../../../http/schemas.ts';
+import type { HttpServer } from '../../../http/server.ts';
+import {
+  foldTransaction,
+  transactionRequestData,
+  transactionRequestView,
+} from '../../../http/transaction-dto.ts';
 
 /**
  * `GET /admin/transactions/{id}/events` (issue 5 item 10): the auditor's history of one charge, read from

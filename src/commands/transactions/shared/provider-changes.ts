@@ -1,21 +1,21 @@
-import { DomainError, isDomainError } from '../aggregates/decider.ts';
+import { DomainError, isDomainError } from '../../../aggregates/decider.ts';
 import type {
   BoletoChangeArtifacts,
   Diagnostics,
   TransactionArtifacts,
   TransactionCommand,
   TransactionFacts,
-} from '../aggregates/transaction.ts';
-import type { Outcome, RemoteCharge, Uncertain } from '../providers/port.ts';
-import { endOfDueDayUtc } from '../providers/safe2pay/dates.ts';
-import { diagnosticsFor } from '../providers/safe2pay/diagnostics.ts';
-import { authorizeLiveRefresh } from './live-payments.ts';
-import type { LivePaymentsConfig } from './payment-settings.ts';
+} from '../../../aggregates/transaction.ts';
+import type { Outcome, RemoteCharge, Uncertain } from '../../../providers/port.ts';
+import { endOfDueDayUtc } from '../../../providers/safe2pay/dates.ts';
+import { diagnosticsFor } from '../../../providers/safe2pay/diagnostics.ts';
+import { authorizeLiveRefresh } from '../../live-payments.ts';
+import type { LivePaymentsConfig } from '../../payment-settings.ts';
 import {
   type AdapterContext as BaseAdapterContext,
   type ResolvedAdapter,
   resolveAdapter,
-} from './provider-adapter.ts';
+} from '../../provider-adapter.ts';
 
 /** The adapter's context plus the production controls every call to a production provider passes. */
 export type AdapterContext = BaseAdapterContext & {
@@ -25,7 +25,7 @@ export type AdapterContext = BaseAdapterContext & {
 /**
  * Refund and due-date change through the charge's provider adapter (SPEC 4.8; issue 13 item 8), as one
  * {@link Attempt} each: what to append, and whether the provider confirmed it. Used by the HTTP commands
- * (transaction-changes.ts) and by the reconciler (src/workers/settle-pending-changes.ts).
+ * (idempotent-change.ts) and by the reconciler (src/workers/settle-pending-changes.ts).
  *
  *   confirmed -> `refund` (refunded) / `change_due_date` (new date, line, barcode and boleto Pix)
  *   refused   -> `refund_refused` / `due_date_refused`: state kept, 502 provider_rejected with the diagnostics

@@ -1,0 +1,28 @@
+import { isRealDate } from '../business-date.ts';
+import type { MethodPolicy } from './policy.ts';
+
+/**
+ * Boleto (SPEC 4.2): a due date that can change (4.8), a payment intent (provider status 2), a Pix that may
+ * come after creation, paid by the boleto or its Pix (both: a double payment, SPEC 2.2), expired only by the
+ * bank's write-off (a simulated one by its deadline), refunded to a bank account when paid by boleto.
+ */
+export const boletoPolicy: MethodPolicy = {
+  method: 'boleto',
+  writeScope: 'boleto:write',
+  sandbox: true,
+  expiresIn: false,
+  boletoOptions: true,
+  checkFields({ expiresIn, boleto }) {
+    if (expiresIn !== null) return { param: 'expires_in', message: 'A boleto has no expires_in.' };
+    if (boleto === null || !isRealDate(boleto.due_date)) {
+      return { param: 'boleto.due_date', message: 'A boleto needs a due date (YYYY-MM-DD).' };
+    }
+    return null;
+  },
+  paymentIntent: true,
+  acceptsPayment: () => true,
+  deadlineExpires: false,
+  dueDate: true,
+  boletoPix: true,
+  refundNeedsBankAccount: (paidWith) => paidWith === 'boleto',
+};

@@ -1,0 +1,45 @@
+import type { BoletoOptions, ChargeMethod } from '../transaction.ts';
+
+/** A creation field a method refuses (422 validation_error on `param`), in the decider's words. */
+export interface MethodRefusal {
+  readonly param: string;
+  readonly message: string;
+}
+
+/** The method's own fields of a reservation (SPEC 4.1, 4.2): the rest is common to every method. */
+export interface MethodFields {
+  readonly expiresIn: number | null;
+  readonly boleto: BoletoOptions | null;
+}
+
+/**
+ * What differs between payment methods (DESIGN.md "Providers": "a new method is a new policy, not new
+ * branches across the file"). The one transaction decider and the transaction handlers ask the charge's
+ * policy instead of testing `method`; card, checkout and Pix Automatic land as new policies. Pure data and
+ * pure functions: a policy holds no I/O and no clock.
+ */
+export interface MethodPolicy {
+  readonly method: ChargeMethod;
+  /** The API key scope a write on a charge of this method needs besides its own (SPEC 5.3). */
+  readonly writeScope: `${ChargeMethod}:write`;
+  /** Whether the external provider has a sandbox for it (else 422 provider_pix_sandbox_unsupported). */
+  readonly sandbox: boolean;
+  /** The charge carries `expires_in` seconds from its reservation (SPEC 4.1; default 3600). */
+  readonly expiresIn: boolean;
+  /** The charge needs boleto options (due date, fines, SPEC 4.2). */
+  readonly boletoOptions: boolean;
+  /** The creation checks of the method's own fields (decider cell (c)); null when they hold. */
+  checkFields(fields: MethodFields): MethodRefusal | null;
+  /** Provider status 2 (a payment intent, SPEC 3.1) is a known status (decider cell (b)). */
+  readonly paymentIntent: boolean;
+  /** Whether a provider read paid with `paidWith` (and maybe twice) is a valid payment of this charge. */
+  acceptsPayment(paidWith: ChargeMethod, duplicatePayment: boolean): boolean;
+  /** The charge expires when `expires_at` passes, without a provider status (decider cell (e)). */
+  readonly deadlineExpires: boolean;
+  /** The charge has a due date that can be changed (SPEC 4.8; decider cell (d)). */
+  readonly dueDate: boolean;
+  /** A real charge may get a Pix after creation and be paid by both it and that Pix (SPEC 2.2, 4.2). */
+  readonly boletoPix: boolean;
+  /** A refund of a charge paid with `paidWith` goes to the payer's bank account (SPEC 4.8 `bank_account`). */
+  refundNeedsBankAccount(paidWith: ChargeMethod | null): boolean;
+}

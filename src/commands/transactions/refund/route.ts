@@ -1,0 +1,57 @@
+import { idempotencyKeyOf } from '../../../http/auth.ts';
+import type { AppContext } from '../../../http/context.ts';
+import { refundBody } from '../../../http/contract/transactions.ts';
+import { eventMetadata } from '../../../http/request-metadata.ts';
+import { dataEnvelope, errorResponses, idParams } from '../../../http/schemas.ts';
+import type { HttpServer } from '../../../http/server.ts';
+import { transactionView } from '../../../http/transaction-dto.ts';
+import { changeRouteHelpers, transactionRouteHelpers } from '../shared/route-helpers.ts';
+import { refundTransaction } from './handler.ts';
+
+/**
+ * `POST /v1/transactions/{id}/refund` (SPEC 3.1, 4.8): an idempotent change sent to the charge's provider;
+ * `transactions:read` plus the method's write scope; a descendant's charge is 403 forbidden (SPEC 5.5).
+ */
+export function registerRefundRoute(app: HttpServer, ctx: AppContext): void {
+  const { requireMethodScope, ownTransaction } = transactionRouteHelpers(ctx);
+  const { changeContext, changeAnswer } = changeRouteHelpers(ctx);
+
+  app.post(
+    '/v1/transactions/:id/refund',
+    {
+      config: { access: { auth: 'api_key', scopes: ['transactions:read'], idempotencyKey: true } },
+      schema: {
+        operationId: 'refundTransaction',
+        summary: 'Refund a paid transaction in full',
+        description:
+          "SPEC 3.1, 4.8. Requires Idempotency-Key (tenant scope, like creations). Scopes transactions:read plus the method write scope. Integral refund of a paid charge through its provider: 200 `refunded` with `refund.status` `succeeded`. A boleto paid by boleto needs `bank_account` (passed to the provider, never stored); anything else is refunded by Pix (sending `bank_account` is 422). The provider refuses: 502 provider_rejected with error.transaction_id and that answer's diagnostics, the charge stays paid with `refund.status` `failed`. The answer is uncertain: 202, still paid, `refund.status` `pending`; asking again (any key) or the reconciler reads the provider first and never refunds twice. An unpaid charge is 409 conflict; a refunded one answers 200 unchanged. Replays: 200 with `Idempotency-Replayed: true`. A descendant tenant's charge: 403 forbidden.",
+        params: idParams,
+        body: refundBody,
+        response: {
+          200: dataEnvelope(transactionView),
+          202: dataEnvelope(transactionView),
+          ...errorResponses(400, 401, 403, 404, 409, 422, 429, 502),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { principal, row } = await ownTransaction(request);
+      requireMethodScope(request, row);
+      const bank = request.body?.bank_account;
+      const outcome = await refundTransaction(
+        changeContext(),
+        {
+          scope: principal.tenantId,
+          livemode: principal.livemode,
+          key: idempotencyKeyOf(request),
+          route: '/v1/transactions/{id}/refund',
+          transactionId: row.id,
+          body: bank ? { bank_account: bank } : {},
+          bankAccount: bank ?? null,
+        },
+        eventMetadata(request),
+      );
+      return changeAnswer(row.id, outcome, reply);
+    },
+  );
+}
