@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, test } from 'vitest';
+import type { Gateway } from '../../src/app.ts';
+import { decorateProviderAdapters } from '../../src/commands/provider-adapter.ts';
 import type { Fault } from '../../src/providers/emulator/faults.ts';
 import { assertError } from '../support/admin.ts';
 import { boletoBody, pixBody } from '../support/charges.ts';
@@ -47,7 +49,11 @@ const [PIX, BOLETO, BOLETO_SANDBOX] = CHARGE_CASES as [ChargeCase, ChargeCase, C
  * configuration, SPEC 5.8: the scope is server configuration read at start). `clockAheadMs` runs its clock
  * ahead, as the same server would read the charges that much later.
  */
-async function anotherProcess(env: Record<string, string>, clockAheadMs = 0): Promise<TestApp> {
+async function anotherProcess(
+  env: Record<string, string>,
+  clockAheadMs = 0,
+  setup?: (gw: Gateway) => void,
+): Promise<TestApp> {
   const key = world.app.gateway.config.CREDENTIALS_ENCRYPTION_KEY;
   assert.ok(key);
   return startTestApp(
@@ -58,6 +64,7 @@ async function anotherProcess(env: Record<string, string>, clockAheadMs = 0): Pr
     },
     (gw) => {
       if (clockAheadMs !== 0) gw.ctx.now = () => new Date(Date.now() + clockAheadMs);
+      setup?.(gw);
     },
     world.app.db,
   );
@@ -148,40 +155,66 @@ describe('SPEC 3.1 creation outcomes at the external provider (issue 13 item 6)'
     },
   );
 
-  test('while the provider has not answered: the reservation is committed before the call (processing, provider_request stored), a replay is 202 processing, then 201 pending and 200', async () => {
-    await world.control.fault({ operation: 'create', fault: { type: 'latency', ms: 1500 } });
-    const { send } = chargeRequest(world, BOLETO);
-    const first = send();
-    let call = (await world.control.calls({ operation: 'create' }))[0];
-    while (!call) {
-      await new Promise((r) => setImmediate(r));
-      call = (await world.control.calls({ operation: 'create' }))[0];
-    }
-    const id = String(call.reference);
-    const key = keyOf(world, BOLETO);
-    const during = await world.app.request('GET', `/v1/transactions/${id}`, {
-      headers: { 'x-api-key': key },
+  test('while the provider has not answered: the reservation is committed before the call (processing, provider_request stored, nothing sent yet), a replay is 202 processing, then 201 pending and 200', async () => {
+    // A second process whose provider calls wait at a gate, so "not answered yet" lasts as long as the test needs.
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
     });
-    assert.equal(during.status, 200, during.text);
-    assert.equal(during.body.data.status, 'processing');
-    const snapshot = await world.app.request('GET', `/v1/transactions/${id}/request`, {
-      headers: { 'x-api-key': key },
+    let calling: (id: string) => void = () => {};
+    const called = new Promise<string>((resolve) => {
+      calling = resolve;
     });
-    assert.equal(snapshot.body.data.source, 'captured');
-    assert.deepEqual(snapshot.body.data.provider_request, call.body);
-    const replay = await send();
-    assert.equal(replay.status, 202, replay.text);
-    assert.equal(replay.body.data.id, id);
-    assert.equal(replay.body.data.status, 'processing');
+    const gated = await anotherProcess({ PROVIDER_TIMEOUT_MS: '60000' }, 0, (gw) => {
+      decorateProviderAdapters(gw.ctx, (adapter) => ({
+        ...adapter,
+        async create(charge, body, context, now) {
+          calling(charge.transactionId);
+          await gate;
+          return adapter.create(charge, body, context, now);
+        },
+      }));
+    });
+    try {
+      const key = world.sandbox.key;
+      const idempotencyKey = randomUUID();
+      const body = boletoBody({}, { reference: `order-${randomUUID()}` });
+      const send = () =>
+        gated.request('POST', '/v1/boleto', {
+          headers: { 'x-api-key': key, 'idempotency-key': idempotencyKey },
+          json: body,
+        });
+      const first = send();
+      const id = await called;
+      const during = await gated.request('GET', `/v1/transactions/${id}`, { headers: { 'x-api-key': key } });
+      assert.equal(during.status, 200, during.text);
+      assert.equal(during.body.data.status, 'processing');
+      const snapshot = await gated.request('GET', `/v1/transactions/${id}/request`, {
+        headers: { 'x-api-key': key },
+      });
+      assert.equal(snapshot.body.data.source, 'captured');
+      assert.equal(snapshot.body.data.provider_request.Reference, id);
+      assert.deepEqual(await world.control.calls(), [], 'reserved and committed before any external call');
+      const replay = await send();
+      assert.equal(replay.status, 202, replay.text);
+      assert.equal(replay.body.data.id, id);
+      assert.equal(replay.body.data.status, 'processing');
 
-    const res = await first;
-    assert.equal(res.status, 201, res.text);
-    assert.equal(res.body.data.status, 'pending');
-    const after = await send();
-    assert.equal(after.status, 200, after.text);
-    assert.equal(after.headers.get('idempotency-replayed'), 'true');
-    assert.equal(after.body.data.status, 'pending');
-    assert.equal(await h.calls(id, 'create'), 1, 'one provider call in all');
+      release();
+      const res = await first;
+      assert.equal(res.status, 201, res.text);
+      assert.equal(res.body.data.status, 'pending');
+      const [call] = await world.control.calls({ reference: id, operation: 'create' });
+      assert.deepEqual(call?.body, snapshot.body.data.provider_request, 'the stored body is the one sent');
+      const after = await send();
+      assert.equal(after.status, 200, after.text);
+      assert.equal(after.headers.get('idempotency-replayed'), 'true');
+      assert.equal(after.body.data.status, 'pending');
+      assert.equal(await h.calls(id, 'create'), 1, 'one provider call in all');
+    } finally {
+      release();
+      await gated.close();
+    }
   });
 });
 
