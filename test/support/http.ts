@@ -55,8 +55,10 @@ export function testProjectionMode(): 'inline' | 'async' {
 export async function startTestApp(
   env: Record<string, string> = {},
   setup?: (gateway: Gateway) => void | Promise<void>,
+  /** Another instance's database (a restart, or a second process with another configuration): never dropped here. */
+  shared?: TestDatabase,
 ): Promise<TestApp> {
-  const db = await createTestDatabase();
+  const db = shared ?? (await createTestDatabase());
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk, _enc, done) {
@@ -116,7 +118,7 @@ export async function startTestApp(
     },
     async close() {
       await gateway.close();
-      await db.drop();
+      if (!shared) await db.drop();
     },
   };
 }

@@ -120,6 +120,8 @@ interface BoletoCheck {
 function boletoArtifacts(
   source: Detail,
   check: BoletoCheck,
+  /** A read (SPEC 3.1 "Other rules"): a Pix that fails its check is the failed half, left null, not the boleto's. */
+  read = false,
 ):
   | { artifacts: Omit<TransactionArtifacts, 'provider_reference' | 'expires_at'>; dueDate: string }
   | 'invalid'
@@ -135,7 +137,7 @@ function boletoArtifacts(
   const rawPix = source.KeyPix;
   const pixAbsent = rawPix === undefined || rawPix === null || rawPix === '';
   const pix = pixAbsent ? null : pixCopyPaste(rawPix);
-  if (!pixAbsent && pix === null) return 'invalid';
+  if (!pixAbsent && pix === null && !read) return 'invalid';
   return {
     dueDate,
     artifacts: {
@@ -285,7 +287,7 @@ export function createSafe2PayAdapter(config: Safe2PayConfig = {}): ProviderPort
     let artifacts: TransactionArtifacts | null = null;
     let dueDate: string | null = null;
     if (isBoleto && isRecord(po) && po.Barcode !== undefined) {
-      const b = boletoArtifacts(po, { amount, dueDate: boletoDueDate });
+      const b = boletoArtifacts(po, { amount, dueDate: boletoDueDate }, true);
       if (b === 'invalid')
         return uncertain('invalid_artifacts', http, { providerReference: id, providerStatus: code });
       if (b === 'mismatch')

@@ -32,7 +32,8 @@ import { settleDuplicateRefund } from './duplicate-refund.ts';
  *
  *   pending    -> refresh_pending (unknown/processing -> pending with the artifacts the read carries); on a
  *                 pending boleto without its Pix, refresh_boleto_pix when the read carries it (SPEC 4.2:
- *                 slow Pix filled by a later read, nothing emitted again)
+ *                 slow Pix filled by a later read, nothing emitted again); a Pix past its deadline ->
+ *                 refresh_expired, source deadline (SPEC 3.1 "Other rules": expiry by deadline applies to Pix)
  *   processing -> refresh_processing (boleto status 2, a payment intent; Pix: 502 from the decider)
  *   paid       -> refresh_paid, `paid_with` from the read for a boleto (its Pix or the boleto), pix for Pix;
  *                 a boleto read paid by both is `paid_with: boleto` + `duplicate_payment_at`, and its Pix is
@@ -77,11 +78,20 @@ function withDeadline(state: TransactionFacts, read: TransactionArtifacts): Tran
   return { ...read, expires_at: deadline };
 }
 
-function command(state: TransactionFacts, remote: RemoteCharge): RefreshCommand | null {
+function command(state: TransactionFacts, remote: RemoteCharge, now: Date): RefreshCommand | null {
   const observedStatus = state.status;
   const providerReference = remote.providerReference;
   switch (remote.status) {
     case 'pending': {
+      // SPEC 3.1 "Other rules": expiry by deadline applies to Pix, also when the provider still reads it open.
+      const deadline = state.artifacts.expires_at;
+      if (
+        policyOf(state.reserved.method).deadlineExpires &&
+        deadline !== null &&
+        now.getTime() >= Date.parse(deadline)
+      ) {
+        return { kind: 'refresh_expired', observedStatus, source: 'deadline', providerReference };
+      }
       const read = remote.artifacts;
       const pix = read?.boleto_pix_copy_paste ?? null;
       const pixEnds = read?.boleto_pix_expires_at ?? null;
@@ -254,7 +264,7 @@ async function apply(
   remote: RemoteCharge,
   metadata: EventMetadata,
 ): Promise<RefreshOutcome> {
-  const next = command(state, remote);
+  const next = command(state, remote, ctx.deps.now());
   if (next === null) return { kind: 'failed', diagnostics: diagnosticsFor('status_refused', null, null) };
   const applied = await handleCommand(
     ctx.deps,
