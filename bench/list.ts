@@ -77,6 +77,7 @@ export interface VariantResult {
 export async function benchGateway(
   db: SeededDatabase,
   extra: Record<string, string> = {},
+  cpuProfDir?: string,
 ): Promise<{ gateway: Gateway; base: string; server: { cpuSeconds(): number }; close(): Promise<void> }> {
   const env = { DOCUMENT_SIGNING_SECRET, ENABLE_SIMULATOR: 'false', ...extra };
   const config = loadConfig({
@@ -88,7 +89,7 @@ export async function benchGateway(
   });
   const gateway = await createGateway(config, createLogger('warn'));
   try {
-    const server = await serveProcess({ databaseUrl: db.url, pool: 20, role: 'api', env });
+    const server = await serveProcess({ databaseUrl: db.url, pool: 20, role: 'api', env, cpuProfDir });
     return {
       gateway,
       base: server.url,
@@ -148,8 +149,12 @@ async function variants(pool: pg.Pool, db: SeededDatabase, kysely: Kysely<Databa
   ];
 }
 
-export async function benchList(opts: BenchOptions, db: SeededDatabase): Promise<VariantResult[]> {
-  const { gateway, base, server, close } = await benchGateway(db);
+export async function benchList(
+  opts: BenchOptions,
+  db: SeededDatabase,
+  cpuProfDir?: string,
+): Promise<VariantResult[]> {
+  const { gateway, base, server, close } = await benchGateway(db, {}, cpuProfDir);
   const pool = new pg.Pool({ connectionString: db.url, max: opts.concurrency });
   const agent = new Agent({ connections: opts.concurrency, keepAliveTimeout: 60_000 });
   try {

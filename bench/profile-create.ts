@@ -16,7 +16,7 @@ interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
 }
-interface CpuProfile {
+export interface CpuProfile {
   nodes: ProfileNode[];
   startTime: number;
   samples: number[];
@@ -90,7 +90,7 @@ export function summarizeProfile(
 
 export function printProfile(summary: ProfileSummary, requests: number): void {
   console.log(
-    `\nprofile: ${fmt(summary.busyUs / 1000)} ms of gateway CPU sampled over ${requests} creations (${fmt(summary.busyUs / Math.max(1, requests))} µs each, idle excluded)\n`,
+    `\nprofile: ${fmt(summary.busyUs / 1000)} ms of main-thread CPU sampled over ${requests} requests or events (${fmt(summary.busyUs / Math.max(1, requests))} µs each, idle excluded)\n`,
   );
   console.log('self time by area:\n');
   printTable(

@@ -61,7 +61,7 @@ flags (environment variable in brackets):
   --pgbench PATH     pgbench binary                                        [PGBENCH]            default /usr/bin/pgbench
   --rate N           events/s offered by the webhook lag benchmark         [BENCH_RATE]         default 500
   --role R           create/replay: gateway 'serve --role' (api or all)    [BENCH_ROLE]         default api
-  --cpu-prof DIR     create/replay: run the gateway under node --cpu-prof  [BENCH_CPU_PROF]
+  --cpu-prof DIR     create/replay/list: the gateway, rebuild: the CLI, under node --cpu-prof  [BENCH_CPU_PROF]
   --out FILE         also write the raw results as JSON                    [BENCH_OUT]
   --tenants N        seed: tenants (a quarter roots)                       [BENCH_TENANTS]      default 12
   --transactions N   seed: charges in all                                  [BENCH_TRANSACTIONS] default 1100000
@@ -171,9 +171,10 @@ async function main(): Promise<number> {
     try {
       await reportSeed(db);
       results.seed = db.seed;
-      if (name === 'list' || name === 'b345') results.list = await benchList(opts, db);
+      if (name === 'list' || name === 'b345') results.list = await benchList(opts, db, http.cpuProfDir);
       if (name === 'summary' || name === 'b345') results.summary = await benchSummary(opts, db);
-      if (name === 'rebuild' || name === 'b345') results.rebuild = await benchRebuild(opts, db);
+      if (name === 'rebuild' || name === 'b345')
+        results.rebuild = await benchRebuild(opts, db, http.cpuProfDir);
     } finally {
       await db.drop();
     }

@@ -98,6 +98,7 @@ export async function createGateway(
   const { store, async } = await openEventStore(config, database);
   const runner = new ProjectionRunner(database.db, store, async, {
     idleMs: config.PROJECTION_POLL_MS,
+    copyFromStdin: database.kind === 'postgres',
     onError: (projection, err) => logger.error({ err, projection }, 'projection step failed'),
   });
   const ctx: AppContext = {

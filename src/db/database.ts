@@ -4,6 +4,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
+import { copyFromStdinOn } from './copy-from-stdin.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import type { Database } from './schema.ts';
 
@@ -33,6 +34,9 @@ export function openDatabase(opts: DatabaseOptions): DatabaseHandle {
     pool.on('connect', (client) => {
       client.on('error', () => {});
       prepareStatements(client);
+      // `copyFromStdin` statements (rebuild bulk loads) stream their rows as COPY data (copy-from-stdin.ts).
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      (client as { query: unknown }).query = copyFromStdinOn(client, query);
     });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, kind: 'postgres', close: () => db.destroy() };

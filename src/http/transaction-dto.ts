@@ -34,7 +34,8 @@ export function transactionRequestData(folded: FoldedTransaction): z.infer<typeo
   };
 }
 
-const iso = (v: Date | string | null): string | null => (v === null ? null : new Date(v).toISOString());
+const iso = (v: Date | string | null): string | null =>
+  v === null ? null : (v instanceof Date ? v : new Date(v)).toISOString();
 
 type Row = Selectable<TransactionsTable>;
 
@@ -48,17 +49,34 @@ export async function toTransactionView(
   names?: Map<string, string>,
 ): Promise<TransactionView> {
   const secret = await documentSigningSecret(ctx.config);
-  const base = ctx.config.baseUrl;
+  const ccNames = names ?? (await foldedCostCenterName(ctx, row.cost_center_id));
+  return transactionViewOf(row, ccNames, { baseUrl: ctx.config.baseUrl, secret, now: ctx.now() });
+}
+
+/** What every view of a page shares: resolved once per page, not once per row (issue 14, B3). */
+export interface ViewContext {
+  baseUrl: string;
+  /** The document signing secret (documentSigningSecret). */
+  secret: string;
+  /** The instant the boleto's Pix deadline is compared with. */
+  now: Date;
+}
+
+/** toTransactionView without the awaits: the page's names and secret already in hand (lists, issue 14). */
+export function transactionViewOf(
+  row: Row,
+  ccNames: Map<string, string>,
+  view: ViewContext,
+): TransactionView {
   const uncertain = row.status === 'unknown' || row.status === 'processing';
   const pixDeadline = row.boleto_pix_expires_at === null ? null : new Date(row.boleto_pix_expires_at);
   const boletoPixLive =
-    row.status === 'pending' && pixDeadline !== null && ctx.now().getTime() <= pixDeadline.getTime();
-  const ccNames = names ?? (await foldedCostCenterName(ctx, row.cost_center_id));
+    row.status === 'pending' && pixDeadline !== null && view.now.getTime() <= pixDeadline.getTime();
   // The read model's signature when it was made with this secret: no HMAC per row (issue 14).
   const documentUrl = signedDocumentUrl(
-    base,
+    view.baseUrl,
     row.id,
-    documentSignatureOf(secret, row.id, row.document_signature ?? null),
+    documentSignatureOf(view.secret, row.id, row.document_signature ?? null),
   );
   return {
     id: row.id,

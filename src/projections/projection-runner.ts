@@ -16,6 +16,11 @@ export interface RunnerOptions {
   idleMs?: number;
   now?: () => Date;
   onError?: (projection: string, error: unknown) => void;
+  /**
+   * The database runs `copyFromStdin` statements (PostgreSQL through openDatabase; not PGlite): bulk loads
+   * may write with COPY (src/db/copy-from-stdin.ts).
+   */
+  copyFromStdin?: boolean;
 }
 
 /** Retries after an in-process append that is not readable yet: from 10 ms, doubling up to 1 s. */
@@ -229,7 +234,7 @@ export class ProjectionRunner {
           await this.reset(p, trx);
           if (p.bulkLoad) {
             this.restored.delete(p.name);
-            loaders.set(p, await p.bulkLoad.begin(trx));
+            loaders.set(p, await p.bulkLoad.begin(trx, { copyFromStdin: this.opts.copyFromStdin === true }));
           }
         }
       });

@@ -45,7 +45,7 @@ export interface BulkLoad {
    * state in memory across batches (e.g. what it would otherwise look up in the rows it has written). It
    * must leave the read model exactly as `handle` applied to each event in order would, once `restore` ran.
    */
-  begin(trx: Transaction<Database>): Promise<BulkLoader>;
+  begin(trx: Transaction<Database>, options?: BulkLoadOptions): Promise<BulkLoader>;
   /**
    * Puts back what `begin` took away; idempotent, and cheap when nothing is missing (it must hold whatever
    * state the read model is in, a rebuild that died midway included). The runner runs it, under the
@@ -54,6 +54,11 @@ export interface BulkLoad {
    * `catchUpTogether`), so a rebuild that crashed after `begin` is repaired by the next start or catch-up.
    */
   restore(trx: Transaction<Database>): Promise<void>;
+}
+
+export interface BulkLoadOptions {
+  /** The transaction's connection runs `copyFromStdin` statements (src/db/copy-from-stdin.ts). */
+  copyFromStdin: boolean;
 }
 
 export interface BulkLoader {

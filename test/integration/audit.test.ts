@@ -164,6 +164,32 @@ describe('audit read model (SPEC 4.14, 5.6, 5.7 "Read logs")', () => {
     assert.deepEqual(await indexes(), made);
   });
 
+  test('issue 14 B4: rebuildAll writing through COPY FROM STDIN leaves the same rows and indexes, escapes included', async () => {
+    // A payload and metadata with every character COPY's text format escapes, and a unicode one.
+    const odd = 'tab\there\nnew line\r\\back\\slash "quoted" ção \\N';
+    await store.append(
+      `widget-${randomUUID()}`,
+      [
+        {
+          id: randomUUID(),
+          type: 'Widget.Renamed',
+          data: { tenant_id: ids.child, name: odd, nested: { list: [odd, null, 1] } },
+          metadata: { actor: `user:${odd}`, request_id: `req\t${odd}` },
+        },
+      ],
+      'no_stream',
+    );
+    await runner.catchUp(auditProjection);
+    const first = await rows();
+    assert.ok(first.some((r) => (r.after as { name?: string } | null)?.name === odd));
+    const made = await indexes();
+    const copying = new ProjectionRunner(t.db, store, [auditProjection], { copyFromStdin: true });
+    const n = await copying.rebuildAll([auditProjection], undefined, 3);
+    assert.ok(n > 0);
+    assert.deepEqual(await rows(), first);
+    assert.deepEqual(await indexes(), made);
+  });
+
   test('issue 7 B4: a rebuild that fails midway builds the indexes back before it throws; a catch-up completes it', async () => {
     const first = await rows();
     const made = await indexes();
