@@ -11,6 +11,7 @@ import {
   type NewEvent,
   type RecordedEvent,
   START,
+  type StreamAppend,
   WrongExpectedVersionError,
 } from './event-store.ts';
 
@@ -52,7 +53,7 @@ interface AppendedRow {
   version: string;
   global_position: string;
   transaction_id?: string;
-  recorded_at?: Date | string;
+  recorded_at: Date | string;
 }
 
 const APPENDED_COLUMNS = sql.raw(
@@ -71,7 +72,7 @@ function appended(stream: string, row: AppendedRow, event: NewEvent): RecordedEv
     schema_version: event.schemaVersion ?? 1,
     data: event.data,
     metadata: event.metadata,
-    recorded_at: row.recorded_at as Date | string,
+    recorded_at: row.recorded_at,
   });
 }
 
@@ -110,7 +111,7 @@ export class PostgresEventStore implements EventStore {
     if (typeof expected === 'number' && (!Number.isInteger(expected) || expected < 0)) {
       throw new RangeError(`invalid expected version ${expected}`);
     }
-    const projections = this.inline.filter((p) => events.some((e) => handles(p, e.type)));
+    const projections = this.projectionsFor(events);
     let result: AppendResult | undefined;
     try {
       result =
@@ -130,22 +131,83 @@ export class PostgresEventStore implements EventStore {
     return result;
   }
 
+  private projectionsFor(events: readonly NewEvent[]): readonly Projection[] {
+    return this.inline.filter((p) => events.some((e) => handles(p, e.type)));
+  }
+
+  /**
+   * Several streams in one SQL transaction, each with its inline projections, all or nothing (SPEC 3.1: the
+   * idempotency claim and the reservation commit together; issue 14). A refused stream (version, or one of
+   * its `unlessExists` streams present) rolls everything back and is WrongExpectedVersionError on it.
+   */
+  async appendMany(appends: readonly StreamAppend[]): Promise<AppendResult[]> {
+    for (const a of appends) {
+      if (a.events.length === 0) throw new RangeError('append needs at least one event');
+      if (typeof a.expected === 'number' && (!Number.isInteger(a.expected) || a.expected < 0)) {
+        throw new RangeError(`invalid expected version ${a.expected}`);
+      }
+      if (a.unlessExists?.length && a.expected !== 'no_stream' && a.expected !== 0) {
+        throw new RangeError('unlessExists guards only a no_stream append');
+      }
+    }
+    let refused: StreamAppend | undefined;
+    let results: AppendResult[];
+    try {
+      results = await this.db.transaction().execute(async (trx) => {
+        const out: AppendResult[] = [];
+        for (const a of appends) {
+          const r = await this.insert(
+            trx,
+            a.stream,
+            a.events,
+            a.expected,
+            this.projectionsFor(a.events),
+            a.unlessExists,
+          );
+          if (!r) {
+            refused = a;
+            throw new NoAppend();
+          }
+          out.push(r);
+        }
+        return out;
+      });
+    } catch (error) {
+      if (isEventIdViolation(error)) throw new DuplicateEventIdError((appends[0] as StreamAppend).stream);
+      if (!(error instanceof NoAppend) || !refused) throw error;
+      const { stream, expected } = refused;
+      const current = await this.db
+        .selectFrom('streams')
+        .select('version')
+        .where('stream_id', '=', stream)
+        .executeTakeFirst();
+      throw new WrongExpectedVersionError(stream, expected, current ? Number(current.version) : 'no_stream');
+    }
+    for (const listener of this.listeners) listener();
+    return results;
+  }
+
   private async insert(
     executor: Kysely<Database> | Transaction<Database>,
     stream: string,
     events: readonly NewEvent[],
     expected: ExpectedVersion,
     projections: readonly Projection[] = [],
+    unlessExists: readonly string[] = [],
   ): Promise<AppendResult | undefined> {
     const n = events.length;
     const claim =
-      expected === 'any'
-        ? sql`insert into streams as s (stream_id, version) values (${stream}, ${n})
-              on conflict (stream_id) do update set version = s.version + excluded.version returning version`
-        : expected === 'no_stream' || expected === 0
-          ? sql`insert into streams (stream_id, version) values (${stream}, ${n})
+      unlessExists.length > 0 && (expected === 'no_stream' || expected === 0)
+        ? sql`insert into streams (stream_id, version) select ${stream}, ${n}
+                where not exists (select 1 from streams where stream_id = any(${[...unlessExists]}::text[]))
                 on conflict do nothing returning version`
-          : sql`update streams set version = version + ${n}
+        : expected === 'any'
+          ? sql`insert into streams as s (stream_id, version) values (${stream}, ${n})
+              on conflict (stream_id) do update set version = s.version + excluded.version returning version`
+          : expected === 'no_stream' || expected === 0
+            ? sql`insert into streams (stream_id, version) values (${stream}, ${n})
+                on conflict do nothing returning version`
+            : sql`update streams set version = version + ${n}
                 where stream_id = ${stream} and version = ${expected} returning version`;
     // One event (the common command case) goes as plain parameters: no arrays to encode and unnest.
     const only = events[0] as NewEvent;
@@ -168,7 +230,7 @@ export class PostgresEventStore implements EventStore {
       select ${stream}, claimed.version - ${n} + batch.ord, batch.event_id, batch.type, batch.schema_version,
         batch.data, batch.metadata
       from claimed, batch
-      returning ${projections.length > 0 ? APPENDED_COLUMNS : sql.raw('version, global_position')}`.execute(
+      returning ${projections.length > 0 ? APPENDED_COLUMNS : sql.raw('version, global_position, recorded_at')}`.execute(
       executor,
     );
     if (rows.length === 0) return undefined;
@@ -184,7 +246,12 @@ export class PostgresEventStore implements EventStore {
         for (const p of projections) if (handles(p, event.type)) await p.handle(event, trx);
       }
     }
-    return { version: Number(last.version), position: Number(last.global_position) };
+    const at = last.recorded_at;
+    return {
+      version: Number(last.version),
+      position: Number(last.global_position),
+      recordedAt: at instanceof Date ? at : new Date(at),
+    };
   }
 
   /**
@@ -296,8 +363,9 @@ export class PostgresEventStore implements EventStore {
       stream_id: string;
       version: string;
       global_position: string;
+      recorded_at: Date | string;
     }>`
-      select event_id, stream_id, version, global_position from events
+      select event_id, stream_id, version, global_position, recorded_at from events
       where event_id = any(${events.map((e) => e.id)}::uuid[])`.execute(this.db);
     if (rows.length > 0) {
       const byId = new Map(rows.map((r) => [r.event_id, r]));
@@ -308,7 +376,13 @@ export class PostgresEventStore implements EventStore {
         (expected === 'any' || first - 1 === (expected === 'no_stream' ? 0 : expected));
       if (!sameBatch) throw new DuplicateEventIdError(stream);
       const last = stored[stored.length - 1] as (typeof rows)[number];
-      return { version: Number(last.version), position: Number(last.global_position) };
+      // As the first answer was: the retry is recognised, not appended again.
+      const at = last.recorded_at;
+      return {
+        version: Number(last.version),
+        position: Number(last.global_position),
+        recordedAt: at instanceof Date ? at : new Date(at),
+      };
     }
     const current = await this.db
       .selectFrom('streams')
