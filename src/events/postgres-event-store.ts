@@ -1,4 +1,4 @@
-import { type Kysely, sql, type Transaction } from 'kysely';
+import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import { applyEvents, handles, type Projection } from '../projections/projection.ts';
 import {
@@ -112,11 +112,12 @@ export class PostgresEventStore implements EventStore {
       throw new RangeError(`invalid expected version ${expected}`);
     }
     const projections = this.projectionsFor(events);
+    const fused = this.fusedProjections(stream, events, expected, projections);
     let result: AppendResult | undefined;
     try {
       result =
-        projections.length === 0
-          ? await this.insert(this.db, stream, events, expected)
+        projections.length === 0 || fused
+          ? await this.insert(this.db, stream, events, expected, projections, [], fused)
           : await this.db.transaction().execute(async (trx) => {
               const r = await this.insert(trx, stream, events, expected, projections);
               // Nothing was written: leave the transaction without committing any projection work.
@@ -156,13 +157,16 @@ export class PostgresEventStore implements EventStore {
       results = await this.db.transaction().execute(async (trx) => {
         const out: AppendResult[] = [];
         for (const a of appends) {
+          const projections = this.projectionsFor(a.events);
+          const fused = this.fusedProjections(a.stream, a.events, a.expected, projections);
           const r = await this.insert(
             trx,
             a.stream,
             a.events,
             a.expected,
-            this.projectionsFor(a.events),
+            projections,
             a.unlessExists,
+            fused,
           );
           if (!r) {
             refused = a;
@@ -187,6 +191,40 @@ export class PostgresEventStore implements EventStore {
     return results;
   }
 
+  /**
+   * The inline projections' CTEs for a one-event append whose version is known, when every projection that
+   * handles it offers them (Projection.fused); otherwise undefined and the projections run one by one.
+   */
+  private fusedProjections(
+    stream: string,
+    events: readonly NewEvent[],
+    expected: ExpectedVersion,
+    projections: readonly Projection[],
+  ): RawBuilder<unknown>[] | undefined {
+    if (projections.length === 0 || events.length !== 1) return undefined;
+    if (expected === 'any' || !projections.every((p) => p.fused)) return undefined;
+    const version = expected === 'no_stream' ? 1 : expected + 1;
+    // Times and positions are the statement's own (`ins`); the event is the caller's, already validated.
+    const event = appended(
+      stream,
+      {
+        version: String(version),
+        global_position: '0',
+        transaction_id: '0',
+        recorded_at: new Date(Number.NaN),
+      },
+      events[0] as NewEvent,
+    );
+    const written = new Map<string, string>();
+    const ctes: RawBuilder<unknown>[] = [];
+    for (const p of projections) {
+      const part = p.fused?.(event, written);
+      if (!part) return undefined;
+      ctes.push(...part);
+    }
+    return ctes.length > 0 ? ctes : undefined;
+  }
+
   private async insert(
     executor: Kysely<Database> | Transaction<Database>,
     stream: string,
@@ -194,6 +232,7 @@ export class PostgresEventStore implements EventStore {
     expected: ExpectedVersion,
     projections: readonly Projection[] = [],
     unlessExists: readonly string[] = [],
+    fused?: RawBuilder<unknown>[],
   ): Promise<AppendResult | undefined> {
     const n = events.length;
     const claim =
@@ -221,6 +260,26 @@ export class PostgresEventStore implements EventStore {
                 ${events.map((e) => JSON.stringify(e.data))}::jsonb[],
                 ${events.map((e) => JSON.stringify(e.metadata))}::jsonb[]
               ) with ordinality as e(event_id, type, schema_version, data, metadata, ord)`;
+    if (fused) {
+      // Issue 14: the append and its inline projections in one statement (atomic alone: no transaction).
+      const { rows } = await sql<AppendedRow>`
+        with claimed as (${claim}), batch as (${batch}),
+        ins as (
+          insert into events (stream_id, version, event_id, type, schema_version, data, metadata)
+          select ${stream}, claimed.version - ${n} + batch.ord, batch.event_id, batch.type, batch.schema_version,
+            batch.data, batch.metadata
+          from claimed, batch
+          returning version, global_position, recorded_at),
+        ${sql.join(fused)}
+        select version, global_position, recorded_at from ins`.execute(executor);
+      const row = rows[0];
+      if (!row) return undefined;
+      return {
+        version: Number(row.version),
+        position: Number(row.global_position),
+        recordedAt: row.recorded_at instanceof Date ? row.recorded_at : new Date(row.recorded_at),
+      };
+    }
     // Issue 14: never the whole rows back. Inline projections get RecordedEvents built from the caller's
     // own objects (already validated by the registry) plus what only the insert knows: version, position,
     // transaction id and time. Nothing is re-parsed from jsonb.
