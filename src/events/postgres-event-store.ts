@@ -151,6 +151,32 @@ export class PostgresEventStore implements EventStore {
         throw new RangeError('unlessExists guards only a no_stream append');
       }
     }
+    const single = this.oneStatement(appends);
+    if (single) {
+      let rows: (AppendedRow & { part: number })[];
+      try {
+        ({ rows } = await single.execute(this.db));
+      } catch (error) {
+        if (isEventIdViolation(error)) throw new DuplicateEventIdError((appends[0] as StreamAppend).stream);
+        if ((error as { code?: string }).code !== INCOMPLETE) throw error;
+        rows = [];
+      }
+      if (rows.length === 0) return this.refuseMany(appends);
+      const results = appends.map((_, i) => {
+        let last: (typeof rows)[number] | undefined;
+        for (const r of rows)
+          if (r.part === i && (!last || Number(r.version) > Number(last.version))) last = r;
+        const row = last as (typeof rows)[number];
+        const at = row.recorded_at;
+        return {
+          version: Number(row.version),
+          position: Number(row.global_position),
+          recordedAt: at instanceof Date ? at : new Date(at),
+        };
+      });
+      for (const listener of this.listeners) listener();
+      return results;
+    }
     let refused: StreamAppend | undefined;
     let results: AppendResult[];
     try {
@@ -189,6 +215,82 @@ export class PostgresEventStore implements EventStore {
     }
     for (const listener of this.listeners) listener();
     return results;
+  }
+
+  /**
+   * `appendMany` as ONE statement (issue 14: no BEGIN, no COMMIT, one round trip for a claim and its
+   * reservation) when every stream is new (`no_stream`) and at most one has inline projections, all fused.
+   * Each stream's row is claimed only once the previous stream's events are in (`exists`), so a refusal
+   * stops the chain; a later stream refused after an earlier one went in makes the last part's count zero
+   * and the final division fails the whole statement (nothing written). Undefined: the transaction path.
+   */
+  private oneStatement(appends: readonly StreamAppend[]) {
+    if (appends.length === 0 || appends.some((a) => a.expected !== 'no_stream')) return undefined;
+    const withProjections = appends
+      .map((a, i) => ({ i, projections: this.projectionsFor(a.events) }))
+      .filter((x) => x.projections.length > 0);
+    if (withProjections.length > 1) return undefined;
+    const projected = withProjections[0];
+    let fused: RawBuilder<unknown>[] = [];
+    if (projected) {
+      const a = appends[projected.i] as StreamAppend;
+      const parts = this.fusedProjections(a.stream, a.events, a.expected, projected.projections);
+      if (!parts) return undefined;
+      fused = parts;
+    }
+    // The projected stream's insert is `ins`, the name its projections' CTEs read.
+    const ins = (i: number) => sql.raw(projected?.i === i ? 'ins' : `ins_${i}`);
+    const ctes = appends.map((a, i) => {
+      const n = a.events.length;
+      const guard = a.unlessExists?.length
+        ? sql`and not exists (select 1 from streams where stream_id = any(${[...a.unlessExists]}::text[]))`
+        : sql``;
+      const after = i > 0 ? sql`and exists (select 1 from ${ins(i - 1)})` : sql``;
+      return sql`claimed_${sql.raw(String(i))} as (
+          insert into streams (stream_id, version) select ${a.stream}, ${n} where true ${guard} ${after}
+          on conflict do nothing returning version),
+        batch_${sql.raw(String(i))} as (${batchOf(a.events)}),
+        ${ins(i)} as (
+          insert into events (stream_id, version, event_id, type, schema_version, data, metadata)
+          select ${a.stream}, c.version - ${n} + b.ord, b.event_id, b.type, b.schema_version, b.data, b.metadata
+          from claimed_${sql.raw(String(i))} c, batch_${sql.raw(String(i))} b
+          returning version, global_position, recorded_at)`;
+    });
+    const lastPart = ins(appends.length - 1);
+    const selects = appends.map((_, i) =>
+      i === 0
+        ? sql`select 0 as part, version, global_position, recorded_at,
+            1 / (select count(*) from ${lastPart})::int as complete from ${ins(0)}`
+        : sql`select ${sql.raw(String(i))}, version, global_position, recorded_at, 1 from ${ins(i)}`,
+    );
+    return sql<AppendedRow & { part: number }>`
+      with ${sql.join([...ctes, ...fused])}
+      ${sql.join(selects, sql` union all `)}`;
+  }
+
+  /** Why a one-statement `appendMany` wrote nothing: the first stream refused, as WrongExpectedVersionError. */
+  private async refuseMany(appends: readonly StreamAppend[]): Promise<never> {
+    for (const a of appends) {
+      const current = await this.db
+        .selectFrom('streams')
+        .select('version')
+        .where('stream_id', '=', a.stream)
+        .executeTakeFirst();
+      const actual = current ? Number(current.version) : 'no_stream';
+      let blocked = actual !== 'no_stream';
+      if (!blocked && a.unlessExists?.length) {
+        const guard = await this.db
+          .selectFrom('streams')
+          .select('stream_id')
+          .where('stream_id', 'in', [...a.unlessExists])
+          .executeTakeFirst();
+        blocked = guard !== undefined;
+      }
+      if (blocked) throw new WrongExpectedVersionError(a.stream, a.expected, actual);
+    }
+    // Refused, and nothing is in the way any more (a concurrent writer's transaction rolled back): say so.
+    const first = appends[0] as StreamAppend;
+    throw new WrongExpectedVersionError(first.stream, first.expected, 'no_stream');
   }
 
   /**
@@ -248,18 +350,7 @@ export class PostgresEventStore implements EventStore {
                 on conflict do nothing returning version`
             : sql`update streams set version = version + ${n}
                 where stream_id = ${stream} and version = ${expected} returning version`;
-    // One event (the common command case) goes as plain parameters: no arrays to encode and unnest.
-    const only = events[0] as NewEvent;
-    const batch =
-      n === 1
-        ? sql`select ${only.id}::uuid as event_id, ${only.type}::text as type, ${only.schemaVersion ?? 1}::int as schema_version,
-                ${JSON.stringify(only.data)}::jsonb as data, ${JSON.stringify(only.metadata)}::jsonb as metadata, 1::bigint as ord`
-        : sql`select * from unnest(
-                ${events.map((e) => e.id)}::uuid[], ${events.map((e) => e.type)}::text[],
-                ${events.map((e) => e.schemaVersion ?? 1)}::int[],
-                ${events.map((e) => JSON.stringify(e.data))}::jsonb[],
-                ${events.map((e) => JSON.stringify(e.metadata))}::jsonb[]
-              ) with ordinality as e(event_id, type, schema_version, data, metadata, ord)`;
+    const batch = batchOf(events);
     if (fused) {
       // Issue 14: the append and its inline projections in one statement (atomic alone: no transaction).
       const { rows } = await sql<AppendedRow>`
@@ -487,5 +578,22 @@ export class PostgresEventStore implements EventStore {
     this.listeners.clear();
   }
 }
+
+/** The batch's rows as a row source: one event as plain parameters (no arrays to encode), more via unnest. */
+function batchOf(events: readonly NewEvent[]): RawBuilder<unknown> {
+  const only = events[0] as NewEvent;
+  return events.length === 1
+    ? sql`select ${only.id}::uuid as event_id, ${only.type}::text as type, ${only.schemaVersion ?? 1}::int as schema_version,
+            ${JSON.stringify(only.data)}::jsonb as data, ${JSON.stringify(only.metadata)}::jsonb as metadata, 1::bigint as ord`
+    : sql`select * from unnest(
+            ${events.map((e) => e.id)}::uuid[], ${events.map((e) => e.type)}::text[],
+            ${events.map((e) => e.schemaVersion ?? 1)}::int[],
+            ${events.map((e) => JSON.stringify(e.data))}::jsonb[],
+            ${events.map((e) => JSON.stringify(e.metadata))}::jsonb[]
+          ) with ordinality as e(event_id, type, schema_version, data, metadata, ord)`;
+}
+
+/** Division by zero: how the one-statement `appendMany` refuses a later stream after an earlier one. */
+const INCOMPLETE = '22012';
 
 class NoAppend extends Error {}
