@@ -211,8 +211,9 @@ export async function claimIdempotencyKeyWith(
         },
         { stream: resource.stream, events: resource.events, expected: 'no_stream' },
       ]);
-      // In the log for good now: a replay in this process needs no read. A copy, since the cache freezes it.
-      claims.set(deps.store, stream, withMode(structuredClone(claim), metadata));
+      // In the log for good now: a replay in this process needs no read. The cache freezes what it keeps:
+      // the registry's validated copy (already serialized, never mutated after encoding), not `claim`.
+      claims.set(deps.store, stream, withMode(event.data as IdempotencyClaim, metadata));
       return { first: true, claim, appended: appended as AppendResult };
     } catch (error) {
       if (!(error instanceof WrongExpectedVersionError) || error.stream !== stream) throw error;
