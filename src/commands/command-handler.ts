@@ -40,6 +40,8 @@ export interface HandleResult<E, S> {
   version: number;
   /** Global position of the last appended event, when something was appended. */
   position?: number;
+  /** When the store recorded the appended events, if its append says so (PostgreSQL). */
+  recordedAt?: Date;
 }
 
 /**
@@ -82,7 +84,13 @@ export async function handleCommand<C, E extends DomainEvent, S>(
       const appended = await deps.store.append(stream, newEvents, version === 0 ? 'no_stream' : version);
       let next = state;
       for (const e of decision) next = decider.evolve(next, e);
-      return { events: decision, state: next, version: appended.version, position: appended.position };
+      return {
+        events: decision,
+        state: next,
+        version: appended.version,
+        position: appended.position,
+        ...(appended.recordedAt ? { recordedAt: appended.recordedAt } : {}),
+      };
     } catch (error) {
       if (!(error instanceof WrongExpectedVersionError) || attempt >= attempts) throw error;
     }

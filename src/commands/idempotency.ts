@@ -3,7 +3,13 @@ import { z } from 'zod';
 import { DomainError } from '../aggregates/decider.ts';
 import { sha256Hex } from '../crypto/secrets.ts';
 import { defineEvent, EventRegistry } from '../events/event-registry.ts';
-import { type EventMetadata, type EventStore, WrongExpectedVersionError } from '../events/event-store.ts';
+import {
+  type AppendResult,
+  type EventMetadata,
+  type EventStore,
+  type NewEvent,
+  WrongExpectedVersionError,
+} from '../events/event-store.ts';
 import { ImmutableFacts } from './immutable-facts.ts';
 
 /**
@@ -128,15 +134,7 @@ export async function claimIdempotencyKey(
   metadata: EventMetadata,
 ): Promise<ClaimResult> {
   const stream = idempotencyStream(input.scope, input.key, input.livemode);
-  const claim: IdempotencyClaim = {
-    scope: input.scope,
-    method: input.method.toUpperCase(),
-    route: input.route,
-    request_hash: requestHash(input.method, input.route, input.body),
-    resource_id: input.resourceId,
-    payload: input.payload,
-    ...(input.livemode !== undefined ? { livemode: input.livemode } : {}),
-  };
+  const claim = claimOf(input);
   // A test claim stored before issue 12 sits at the mode-less id: find it before claiming a second time.
   const legacy =
     input.livemode === false ? await readLegacyTestClaim(deps, input.scope, input.key) : undefined;
@@ -153,6 +151,86 @@ export async function claimIdempotencyKey(
   const held = await readClaim(deps, input.scope, input.key, input.livemode);
   if (!held) throw new Error(`idempotency stream ${stream} exists without a claim`);
   return { first: false, claim: sameRequest(held, claim.request_hash) };
+}
+
+function claimOf(input: ClaimInput): IdempotencyClaim {
+  return {
+    scope: input.scope,
+    method: input.method.toUpperCase(),
+    route: input.route,
+    request_hash: requestHash(input.method, input.route, input.body),
+    resource_id: input.resourceId,
+    payload: input.payload,
+    ...(input.livemode !== undefined ? { livemode: input.livemode } : {}),
+  };
+}
+
+/** The resource's first events, appended with the claim (its stream must not exist yet). */
+export interface ClaimedResource {
+  stream: string;
+  events: readonly NewEvent[];
+}
+
+export type ClaimWithResult =
+  /** This request is the first: the claim and the resource's first events were committed together. */
+  | { first: true; claim: IdempotencyClaim; appended: AppendResult }
+  /** A request with the same key and body came before: answer (or complete) `claim.resource_id`. */
+  | { first: false; claim: IdempotencyClaim };
+
+/**
+ * Claims the key and appends the resource's first events in ONE SQL transaction (SPEC 3.1: the reservation
+ * and its first event commit together; issue 14: one write commit fewer per creation). Same answers as
+ * {@link claimIdempotencyKey}: another body under the key is `409 idempotency_conflict`, the same body finds
+ * the earlier claim. `undefined` when the store has no multi-stream transaction (EventStoreDB): the caller
+ * claims, then appends.
+ *
+ * A test claim stored before issue 12 sits at the mode-less id. Instead of reading that stream on every new
+ * test key, the claim is appended only while that stream does not exist (a guard in the same statement);
+ * when it exists (a live claim of the same key, or a legacy test claim) the claims are read as before.
+ */
+export async function claimIdempotencyKeyWith(
+  deps: { store: EventStore },
+  input: ClaimInput,
+  metadata: EventMetadata,
+  resource: ClaimedResource,
+): Promise<ClaimWithResult | undefined> {
+  const appendMany = deps.store.appendMany?.bind(deps.store);
+  if (!appendMany) return undefined;
+  const stream = idempotencyStream(input.scope, input.key, input.livemode);
+  const claim = claimOf(input);
+  const event = registry.encode({ type: 'Idempotency.Claimed', data: claim });
+  const legacy = input.livemode === false ? idempotencyStream(input.scope, input.key) : undefined;
+  const attempt = async (guarded: boolean): Promise<ClaimWithResult | undefined> => {
+    try {
+      const [, appended] = await appendMany([
+        {
+          stream,
+          events: [{ ...event, id: randomUUID(), metadata }],
+          expected: 'no_stream',
+          ...(guarded && legacy ? { unlessExists: [legacy] } : {}),
+        },
+        { stream: resource.stream, events: resource.events, expected: 'no_stream' },
+      ]);
+      // In the log for good now: a replay in this process needs no read. The cache freezes what it keeps:
+      // the registry's validated copy (already serialized, never mutated after encoding), not `claim`.
+      claims.set(deps.store, stream, withMode(event.data as IdempotencyClaim, metadata));
+      return { first: true, claim, appended: appended as AppendResult };
+    } catch (error) {
+      if (!(error instanceof WrongExpectedVersionError) || error.stream !== stream) throw error;
+      return undefined;
+    }
+  };
+  const done = await attempt(true);
+  if (done) return done;
+  // Taken (the same or another body), or a claim may sit at the pre-issue-12 id: read as before.
+  const held = await readClaim(deps, input.scope, input.key, input.livemode);
+  if (held) return { first: false, claim: sameRequest(held, claim.request_hash) };
+  // The mode-less id holds a live claim of this key: test mode is another world, claim without the guard.
+  const again = legacy ? await attempt(false) : undefined;
+  if (again) return again;
+  const after = await readClaim(deps, input.scope, input.key, input.livemode);
+  if (!after) throw new Error(`idempotency stream ${stream} exists without a claim`);
+  return { first: false, claim: sameRequest(after, claim.request_hash) };
 }
 
 function sameRequest(held: IdempotencyClaim, hash: string): IdempotencyClaim {

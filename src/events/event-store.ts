@@ -62,6 +62,23 @@ export interface AppendResult {
   version: number;
   /** Global position of the last appended event. */
   position: number;
+  /**
+   * When the store recorded the events (their `recordedAt`), if the adapter knows it without a read
+   * (PostgreSQL: the insert returns it), so a command can answer from its fold without reading back.
+   */
+  recordedAt?: Date;
+}
+
+/** One stream's part of {@link EventStore.appendMany}. */
+export interface StreamAppend {
+  stream: string;
+  events: readonly NewEvent[];
+  expected: ExpectedVersion;
+  /**
+   * Append only while none of these streams exists; otherwise the whole call is refused with
+   * WrongExpectedVersionError on `stream` (a cheap guard checked in the same statement: issue 14).
+   */
+  unlessExists?: readonly string[];
 }
 
 export class WrongExpectedVersionError extends Error {
@@ -88,6 +105,13 @@ export interface EventStore {
   /** Whether projections can run inside the append's transaction (PostgreSQL only). */
   readonly supportsInlineProjections: boolean;
   append(stream: string, events: readonly NewEvent[], expected: ExpectedVersion): Promise<AppendResult>;
+  /**
+   * Optional: appends to several streams in one transaction, all or nothing, with each stream's inline
+   * projections (SPEC 3.1: an idempotency claim and the reservation commit together). A refused stream
+   * fails the whole call with WrongExpectedVersionError (no same-batch retry recognition: callers read).
+   * Adapters without multi-stream transactions (EventStoreDB) leave it out; callers append one by one.
+   */
+  appendMany?(appends: readonly StreamAppend[]): Promise<AppendResult[]>;
   read(stream: string, fromVersion?: number): Promise<RecordedEvent[]>;
   /** Events strictly after `after`, in commit order, never skipping one that commits later. */
   readAll(after: Checkpoint, limit: number): Promise<RecordedEvent[]>;

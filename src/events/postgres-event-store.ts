@@ -1,4 +1,4 @@
-import { type Kysely, sql, type Transaction } from 'kysely';
+import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import { applyEvents, handles, type Projection } from '../projections/projection.ts';
 import {
@@ -11,6 +11,7 @@ import {
   type NewEvent,
   type RecordedEvent,
   START,
+  type StreamAppend,
   WrongExpectedVersionError,
 } from './event-store.ts';
 
@@ -52,7 +53,7 @@ interface AppendedRow {
   version: string;
   global_position: string;
   transaction_id?: string;
-  recorded_at?: Date | string;
+  recorded_at: Date | string;
 }
 
 const APPENDED_COLUMNS = sql.raw(
@@ -71,7 +72,7 @@ function appended(stream: string, row: AppendedRow, event: NewEvent): RecordedEv
     schema_version: event.schemaVersion ?? 1,
     data: event.data,
     metadata: event.metadata,
-    recorded_at: row.recorded_at as Date | string,
+    recorded_at: row.recorded_at,
   });
 }
 
@@ -110,12 +111,13 @@ export class PostgresEventStore implements EventStore {
     if (typeof expected === 'number' && (!Number.isInteger(expected) || expected < 0)) {
       throw new RangeError(`invalid expected version ${expected}`);
     }
-    const projections = this.inline.filter((p) => events.some((e) => handles(p, e.type)));
+    const projections = this.projectionsFor(events);
+    const fused = this.fusedProjections(stream, events, expected, projections);
     let result: AppendResult | undefined;
     try {
       result =
-        projections.length === 0
-          ? await this.insert(this.db, stream, events, expected)
+        projections.length === 0 || fused
+          ? await this.insert(this.db, stream, events, expected, projections, [], fused)
           : await this.db.transaction().execute(async (trx) => {
               const r = await this.insert(trx, stream, events, expected, projections);
               // Nothing was written: leave the transaction without committing any projection work.
@@ -130,35 +132,245 @@ export class PostgresEventStore implements EventStore {
     return result;
   }
 
+  private projectionsFor(events: readonly NewEvent[]): readonly Projection[] {
+    return this.inline.filter((p) => events.some((e) => handles(p, e.type)));
+  }
+
+  /**
+   * Several streams in one SQL transaction, each with its inline projections, all or nothing (SPEC 3.1: the
+   * idempotency claim and the reservation commit together; issue 14). A refused stream (version, or one of
+   * its `unlessExists` streams present) rolls everything back and is WrongExpectedVersionError on it.
+   */
+  async appendMany(appends: readonly StreamAppend[]): Promise<AppendResult[]> {
+    for (const a of appends) {
+      if (a.events.length === 0) throw new RangeError('append needs at least one event');
+      if (typeof a.expected === 'number' && (!Number.isInteger(a.expected) || a.expected < 0)) {
+        throw new RangeError(`invalid expected version ${a.expected}`);
+      }
+      if (a.unlessExists?.length && a.expected !== 'no_stream' && a.expected !== 0) {
+        throw new RangeError('unlessExists guards only a no_stream append');
+      }
+    }
+    const single = this.oneStatement(appends);
+    if (single) {
+      let rows: (AppendedRow & { part: number })[];
+      try {
+        ({ rows } = await single.execute(this.db));
+      } catch (error) {
+        if (isEventIdViolation(error)) throw new DuplicateEventIdError((appends[0] as StreamAppend).stream);
+        if ((error as { code?: string }).code !== INCOMPLETE) throw error;
+        rows = [];
+      }
+      if (rows.length === 0) return this.refuseMany(appends);
+      const results = appends.map((_, i) => {
+        let last: (typeof rows)[number] | undefined;
+        for (const r of rows)
+          if (r.part === i && (!last || Number(r.version) > Number(last.version))) last = r;
+        const row = last as (typeof rows)[number];
+        const at = row.recorded_at;
+        return {
+          version: Number(row.version),
+          position: Number(row.global_position),
+          recordedAt: at instanceof Date ? at : new Date(at),
+        };
+      });
+      for (const listener of this.listeners) listener();
+      return results;
+    }
+    let refused: StreamAppend | undefined;
+    let results: AppendResult[];
+    try {
+      results = await this.db.transaction().execute(async (trx) => {
+        const out: AppendResult[] = [];
+        for (const a of appends) {
+          const projections = this.projectionsFor(a.events);
+          const fused = this.fusedProjections(a.stream, a.events, a.expected, projections);
+          const r = await this.insert(
+            trx,
+            a.stream,
+            a.events,
+            a.expected,
+            projections,
+            a.unlessExists,
+            fused,
+          );
+          if (!r) {
+            refused = a;
+            throw new NoAppend();
+          }
+          out.push(r);
+        }
+        return out;
+      });
+    } catch (error) {
+      if (isEventIdViolation(error)) throw new DuplicateEventIdError((appends[0] as StreamAppend).stream);
+      if (!(error instanceof NoAppend) || !refused) throw error;
+      const { stream, expected } = refused;
+      const current = await this.db
+        .selectFrom('streams')
+        .select('version')
+        .where('stream_id', '=', stream)
+        .executeTakeFirst();
+      throw new WrongExpectedVersionError(stream, expected, current ? Number(current.version) : 'no_stream');
+    }
+    for (const listener of this.listeners) listener();
+    return results;
+  }
+
+  /**
+   * `appendMany` as ONE statement (issue 14: no BEGIN, no COMMIT, one round trip for a claim and its
+   * reservation) when every stream is new (`no_stream`) and at most one has inline projections, all fused.
+   * Each stream's row is claimed only once the previous stream's events are in (`exists`), so a refusal
+   * stops the chain; a later stream refused after an earlier one went in makes the last part's count zero
+   * and the final division fails the whole statement (nothing written). Undefined: the transaction path.
+   */
+  private oneStatement(appends: readonly StreamAppend[]) {
+    if (appends.length === 0 || appends.some((a) => a.expected !== 'no_stream')) return undefined;
+    const withProjections = appends
+      .map((a, i) => ({ i, projections: this.projectionsFor(a.events) }))
+      .filter((x) => x.projections.length > 0);
+    if (withProjections.length > 1) return undefined;
+    const projected = withProjections[0];
+    let fused: RawBuilder<unknown>[] = [];
+    if (projected) {
+      const a = appends[projected.i] as StreamAppend;
+      const parts = this.fusedProjections(a.stream, a.events, a.expected, projected.projections);
+      if (!parts) return undefined;
+      fused = parts;
+    }
+    // The projected stream's insert is `ins`, the name its projections' CTEs read.
+    const ins = (i: number) => sql.raw(projected?.i === i ? 'ins' : `ins_${i}`);
+    const ctes = appends.map((a, i) => {
+      const n = a.events.length;
+      const guard = a.unlessExists?.length
+        ? sql`and not exists (select 1 from streams where stream_id = any(${[...a.unlessExists]}::text[]))`
+        : sql``;
+      const after = i > 0 ? sql`and exists (select 1 from ${ins(i - 1)})` : sql``;
+      return sql`claimed_${sql.raw(String(i))} as (
+          insert into streams (stream_id, version) select ${a.stream}, ${n} where true ${guard} ${after}
+          on conflict do nothing returning version),
+        batch_${sql.raw(String(i))} as (${batchOf(a.events)}),
+        ${ins(i)} as (
+          insert into events (stream_id, version, event_id, type, schema_version, data, metadata)
+          select ${a.stream}, c.version - ${n} + b.ord, b.event_id, b.type, b.schema_version, b.data, b.metadata
+          from claimed_${sql.raw(String(i))} c, batch_${sql.raw(String(i))} b
+          returning version, global_position, recorded_at)`;
+    });
+    const lastPart = ins(appends.length - 1);
+    const selects = appends.map((_, i) =>
+      i === 0
+        ? sql`select 0 as part, version, global_position, recorded_at,
+            1 / (select count(*) from ${lastPart})::int as complete from ${ins(0)}`
+        : sql`select ${sql.raw(String(i))}, version, global_position, recorded_at, 1 from ${ins(i)}`,
+    );
+    return sql<AppendedRow & { part: number }>`
+      with ${sql.join([...ctes, ...fused])}
+      ${sql.join(selects, sql` union all `)}`;
+  }
+
+  /** Why a one-statement `appendMany` wrote nothing: the first stream refused, as WrongExpectedVersionError. */
+  private async refuseMany(appends: readonly StreamAppend[]): Promise<never> {
+    for (const a of appends) {
+      const current = await this.db
+        .selectFrom('streams')
+        .select('version')
+        .where('stream_id', '=', a.stream)
+        .executeTakeFirst();
+      const actual = current ? Number(current.version) : 'no_stream';
+      let blocked = actual !== 'no_stream';
+      if (!blocked && a.unlessExists?.length) {
+        const guard = await this.db
+          .selectFrom('streams')
+          .select('stream_id')
+          .where('stream_id', 'in', [...a.unlessExists])
+          .executeTakeFirst();
+        blocked = guard !== undefined;
+      }
+      if (blocked) throw new WrongExpectedVersionError(a.stream, a.expected, actual);
+    }
+    // Refused, and nothing is in the way any more (a concurrent writer's transaction rolled back): say so.
+    const first = appends[0] as StreamAppend;
+    throw new WrongExpectedVersionError(first.stream, first.expected, 'no_stream');
+  }
+
+  /**
+   * The inline projections' CTEs for a one-event append whose version is known, when every projection that
+   * handles it offers them (Projection.fused); otherwise undefined and the projections run one by one.
+   */
+  private fusedProjections(
+    stream: string,
+    events: readonly NewEvent[],
+    expected: ExpectedVersion,
+    projections: readonly Projection[],
+  ): RawBuilder<unknown>[] | undefined {
+    if (projections.length === 0 || events.length !== 1) return undefined;
+    if (expected === 'any' || !projections.every((p) => p.fused)) return undefined;
+    const version = expected === 'no_stream' ? 1 : expected + 1;
+    // Times and positions are the statement's own (`ins`); the event is the caller's, already validated.
+    const event = appended(
+      stream,
+      {
+        version: String(version),
+        global_position: '0',
+        transaction_id: '0',
+        recorded_at: new Date(Number.NaN),
+      },
+      events[0] as NewEvent,
+    );
+    const written = new Map<string, string>();
+    const ctes: RawBuilder<unknown>[] = [];
+    for (const p of projections) {
+      const part = p.fused?.(event, written);
+      if (!part) return undefined;
+      ctes.push(...part);
+    }
+    return ctes.length > 0 ? ctes : undefined;
+  }
+
   private async insert(
     executor: Kysely<Database> | Transaction<Database>,
     stream: string,
     events: readonly NewEvent[],
     expected: ExpectedVersion,
     projections: readonly Projection[] = [],
+    unlessExists: readonly string[] = [],
+    fused?: RawBuilder<unknown>[],
   ): Promise<AppendResult | undefined> {
     const n = events.length;
     const claim =
-      expected === 'any'
-        ? sql`insert into streams as s (stream_id, version) values (${stream}, ${n})
-              on conflict (stream_id) do update set version = s.version + excluded.version returning version`
-        : expected === 'no_stream' || expected === 0
-          ? sql`insert into streams (stream_id, version) values (${stream}, ${n})
+      unlessExists.length > 0 && (expected === 'no_stream' || expected === 0)
+        ? sql`insert into streams (stream_id, version) select ${stream}, ${n}
+                where not exists (select 1 from streams where stream_id = any(${[...unlessExists]}::text[]))
                 on conflict do nothing returning version`
-          : sql`update streams set version = version + ${n}
+        : expected === 'any'
+          ? sql`insert into streams as s (stream_id, version) values (${stream}, ${n})
+              on conflict (stream_id) do update set version = s.version + excluded.version returning version`
+          : expected === 'no_stream' || expected === 0
+            ? sql`insert into streams (stream_id, version) values (${stream}, ${n})
+                on conflict do nothing returning version`
+            : sql`update streams set version = version + ${n}
                 where stream_id = ${stream} and version = ${expected} returning version`;
-    // One event (the common command case) goes as plain parameters: no arrays to encode and unnest.
-    const only = events[0] as NewEvent;
-    const batch =
-      n === 1
-        ? sql`select ${only.id}::uuid as event_id, ${only.type}::text as type, ${only.schemaVersion ?? 1}::int as schema_version,
-                ${JSON.stringify(only.data)}::jsonb as data, ${JSON.stringify(only.metadata)}::jsonb as metadata, 1::bigint as ord`
-        : sql`select * from unnest(
-                ${events.map((e) => e.id)}::uuid[], ${events.map((e) => e.type)}::text[],
-                ${events.map((e) => e.schemaVersion ?? 1)}::int[],
-                ${events.map((e) => JSON.stringify(e.data))}::jsonb[],
-                ${events.map((e) => JSON.stringify(e.metadata))}::jsonb[]
-              ) with ordinality as e(event_id, type, schema_version, data, metadata, ord)`;
+    const batch = batchOf(events);
+    if (fused) {
+      // Issue 14: the append and its inline projections in one statement (atomic alone: no transaction).
+      const { rows } = await sql<AppendedRow>`
+        with claimed as (${claim}), batch as (${batch}),
+        ins as (
+          insert into events (stream_id, version, event_id, type, schema_version, data, metadata)
+          select ${stream}, claimed.version - ${n} + batch.ord, batch.event_id, batch.type, batch.schema_version,
+            batch.data, batch.metadata
+          from claimed, batch
+          returning version, global_position, recorded_at),
+        ${sql.join(fused)}
+        select version, global_position, recorded_at from ins`.execute(executor);
+      const row = rows[0];
+      if (!row) return undefined;
+      return {
+        version: Number(row.version),
+        position: Number(row.global_position),
+        recordedAt: row.recorded_at instanceof Date ? row.recorded_at : new Date(row.recorded_at),
+      };
+    }
     // Issue 14: never the whole rows back. Inline projections get RecordedEvents built from the caller's
     // own objects (already validated by the registry) plus what only the insert knows: version, position,
     // transaction id and time. Nothing is re-parsed from jsonb.
@@ -168,7 +380,7 @@ export class PostgresEventStore implements EventStore {
       select ${stream}, claimed.version - ${n} + batch.ord, batch.event_id, batch.type, batch.schema_version,
         batch.data, batch.metadata
       from claimed, batch
-      returning ${projections.length > 0 ? APPENDED_COLUMNS : sql.raw('version, global_position')}`.execute(
+      returning ${projections.length > 0 ? APPENDED_COLUMNS : sql.raw('version, global_position, recorded_at')}`.execute(
       executor,
     );
     if (rows.length === 0) return undefined;
@@ -184,7 +396,12 @@ export class PostgresEventStore implements EventStore {
         for (const p of projections) if (handles(p, event.type)) await p.handle(event, trx);
       }
     }
-    return { version: Number(last.version), position: Number(last.global_position) };
+    const at = last.recorded_at;
+    return {
+      version: Number(last.version),
+      position: Number(last.global_position),
+      recordedAt: at instanceof Date ? at : new Date(at),
+    };
   }
 
   /**
@@ -296,8 +513,9 @@ export class PostgresEventStore implements EventStore {
       stream_id: string;
       version: string;
       global_position: string;
+      recorded_at: Date | string;
     }>`
-      select event_id, stream_id, version, global_position from events
+      select event_id, stream_id, version, global_position, recorded_at from events
       where event_id = any(${events.map((e) => e.id)}::uuid[])`.execute(this.db);
     if (rows.length > 0) {
       const byId = new Map(rows.map((r) => [r.event_id, r]));
@@ -308,7 +526,13 @@ export class PostgresEventStore implements EventStore {
         (expected === 'any' || first - 1 === (expected === 'no_stream' ? 0 : expected));
       if (!sameBatch) throw new DuplicateEventIdError(stream);
       const last = stored[stored.length - 1] as (typeof rows)[number];
-      return { version: Number(last.version), position: Number(last.global_position) };
+      // As the first answer was: the retry is recognised, not appended again.
+      const at = last.recorded_at;
+      return {
+        version: Number(last.version),
+        position: Number(last.global_position),
+        recordedAt: at instanceof Date ? at : new Date(at),
+      };
     }
     const current = await this.db
       .selectFrom('streams')
@@ -354,5 +578,22 @@ export class PostgresEventStore implements EventStore {
     this.listeners.clear();
   }
 }
+
+/** The batch's rows as a row source: one event as plain parameters (no arrays to encode), more via unnest. */
+function batchOf(events: readonly NewEvent[]): RawBuilder<unknown> {
+  const only = events[0] as NewEvent;
+  return events.length === 1
+    ? sql`select ${only.id}::uuid as event_id, ${only.type}::text as type, ${only.schemaVersion ?? 1}::int as schema_version,
+            ${JSON.stringify(only.data)}::jsonb as data, ${JSON.stringify(only.metadata)}::jsonb as metadata, 1::bigint as ord`
+    : sql`select * from unnest(
+            ${events.map((e) => e.id)}::uuid[], ${events.map((e) => e.type)}::text[],
+            ${events.map((e) => e.schemaVersion ?? 1)}::int[],
+            ${events.map((e) => JSON.stringify(e.data))}::jsonb[],
+            ${events.map((e) => JSON.stringify(e.metadata))}::jsonb[]
+          ) with ordinality as e(event_id, type, schema_version, data, metadata, ord)`;
+}
+
+/** Division by zero: how the one-statement `appendMany` refuses a later stream after an earlier one. */
+const INCOMPLETE = '22012';
 
 class NoAppend extends Error {}

@@ -1,4 +1,4 @@
-import type { Transaction } from 'kysely';
+import type { RawBuilder, Transaction } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import type { RecordedEvent } from '../events/event-store.ts';
 
@@ -18,6 +18,16 @@ export interface Projection {
   /** Receives every event, whatever its type (catalogs, fan-out). */
   readonly handlesAll?: boolean;
   handle(event: RecordedEvent, trx: Transaction<Database>): Promise<void>;
+  /**
+   * Optional (issue 14): `handle`'s effect for one event as data-modifying CTEs of the append's own
+   * statement, so an append and its inline projections are one statement (atomic by itself: no BEGIN, no
+   * COMMIT, one round trip). The CTEs read the event's row from `ins` (`version`, `global_position`,
+   * `recorded_at`) and must write nothing when `ins` is empty (the append was refused); `event.recordedAt`
+   * and positions are unknown here (use `ins`), `event.version` is the one being written. Sibling CTEs see
+   * the tables as they were before the statement: a later projection reads what an earlier one wrote
+   * through `written` (table name to the CTE returning the written row). `undefined`: use `handle`.
+   */
+  fused?(event: RecordedEvent, written: Map<string, string>): RawBuilder<unknown>[] | undefined;
   /**
    * Optional: applies a run of events (commit order, only types this projection handles) in a few
    * multi-row statements. Must leave the read model exactly as `handle` applied to each event in order

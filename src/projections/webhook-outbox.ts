@@ -97,6 +97,70 @@ export const webhookOutboxProjection: Projection = {
   },
 
   /**
+   * `handle` as CTEs of the append's statement (issue 14; see Projection.fused): the same statement with the
+   * event's row (`ins`) for its time and as the guard, and the charge's snapshot from the row the
+   * transactions projection writes in the same statement (sibling CTEs cannot see it in the table).
+   */
+  fused(recorded, written) {
+    const event = decodeTransactionEvent(recorded);
+    const status = statusAfter(event.type);
+    if (status === null) return [];
+    const id = event.data.transaction_id;
+    const version = recorded.version;
+    const charge =
+      event.type === 'Transaction.Reserved'
+        ? [
+            sql`wo_state as (
+        insert into webhook_charge_states (transaction_id, tenant_id, livemode, callback_url, status, sequence)
+        select ${id}, ${event.data.tenant_id}, ${event.data.livemode}, ${event.data.callback_url}, ${status},
+          ${version} from ins
+        on conflict (transaction_id) do nothing)`,
+            sql`wo_charge as (
+        select ${event.data.tenant_id}::text as tenant_id, ${event.data.livemode}::boolean as livemode,
+          ${event.data.callback_url}::text as callback_url, null::text as previous from ins)`,
+          ]
+        : [
+            sql`wo_state as (
+        update webhook_charge_states as s set status = ${status}, sequence = ${version}
+        from webhook_charge_states as old, ins
+        where old.transaction_id = s.transaction_id and s.transaction_id = ${id} and s.sequence < ${version}
+        returning old.status as previous, s.tenant_id, s.livemode, s.callback_url)`,
+            sql`wo_charge as (select tenant_id, livemode, callback_url, previous from wo_state
+        where previous <> ${status})`,
+          ];
+    const row = written.get('transactions');
+    const snapshot = row
+      ? sql`(select to_jsonb(r) from ${sql.table(row)} r where r.id = ${id} and r.sequence = ${version})`
+      : sql`(select to_jsonb(t) from transactions t where t.id = ${id} and t.sequence = ${version})`;
+    return [
+      ...charge,
+      sql`wo_destinations as (
+        select 'endpoint' as destination, e.id as endpoint_id, null::text as callback_url
+        from wo_charge c join webhook_endpoints e
+          on e.tenant_id = c.tenant_id and e.mode = case when c.livemode then 'live' else 'test' end
+          and e.enabled and e.deleted_at is null
+        union all
+        select 'callback', null, c.callback_url from wo_charge c where c.callback_url is not null)`,
+      sql`wo_message as (
+        insert into webhook_messages (id, event_id, type, tenant_id, livemode, transaction_id, sequence,
+          status, previous_status, occurred_at, snapshot, body)
+        select ${webhookMessageId(recorded.id)}, ${recorded.id},
+          ${event.type === 'Transaction.Reserved' ? 'transaction.created' : 'transaction.updated'}, c.tenant_id,
+          c.livemode, ${id}, ${version}, ${status}, c.previous, ins.recorded_at, ${snapshot}, null
+        from wo_charge c cross join ins
+        where exists (select 1 from wo_destinations)
+        on conflict (event_id) do nothing
+        returning id, tenant_id, occurred_at)`,
+      sql`wo_deliveries as (
+        insert into webhook_deliveries (id, message_id, tenant_id, transaction_id, destination, endpoint_id,
+          callback_url, status, attempts, next_attempt_at, created_at, updated_at)
+        select 'whd_' || replace(gen_random_uuid()::text, '-', ''), m.id, m.tenant_id, ${id},
+          d.destination, d.endpoint_id, d.callback_url, 'pending', 0, m.occurred_at, m.occurred_at, m.occurred_at
+        from wo_message m cross join wo_destinations d)`,
+    ];
+  },
+
+  /**
    * A batch: reservations insert their charge states in one statement; every state the batch touches is
    * then read once and folded in memory in commit order with the same rules as `handle` (guarded by the
    * stream version; a message only when the status changes); changed states are written back in one

@@ -257,6 +257,8 @@ describe('creation outcomes (SPEC 3.1, 4.1, 4.2, 7)', () => {
     assert.equal(statuses.filter((s) => s === 201).length, 1);
     assert.equal(new Set(responses.map((r) => r.body.data.id)).size, 1);
     assert.equal(sim.calls, calls + 1);
+    // The read model, once the async runner (TEST_PROJECTIONS=async) has applied the log.
+    await app.settle();
     const rows = await app.gateway.ctx.db
       .selectFrom('transactions')
       .select('id')

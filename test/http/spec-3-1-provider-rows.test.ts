@@ -628,15 +628,27 @@ describe('SPEC 7 rules: a local block after reservation (issue 13 item 6)', () =
       { CREDENTIALS_ENCRYPTION_KEY: String(key), PROVIDER_TIMEOUT_MS: String(PROVIDER_TIMEOUT_MS) },
       (gw) => {
         const store = gw.ctx.store;
-        const append = store.append.bind(store);
-        store.append = async (stream, events, expected) => {
-          const result = await append(stream, events, expected);
+        const held = async (stream: string, events: readonly { type: string }[]) => {
           if (events.some((e) => e.type === 'Transaction.Reserved')) {
             reserved(stream.replace(/^transaction-/, ''));
             await gate;
           }
+        };
+        const append = store.append.bind(store);
+        store.append = async (stream, events, expected) => {
+          const result = await append(stream, events, expected);
+          await held(stream, events);
           return result;
         };
+        // A new charge's Reserved commits with its idempotency claim (issue 14, SPEC 3.1).
+        const appendMany = store.appendMany?.bind(store);
+        if (appendMany) {
+          store.appendMany = async (appends) => {
+            const results = await appendMany(appends);
+            for (const a of appends) await held(a.stream, a.events);
+            return results;
+          };
+        }
       },
       world.app.db,
     );

@@ -4,10 +4,18 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { SCOPES } from '../../src/aggregates/access.ts';
 import { issueApiKey } from '../../src/commands/api-keys.ts';
+import {
+  claimIdempotencyKey,
+  idempotencyStream,
+  type JsonValue,
+  readClaim,
+} from '../../src/commands/idempotency.ts';
 import { type AdapterDecorator, decorateProviderAdapters } from '../../src/commands/provider-adapter.ts';
 import { createProvider, providerDeps } from '../../src/commands/providers.ts';
 import { createRoutingRule } from '../../src/commands/routing-rules.ts';
 import { createUser, identityDeps } from '../../src/commands/users.ts';
+import { sha256Hex } from '../../src/crypto/secrets.ts';
+import { newId } from '../../src/ids.ts';
 import {
   ADMIN_EMAIL,
   ADMIN_PASSWORD,
@@ -146,6 +154,42 @@ describe('issue 12 item 1: test and live keep apart idempotency records (SPEC 4 
     // Another body in the other mode is a new request too, never a conflict with the live record.
     const third = await post(test_.key, '/v1/pix', `${key}-x`, pixBody());
     assert.equal(third.status, 201, third.text);
+  });
+
+  test('issue 12, 14, SPEC 5.2: a test claim stored at the mode-less id before issue 12 is completed and replayed by the test key; the live key gets 409', async () => {
+    // The claim a pre-issue-12 gateway left: the mode-less (live) id, a test reservation, no Reserved yet.
+    const body = pixBody();
+    const donorKey = `donor-${randomUUID()}`;
+    created(await post(test_.key, '/v1/pix', donorKey, body));
+    const donor = await readClaim(commandDeps(app.gateway.ctx), test_.tenantId, donorKey, false);
+    assert.ok(donor);
+    const reserve = donor.payload.reserve as Record<string, JsonValue>;
+    const key = `legacy-${randomUUID()}`;
+    const transactionId = newId('txn');
+    await claimIdempotencyKey(
+      commandDeps(app.gateway.ctx),
+      {
+        scope: test_.tenantId,
+        key,
+        method: 'POST',
+        route: '/v1/pix',
+        body: reserve.request,
+        resourceId: transactionId,
+        payload: { reserve: { ...reserve, transactionId, idempotencyKeySha256: sha256Hex(key) } },
+      },
+      { actor: 'system:test', livemode: false },
+    );
+    const completed = await post(test_.key, '/v1/pix', key, body);
+    assert.equal(completed.status, 201, completed.text);
+    assert.equal(completed.body.data.id, transactionId);
+    const again = await post(test_.key, '/v1/pix', key, body);
+    replayed(again);
+    assert.equal(again.body.data.id, transactionId);
+    // Nothing was claimed at the test-mode id: the legacy claim is the record.
+    assert.equal(await streamLength(idempotencyStream(test_.tenantId, key, false)), 0);
+    const liveTry = await post(live.key, '/v1/pix', key, body);
+    assert.equal(liveTry.status, 409, liveTry.text);
+    assert.equal(liveTry.body.error.code, 'idempotency_conflict');
   });
 
   test('SPEC 4 common rules: 20 concurrent requests alternating test and live keys with one Idempotency-Key make one charge per mode', async () => {

@@ -19,7 +19,7 @@ import { auditProjection } from '../../src/projections/audit.ts';
 import { inlineProjections } from '../../src/projections/index.ts';
 import { ProjectionRunner } from '../../src/projections/projection-runner.ts';
 import { transactionsProjection } from '../../src/projections/transactions.ts';
-import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { createPgliteDatabase, createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import {
   type ChargeKind,
   chargeKind,
@@ -31,7 +31,7 @@ import {
 const metadata = { actor: 'system:test', request_id: 'req_transactions' };
 const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id);
 
-async function readModels(t: TestDatabase) {
+async function readModels(t: Pick<TestDatabase, 'db'>) {
   return {
     transactions: await t.db.selectFrom('transactions').selectAll().orderBy('id').execute(),
     requests: await t.db.selectFrom('transaction_requests').selectAll().orderBy('transaction_id').execute(),
@@ -56,7 +56,7 @@ function storedSignature(id: string): string {
 }
 
 /** The read models computed from the log alone: every `transaction-` stream folded with the decider. */
-async function foldOfStreams(t: TestDatabase, store: PostgresEventStore) {
+async function foldOfStreams(t: Pick<TestDatabase, 'db'>, store: PostgresEventStore) {
   const registry = createEventRegistry();
   const { rows } = await sql<{ stream_id: string }>`
     select stream_id from streams where stream_id like 'transaction-%'`.execute(t.db);
@@ -285,5 +285,59 @@ describe('transactions read model (SPEC 2.2, 2.3, 4.3; DESIGN.md "Projections")'
       }
     });
     assert.deepEqual(await readModels(t), before);
+  });
+});
+
+// Issue 14: an append and its inline projections are one statement (Projection.fused); the embedded store
+// runs the same SQL, so the same property holds on PGlite.
+describe('transactions read model on PGlite (embedded; issue 14 one-statement appends)', () => {
+  let t: Awaited<ReturnType<typeof createPgliteDatabase>>;
+  let store: PostgresEventStore;
+  let deps: CommandDeps;
+  let clock = new Date('2026-03-01T12:00:00.000Z').getTime();
+
+  beforeAll(async () => {
+    useDocumentSigningSecret(SECRET);
+    t = await createPgliteDatabase();
+    store = new PostgresEventStore(t.db, inlineProjections);
+    deps = { store, registry: createEventRegistry(), now: () => new Date(clock) };
+  });
+  afterAll(() => t.drop());
+
+  test('property: after random command sequences the read model equals the fold of the streams', async () => {
+    const charge = fc.record({
+      kind: chargeKind,
+      steps: fc.array(randomStep, { minLength: 1, maxLength: 8 }),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(charge, { minLength: 1, maxLength: 3 }), async (charges) => {
+        for (const c of charges) {
+          const id = newId('txn');
+          for (const step of c.steps) {
+            clock += step.advanceSeconds * 1000;
+            const current = fold(
+              transaction,
+              (await store.read(`transaction-${id}`)).map((r) => deps.registry.decode(r) as TransactionEvent),
+            ).status;
+            const command =
+              current === 'none' ? reserveCommand(id, c.kind) : commandOfStep(step, id, c.kind, current);
+            try {
+              await handleCommand(deps, transaction, `transaction-${id}`, command, { metadata });
+            } catch (error) {
+              if (!(error instanceof DomainError)) throw error;
+            }
+          }
+        }
+        // PGlite hands bigint columns back as numbers, pg as strings.
+        const stored = await readModels(t);
+        const transactions = stored.transactions.map((r) => ({
+          ...r,
+          amount: String(r.amount),
+          sequence: String(r.sequence),
+        }));
+        assert.deepEqual({ ...stored, transactions }, await foldOfStreams(t, store));
+      }),
+      { numRuns: 5 },
+    );
   });
 });

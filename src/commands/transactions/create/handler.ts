@@ -1,9 +1,12 @@
+import { randomUUID } from 'node:crypto';
+import type { Selectable } from 'kysely';
 import { DomainError, isDomainError } from '../../../aggregates/decider.ts';
 import {
   type BoletoOptions,
   type ChargeMethod,
   type ReserveTransaction,
   saoPauloDate,
+  type TransactionEvent,
   type TransactionRequestSnapshot,
   type TransactionState,
   transaction,
@@ -11,9 +14,11 @@ import {
 import { policyOf } from '../../../aggregates/transaction-policies/index.ts';
 import type { Config } from '../../../config.ts';
 import { sha256Hex } from '../../../crypto/secrets.ts';
-import type { EventMetadata } from '../../../events/event-store.ts';
+import type { TransactionsTable } from '../../../db/schema.ts';
+import type { EventMetadata, NewEvent } from '../../../events/event-store.ts';
 import type { AppContext } from '../../../http/context.ts';
 import { newId } from '../../../ids.ts';
+import { transactionRowFromState } from '../../../projections/transactions.ts';
 import type { PortCharge, ProviderCustomer } from '../../../providers/port.ts';
 import { resolveProviderFor } from '../../../routing/resolve-provider.ts';
 import { simulatorEnabled } from '../../../routing/simulator.ts';
@@ -21,7 +26,9 @@ import { checkDestinationSyntax, destinationPolicy } from '../../../webhooks/ssr
 import { type CommandDeps, handleCommand } from '../../command-handler.ts';
 import { resolveCostCenter } from '../../cost-centers.ts';
 import {
+  type ClaimInput,
   claimIdempotencyKey,
+  claimIdempotencyKeyWith,
   type IdempotencyClaim,
   type JsonValue,
   knownClaim,
@@ -102,7 +109,13 @@ export interface CreateChargeInput {
 
 export type ChargeOutcome =
   /** This request reserved the charge and called the provider. */
-  | { kind: 'created'; transactionId: string; state: TransactionState }
+  | {
+      kind: 'created';
+      transactionId: string;
+      state: TransactionState;
+      /** The `transactions` row the answer shows, folded without a read when the store gave the times. */
+      row?: Selectable<TransactionsTable>;
+    }
   /**
    * A replay: the stored record (status may still be processing). `state` is absent when the reservation was
    * already known to this process (then nothing is read: the caller reads the record it answers anyway).
@@ -356,15 +369,30 @@ async function completeClaim(
   });
   reservedTransactions.set(ctx.store, id, true);
   if (reserved.events.length === 0) return { kind: 'replayed', transactionId: id, state: reserved.state };
+  return recordOutcome(ctx, reserve, metadata, reserved);
+}
+
+/**
+ * The provider call and its outcome's append, by the request that appended Reserved. The answer's row is
+ * folded from what this request holds (the state after Reserved plus the outcome, the two appends' times),
+ * so the route does not read the stream back (issue 14); without those times (EventStoreDB) it reads.
+ */
+async function recordOutcome(
+  ctx: ChargeContext,
+  reserve: ReserveTransaction,
+  metadata: EventMetadata,
+  reserved: { state: TransactionState; version: number; recordedAt?: Date | undefined },
+): Promise<ChargeOutcome> {
+  const id = reserve.transactionId;
   const command = await issueAtProvider(adapterContext(ctx), reserve, portCharge(reserve), () => ctx.now());
+  let recorded: Awaited<ReturnType<typeof handleCommand<typeof command, TransactionEvent, TransactionState>>>;
   try {
-    const recorded = await handleCommand(deps(ctx), transaction, stream, command, {
+    recorded = await handleCommand(deps(ctx), transaction, transactionStream(id), command, {
       metadata,
       retryOnConflict: true,
       // Decide from the state just appended instead of reading it back; a concurrent append is a conflict.
       from: { state: reserved.state, version: reserved.version },
     });
-    return { kind: 'created', transactionId: id, state: recorded.state };
   } catch (error) {
     // SPEC 7: reserved, but the result could not be persisted. Never reprocess.
     throw new DomainError(
@@ -377,6 +405,17 @@ async function completeClaim(
       },
     );
   }
+  const state = recorded.state;
+  // The stream's first event is Reserved (its time `reserved.recordedAt`), its last the outcome just appended.
+  const row =
+    state.status !== 'none' && reserved.recordedAt && recorded.recordedAt && recorded.events.length > 0
+      ? transactionRowFromState(
+          state,
+          { recordedAt: reserved.recordedAt },
+          { recordedAt: recorded.recordedAt, version: recorded.version },
+        )
+      : undefined;
+  return { kind: 'created', transactionId: id, state, ...(row ? { row } : {}) };
 }
 
 /** `POST /v1/pix` and `POST /v1/boleto`. */
@@ -416,31 +455,44 @@ export async function createCharge(
   // pass today) and when the claim append finds the key taken; a new key costs no read.
   const known = knownClaim(deps(ctx), scope, input.idempotencyKey, input.livemode);
   if (known) return replay(known);
-  let reserve: ReserveTransaction;
+  let valid: { reserve: ReserveTransaction; events: readonly TransactionEvent[] };
   try {
-    reserve = await validReservation(ctx, input, snapshot);
+    valid = await validReservation(ctx, input, snapshot);
   } catch (error) {
     const held = await readClaim(deps(ctx), scope, input.idempotencyKey, input.livemode);
     if (!held) throw error;
     return replay(held);
   }
-
-  let claimed: Awaited<ReturnType<typeof claimIdempotencyKey>>;
+  const { reserve, events } = valid;
+  const claimInput: ClaimInput = {
+    scope,
+    livemode: input.livemode,
+    key: input.idempotencyKey,
+    method: 'POST',
+    route: input.route,
+    body: snapshot,
+    resourceId: reserve.transactionId,
+    payload: { reserve: JSON.parse(JSON.stringify(reserve)) as JsonValue },
+  };
+  const stream = transactionStream(reserve.transactionId);
+  // SPEC 3.1: the claim and Reserved (with its inline projections) commit in one SQL transaction.
+  const resource = {
+    stream,
+    events: events.map((e): NewEvent => ({ ...ctx.events.encode(e), id: randomUUID(), metadata })),
+  };
+  let claimed: Awaited<ReturnType<typeof claimIdempotencyKey>> | undefined;
   try {
-    claimed = await claimIdempotencyKey(
-      deps(ctx),
-      {
-        scope,
-        livemode: input.livemode,
-        key: input.idempotencyKey,
-        method: 'POST',
-        route: input.route,
-        body: snapshot,
-        resourceId: reserve.transactionId,
-        payload: { reserve: JSON.parse(JSON.stringify(reserve)) as JsonValue },
-      },
-      metadata,
-    );
+    const together = await claimIdempotencyKeyWith(deps(ctx), claimInput, metadata, resource);
+    if (together?.first) {
+      let state: TransactionState = transaction.initialState;
+      for (const e of events) state = transaction.evolve(state, e);
+      reservedTransactions.set(ctx.store, reserve.transactionId, true);
+      const { version, recordedAt } = together.appended;
+      return recordOutcome(ctx, reserve, metadata, { state, version, recordedAt });
+    }
+    // No multi-stream transaction (EventStoreDB): claim, then append Reserved (a crash between the two is
+    // completed by the next replay).
+    claimed = together ?? (await claimIdempotencyKey(deps(ctx), claimInput, metadata));
   } catch (error) {
     // Taken by another body: the same answer (and message) as when the claim is found first.
     if (!isDomainError(error) || error.code !== 'idempotency_conflict') throw error;
@@ -462,7 +514,7 @@ async function validReservation(
   ctx: ChargeContext,
   input: CreateChargeInput,
   snapshot: TransactionRequestSnapshot,
-): Promise<ReserveTransaction> {
+): Promise<{ reserve: ReserveTransaction; events: readonly TransactionEvent[] }> {
   // SPEC 4.1 legacy replay: only a stored record may lack phone or address; a new attempt needs both.
   if (input.body.customer.phone === undefined) {
     throw invalid('customer.phone', 'customer.phone is required for a new charge.');
@@ -518,5 +570,6 @@ async function validReservation(
   };
   const precheck = transaction.decide(reserve, transaction.initialState, { now });
   if (isDomainError(precheck)) throw precheck;
-  return reserve;
+  // The decider's own events for the reservation, appended with the claim.
+  return { reserve, events: precheck };
 }

@@ -66,7 +66,10 @@ export function registerCreateRoutes(app: HttpServer, ctx: AppContext): void {
       throw error;
     }
     // DESIGN.md "A command answers from its own fold": in async mode the read model may not have it yet.
-    const row = await findTransactionRow(ctx, outcome.transactionId);
+    // A creation brings its fold along (issue 14: no read back); a replay reads the stored record (SPEC 5).
+    const row =
+      (outcome.kind === 'created' ? outcome.row : undefined) ??
+      (await findTransactionRow(ctx, outcome.transactionId));
     if (!row) throw new Error(`transaction ${outcome.transactionId} missing from its stream`);
     const view = await toTransactionView(ctx, row);
     if (outcome.kind === 'replayed') {
