@@ -91,7 +91,7 @@ describe('SPEC 9: one SDK method per operation of /openapi.json', () => {
         const schema = (op.requestBody as { content: Record<string, { schema: DocSchema }> }).content[
           'application/json'
         ]?.schema;
-        // A nullable body is documented as anyOf [object, null]; the SDK's schema as optional/nullable.
+        // A nullable body is documented with anyOf [object, null]; the SDK's schema as optional/nullable.
         const documented = schema?.properties ?? schema?.anyOf?.find((s) => s.properties)?.properties;
         let own: z.ZodType = sdk.body;
         while ('unwrap' in own && typeof own.unwrap === 'function') own = own.unwrap() as z.ZodType;

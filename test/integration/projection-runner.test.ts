@@ -167,7 +167,7 @@ describe('projection runner (DESIGN.md "Projections")', () => {
     const released = new Promise<void>((r) => {
       release = r;
     });
-    // An open transaction with an id holds the snapshot's xmin below the append (as any busy cluster does).
+    // An open transaction with an id holds the snapshot's xmin below the append, as on a busy cluster.
     let holding: () => void = () => {};
     const held = new Promise<void>((r) => {
       holding = r;
