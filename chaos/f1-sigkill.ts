@@ -13,7 +13,6 @@ import {
   ackedOnceVerdict,
   auditReplay,
   auditVerdict,
-  background,
   type ChaosOptions,
   checkLedger,
   createChaosDatabase,
@@ -28,7 +27,7 @@ import {
   printVerdicts,
   scratchDir,
   seed,
-  sleep,
+  sigkillSupervisor,
   type Verdict,
 } from './support.ts';
 
@@ -54,21 +53,8 @@ export async function runF1(opts: ChaosOptions): Promise<boolean> {
   const started = Date.now();
   const loadUntil = started + opts.seconds * 1000;
   const prefix = `f1${started.toString(36)}`;
-  const restarts: number[] = [];
-  const uptimes: number[] = [];
-  let kills = 0;
-  let supervising = true;
-  const supervisor = background(async () => {
-    while (supervising && Date.now() < loadUntil) {
-      const up = Date.now();
-      await sleep(3_000 + Math.random() * 2_000);
-      if (!supervising || Date.now() >= loadUntil) break;
-      await gateway.kill('SIGKILL');
-      uptimes.push(Date.now() - up);
-      kills++;
-      restarts.push(await gateway.start());
-    }
-  });
+  const supervisor = sigkillSupervisor(gateway, { until: loadUntil, minMs: 3_000, maxMs: 5_000 });
+  const { restarts, uptimes } = supervisor;
   const load = idempotentCreateLoad({
     baseUrl: () => gateway.baseUrl,
     apiKey: tenant.keys.writer.key,
@@ -78,10 +64,9 @@ export async function runF1(opts: ChaosOptions): Promise<boolean> {
     drainUntil: loadUntil + DRAIN_MS,
     abort: () => gateway.child === undefined,
   });
-  const loadResult = await load.finally(() => {
-    supervising = false;
-  });
+  const loadResult = await load.finally(() => supervisor.stop());
   await supervisor.join();
+  const kills = uptimes.length;
   const elapsed = (Date.now() - started) / 1000;
   log(
     `F1: ${loadResult.requests} requests, ${loadResult.acked.length} acknowledged, ${kills} SIGKILLs in ${fmt(elapsed)} s`,

@@ -726,7 +726,8 @@ export async function runF5(opts: ChaosOptions): Promise<boolean> {
           const tenant =
             r.key === 'a1' ? world.tenants.a1 : r.key === 'b' ? world.tenants.b : world.tenants.a;
           if (id) allowedStreams.add(`transaction-${id}`);
-          if (idemKey) allowedStreams.add(idempotencyStream(tenant, idemKey));
+          // Claims are kept per mode (issue 12): `aLive` is the one live key of the world.
+          if (idemKey) allowedStreams.add(idempotencyStream(tenant, idemKey, r.key === 'aLive'));
         }
       }
     }

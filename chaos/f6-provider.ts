@@ -33,7 +33,6 @@ import {
   type Acked,
   auditReplay,
   auditVerdict,
-  background,
   type ChaosOptions,
   Counter,
   call,
@@ -50,6 +49,7 @@ import {
   printVerdicts,
   scratchDir,
   seed,
+  sigkillSupervisor,
   sleep,
   type Verdict,
   withDb,
@@ -343,21 +343,8 @@ export async function runF6(opts: ChaosOptions): Promise<boolean> {
   const started = Date.now();
   const loadUntil = started + opts.seconds * 1000;
   const prefix = `f6${started.toString(36)}`;
-  const restarts: number[] = [];
-  const uptimes: number[] = [];
-  let kills = 0;
-  let supervising = true;
-  const supervisor = background(async () => {
-    while (supervising && Date.now() < loadUntil) {
-      const up = Date.now();
-      await sleep(3_000 + Math.random() * 3_000);
-      if (!supervising || Date.now() >= loadUntil) break;
-      await gateway.kill('SIGKILL');
-      uptimes.push(Date.now() - up);
-      kills++;
-      restarts.push(await gateway.start());
-    }
-  });
+  const supervisor = sigkillSupervisor(gateway, { until: loadUntil, minMs: 3_000, maxMs: 6_000 });
+  const { restarts, uptimes } = supervisor;
   const load = await providerLoad({
     baseUrl: () => gateway.baseUrl,
     apiKey: liveKey,
@@ -366,10 +353,9 @@ export async function runF6(opts: ChaosOptions): Promise<boolean> {
     loadUntil,
     drainUntil: loadUntil + DRAIN_MS,
     abort: () => gateway.child === undefined,
-  }).finally(() => {
-    supervising = false;
-  });
+  }).finally(() => supervisor.stop());
   await supervisor.join();
+  const kills = uptimes.length;
   if (!gateway.child) await gateway.start();
   log(`F6: ${load.requests} requests, ${load.acked.length} keys acknowledged, ${kills} SIGKILLs`);
 

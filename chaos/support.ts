@@ -67,6 +67,37 @@ export function background(fn: () => Promise<void>): { join(): Promise<void> } {
   };
 }
 
+/**
+ * SIGKILLs `gateway` a random `minMs`..`maxMs` after each (re)start until `until` or `stop()`, restarting it
+ * at once (F1, F6). `uptimes` are the lives it cut short, `restarts` the ms each restart took to be ready.
+ */
+export function sigkillSupervisor(
+  gateway: GatewayProcess,
+  opts: { until: number; minMs: number; maxMs: number },
+): { uptimes: number[]; restarts: number[]; stop(): void; join(): Promise<void> } {
+  const uptimes: number[] = [];
+  const restarts: number[] = [];
+  let supervising = true;
+  const running = background(async () => {
+    while (supervising && Date.now() < opts.until) {
+      const up = Date.now();
+      await sleep(opts.minMs + Math.random() * (opts.maxMs - opts.minMs));
+      if (!supervising || Date.now() >= opts.until) break;
+      await gateway.kill('SIGKILL');
+      uptimes.push(Date.now() - up);
+      restarts.push(await gateway.start());
+    }
+  });
+  return {
+    uptimes,
+    restarts,
+    stop: () => {
+      supervising = false;
+    },
+    join: () => running.join(),
+  };
+}
+
 export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
@@ -696,7 +727,7 @@ export interface LedgerCheck {
 
 /**
  * "Every acknowledged charge exists exactly once, no charge exists twice": each acknowledged key has its
- * idempotency claim (stream `idempotency-<tenant>-<sha256(key)>`), naming the transaction id the client was
+ * idempotency claim (stream `idempotency-<tenant>-test-<sha256(key)>`), naming the transaction id the client was
  * answered, whose row is in the read model; no reference appears on two rows; the read model has one row
  * per transaction stream.
  */
@@ -721,7 +752,8 @@ export async function checkLedger(
     const byId = new Map(txns.map((t) => [t.id, t]));
     const missing: string[] = [];
     for (const a of load.acked) {
-      const claimed = claims.get(idempotencyStream(tenantId, a.key));
+      // The load's keys are the seed's test keys: their claims live in the test-mode stream (issue 12).
+      const claimed = claims.get(idempotencyStream(tenantId, a.key, false));
       const row = byId.get(a.transactionId);
       if (claimed !== a.transactionId || !row || row.reference !== a.reference) missing.push(a.key);
     }
