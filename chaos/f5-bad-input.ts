@@ -58,6 +58,7 @@ const MISSING_IDS = [
   'txn_01zzzzzzzzzzzzzzzzzzzzzzzz',
   'txn_00000000000000000000000000',
 ];
+const MISSING_TENANT = 'ten_01aaaaaaaaaaaaaaaaaaaaaaaa';
 
 interface World {
   tenants: Record<'a' | 'a1' | 'b', string>;
@@ -429,7 +430,9 @@ function requests(world: World): fc.Arbitrary<Req> {
             idem: 'auto',
           };
         default: {
-          const other = key === 'b' ? world.tenants.a : key === 'a1' ? world.tenants.a : world.tenants.b;
+          // The list probe asks for another tree's tenant, or (with a missing id) a tenant that exists nowhere.
+          const foreignTenant = key === 'b' || key === 'a1' ? world.tenants.a : world.tenants.b;
+          const other = MISSING_IDS.includes(id) ? MISSING_TENANT : foreignTenant;
           return {
             ...base,
             method: 'GET',
