@@ -317,6 +317,75 @@ describe('SPEC 4.8 due date through the provider (wire doc 2.7, Command 1)', () 
     assert.equal(await calls(id, 'change_due_date'), 1, 'one change');
   });
 
+  test('uncertain but applied at the provider: a refresh reads the pending date and records the change, nothing sent again', async () => {
+    const { id } = await pendingCharge(BOLETO);
+    const before = await read(BOLETO, id);
+    const due = addDays(today(), 37);
+    await fault('change_due_date', id, { type: 'reset' }, true);
+    assert.equal((await moveDue(id, due)).status, 202);
+    const emulated = await remote(id);
+    assert.equal(emulated.boleto?.dueDate, due, 'the provider did change it');
+
+    // SPEC 3.1, 4.6: the refresh answers the provider's state; SPEC 4.8: the change is the one requested.
+    const res = await world.app.request('POST', `/v1/transactions/${id}/refresh`, {
+      headers: { 'x-api-key': keyOf(world, BOLETO) },
+    });
+    assert.equal(res.status, 200, res.text);
+    const data = res.body.data;
+    assert.equal(data.status, 'pending');
+    assert.equal(data.boleto_due_date, due);
+    assert.equal(data.boleto_digitable_line, emulated.boleto?.digitableLine);
+    assert.notEqual(data.boleto_digitable_line, before.boleto_digitable_line);
+    assert.notEqual(data.boleto_barcode, before.boleto_barcode);
+    // SPEC 2.2: the boleto's Pix valid until the end of the new due day in Brasilia.
+    assert.equal(data.boleto_pix_expires_at, new Date(`${due}T23:59:59-03:00`).toISOString());
+    const changes = (await eventsOf(id)).filter((e) => e.type === 'Transaction.DueDateChanged');
+    assert.equal(changes.length, 1, 'the change recorded once');
+    assert.deepEqual(
+      {
+        due: (changes[0]?.data as Record<string, unknown>).boleto_due_date,
+        previous: (changes[0]?.data as Record<string, unknown>).previous_due_date,
+      },
+      { due, previous: before.boleto_due_date },
+    );
+
+    // Nothing is left pending: the reconciler has nothing to settle, and the same request is a no-op.
+    const tick = await reconcileLater();
+    assert.ok(!tick.settled.includes(id) && !tick.open.includes(id), JSON.stringify(tick));
+    const again = await moveDue(id, due);
+    assert.equal(again.status, 200, again.text);
+    assert.equal(again.body.data.boleto_due_date, due);
+    assert.equal(await calls(id, 'change_due_date'), 1, 'one change');
+  });
+
+  test('a change pending and a third date at the provider: the refresh still fails (502), the change stays pending', async () => {
+    const { id } = await pendingCharge(BOLETO);
+    const before = await read(BOLETO, id);
+    const due = addDays(today(), 39);
+    await fault('change_due_date', id, { type: 'reset' }, true);
+    assert.equal((await moveDue(id, due)).status, 202);
+    // Every read now shows a due date that is neither the stored one nor the pending one.
+    await world.control.fault({
+      operation: 'query',
+      reference: id,
+      times: null,
+      fault: { type: 'artifacts', field: 'due_date' },
+    });
+    const res = await world.app.request('POST', `/v1/transactions/${id}/refresh`, {
+      headers: { 'x-api-key': keyOf(world, BOLETO) },
+    });
+    // SPEC 4.6: a diverging query is 502 provider_refresh_failed with that query's diagnostics.
+    assertError(res, 502, 'provider_refresh_failed');
+    assert.equal(res.body.error.transaction_id, id);
+    assert.equal(res.body.error.provider_http_status, 200);
+    const after = await read(BOLETO, id);
+    assert.equal(after.boleto_due_date, before.boleto_due_date);
+    assert.equal(after.boleto_digitable_line, before.boleto_digitable_line);
+    assert.ok(!(await eventsOf(id)).some((e) => e.type === 'Transaction.DueDateChanged'));
+    // Still pending: another date is refused while it awaits the provider (SPEC 4.8, one change at a time).
+    assertError(await moveDue(id, addDays(today(), 50)), 409, 'conflict');
+  });
+
   test('uncertain and nobody asks again: the reconciler settles the change (503: not done, sent once more)', async () => {
     const { id } = await pendingCharge(BOLETO);
     const due = addDays(today(), 35);

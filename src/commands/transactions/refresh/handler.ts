@@ -1,3 +1,4 @@
+import { isDomainError } from '../../../aggregates/decider.ts';
 import {
   type Diagnostics,
   type RefreshCommand,
@@ -17,6 +18,7 @@ import {
   type ResolvedExternal,
   resolveExternalAdapter,
 } from '../../provider-adapter.ts';
+import { dueDateChangeRead } from '../shared/provider-changes.ts';
 import { transactionStream } from '../shared/stream.ts';
 import { settleDuplicateRefund } from './duplicate-refund.ts';
 
@@ -216,13 +218,17 @@ async function lookUpByReference(external: ResolvedExternal, state: TransactionF
 
 type Read =
   | { readonly kind: 'read'; readonly charge: RemoteCharge }
-  | { readonly kind: 'failed'; readonly diagnostics: Diagnostics };
+  | { readonly kind: 'failed'; readonly diagnostics: Diagnostics; readonly mismatch: boolean };
 
-/** One `query` of the external id; the adapter refuses an answer about another charge (SPEC 4.6). */
+/**
+ * One `query` of the external id; the adapter refuses an answer about another charge (SPEC 4.6), and for a
+ * boleto one with another due date than `dueDate` (the stored one unless said otherwise).
+ */
 async function readRemote(
   external: ResolvedExternal,
   state: TransactionFacts,
   providerReference: string,
+  dueDate: string | null = state.boletoDueDate,
 ): Promise<Read> {
   const reserved = state.reserved;
   try {
@@ -232,15 +238,15 @@ async function readRemote(
         method: reserved.method,
         amount: reserved.amount,
         providerReference,
-        boletoDueDate: policyOf(reserved.method).dueDate ? state.boletoDueDate : null,
+        boletoDueDate: policyOf(reserved.method).dueDate ? dueDate : null,
       },
       external.context(),
     );
     return outcome.kind === 'issued'
       ? { kind: 'read', charge: outcome.charge }
-      : { kind: 'failed', diagnostics: outcome.diagnostics };
+      : { kind: 'failed', diagnostics: outcome.diagnostics, mismatch: outcome.reason === 'mismatch' };
   } catch {
-    return { kind: 'failed', diagnostics: diagnosticsFor('connection', null, null) };
+    return { kind: 'failed', diagnostics: diagnosticsFor('connection', null, null), mismatch: false };
   }
 }
 
@@ -252,8 +258,47 @@ async function readAndApply(
   metadata: EventMetadata,
 ): Promise<RefreshOutcome> {
   const read = await readRemote(external, state, providerReference);
-  if (read.kind !== 'read') return read;
-  return apply(ctx, external, state, read.charge, metadata);
+  if (read.kind === 'read') return apply(ctx, external, state, read.charge, metadata);
+  const changed = await settlePendingDueDate(ctx, external, state, providerReference, metadata);
+  if (changed === null) return { kind: 'failed', diagnostics: read.diagnostics };
+  return apply(ctx, external, changed.state, changed.charge, metadata);
+}
+
+/**
+ * Issue 13 item 7 with 4.8: a boleto whose due-date change is pending (its answer was lost) and that the
+ * provider did apply reads with the new date, which the first read refuses as a mismatch. Read again
+ * expecting the pending date: when it agrees, the change is recorded as applied (the settler's own
+ * `change_due_date`, ../shared/provider-changes.ts) and the refresh goes on from there. Anything else (a
+ * third date, another amount, a failed read, a change the decider no longer takes, such as a date now in
+ * the past) answers null: the first read's failure stands, as before. The second read happens only for a
+ * mismatch with a change pending, so every other refresh still costs one query.
+ */
+async function settlePendingDueDate(
+  ctx: RefreshContext,
+  external: ResolvedExternal,
+  state: TransactionFacts,
+  providerReference: string,
+  metadata: EventMetadata,
+): Promise<{ state: TransactionFacts; charge: RemoteCharge } | null> {
+  const pending = state.pendingDueDate;
+  if (pending === null || state.status !== 'pending') return null;
+  const read = await readRemote(external, state, providerReference, pending);
+  if (read.kind !== 'read') return null;
+  try {
+    const changed = await handleCommand(
+      ctx.deps,
+      transaction,
+      transactionStream(state.reserved.transaction_id),
+      dueDateChangeRead(state, pending, read.charge),
+      // A settler that got there first leaves the same date: re-decided, a no-op.
+      { metadata, retryOnConflict: true },
+    );
+    if (changed.state.status === 'none') return null;
+    return { state: changed.state, charge: read.charge };
+  } catch (error) {
+    if (isDomainError(error)) return null;
+    throw error;
+  }
 }
 
 /** Applies what a read reports; then what the same read owes (the double payment's Pix refund). */

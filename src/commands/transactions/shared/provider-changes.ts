@@ -188,6 +188,23 @@ function boletoChange(
   };
 }
 
+/**
+ * A due-date change the provider shows applied (its read carries the new date): what the settler records,
+ * also used by a refresh that reads it first (../refresh/handler.ts).
+ */
+export function dueDateChangeRead(
+  state: TransactionFacts,
+  dueDate: string,
+  read: RemoteCharge,
+): TransactionCommand {
+  return {
+    kind: 'change_due_date',
+    dueDate,
+    expiresAt: state.artifacts.expires_at,
+    artifacts: boletoChange(read.artifacts, state, dueDate),
+  };
+}
+
 const dueDatePending = (dueDate: string, diagnostics: Diagnostics): Attempt => ({
   kind: 'pending',
   command: { kind: 'due_date_unconfirmed', dueDate, diagnostics },
@@ -226,15 +243,7 @@ export async function dueDateAttempt(
     const remote = read.charge.boletoDueDate;
     if (remote === dueDate) {
       // Already moved: recorded from the read, nothing sent again.
-      return {
-        kind: 'confirmed',
-        command: {
-          kind: 'change_due_date',
-          dueDate,
-          expiresAt: state.artifacts.expires_at,
-          artifacts: boletoChange(read.charge.artifacts, state, dueDate),
-        },
-      };
+      return { kind: 'confirmed', command: dueDateChangeRead(state, dueDate, read.charge) };
     }
     // A third date (changed elsewhere) is not ours to overwrite blindly: left pending for a person.
     if (remote !== state.boletoDueDate)
