@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { SCOPES } from '../../src/aggregates/access.ts';
 import { issueApiKey } from '../../src/commands/api-keys.ts';
 import { type ProviderEmulator, startProviderEmulator } from '../../src/providers/emulator/server.ts';
@@ -121,6 +122,55 @@ export async function startExternalProviderWorld(): Promise<ExternalProviderWorl
       await app.close();
       await emulator.close();
     },
+  };
+}
+
+/**
+ * The world of a test file: started before its tests, closed after them, the emulator's faults, charges and
+ * calls cleared before each test. Returned before it starts, so it can be bound at the top of the file; its
+ * fields are read at test time (reading one outside a test or hook throws).
+ */
+export function useExternalProviderWorld(): ExternalProviderWorld {
+  let current: ExternalProviderWorld | undefined;
+  const started = (): ExternalProviderWorld => {
+    if (!current) throw new Error('the provider emulator world is read before its beforeAll ran');
+    return current;
+  };
+  beforeAll(async () => {
+    current = await startExternalProviderWorld();
+  });
+  afterAll(async () => {
+    await current?.close();
+  });
+  beforeEach(async () => {
+    await started().control.reset();
+  });
+  return {
+    get app() {
+      return started().app;
+    },
+    get emulator() {
+      return started().emulator;
+    },
+    get control() {
+      return started().control;
+    },
+    get admin() {
+      return started().admin;
+    },
+    get production() {
+      return started().production;
+    },
+    get sandbox() {
+      return started().sandbox;
+    },
+    get productionTestKey() {
+      return started().productionTestKey;
+    },
+    get stranger() {
+      return started().stranger;
+    },
+    close: () => started().close(),
   };
 }
 
