@@ -115,18 +115,22 @@ export async function createGateway(
     referenceReadsCaughtUp:
       config.PROJECTIONS === 'async' ? () => runner.reachHead(referenceProjections) : undefined,
   };
+  const backoff = {
+    baseSeconds: config.RECONCILE_BACKOFF_SECONDS,
+    maxSeconds: Math.max(config.RECONCILE_BACKOFF_SECONDS, config.RECONCILE_BACKOFF_MAX_SECONDS),
+  };
   const pendingChanges = new PendingChangesSettler(
     database.db,
     store,
     ctx.events,
     { config, adapters: ctx },
-    { olderThanSeconds: config.RECONCILE_AFTER_SECONDS, logger },
+    { olderThanSeconds: config.RECONCILE_AFTER_SECONDS, backoff, logger },
   );
   const reconciler = new Reconciler(database.db, store, ctx.events, {
     timeoutSeconds: config.RECONCILE_AFTER_SECONDS,
     intervalMs: config.RECONCILE_INTERVAL_MS,
     logger,
-    external: { config },
+    external: { config, backoff },
     pendingChanges,
     // Several workers on one PostgreSQL run each tick on one of them (issue 14).
     ...(database.kind === 'postgres' ? { lease: new JobLease(database.db, 'reconciler') } : {}),

@@ -118,6 +118,12 @@ const schema = z
     PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(1).max(120_000).default(20_000),
     /** How often the reconciler looks for such charges. */
     RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
+    /**
+     * A charge whose provider read or pending change failed waits this long before the reconciler tries it
+     * again, doubling on each failure in a row up to RECONCILE_BACKOFF_MAX_SECONDS (src/workers/reconcile-backoff.ts).
+     */
+    RECONCILE_BACKOFF_SECONDS: z.coerce.number().int().min(1).max(86_400).default(30),
+    RECONCILE_BACKOFF_MAX_SECONDS: z.coerce.number().int().min(1).max(604_800).default(1800),
     /** SPEC 5: the first super_admin, created on start while no user exists. Both or neither. */
     BOOTSTRAP_ADMIN_EMAIL: z.email().max(254).optional(),
     BOOTSTRAP_ADMIN_PASSWORD: z

@@ -325,6 +325,14 @@ export interface WebhookAttemptsTable {
   error: string | null;
 }
 
+/** The reconciler's per-charge backoff after failed attempts (migration 0017, src/workers/reconcile-backoff.ts). */
+export interface ReconcileBackoffTable {
+  job: 'provider_read' | 'pending_change';
+  transaction_id: string;
+  attempts: number;
+  next_attempt_at: Timestamp;
+}
+
 export interface Database {
   streams: StreamsTable;
   events: EventsTable;
@@ -348,4 +356,5 @@ export interface Database {
   webhook_messages: WebhookMessagesTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  reconcile_backoff: ReconcileBackoffTable;
 }

@@ -9,6 +9,7 @@ import type { Logger } from '../logger.ts';
 import { reconcilerMarkedUnknown } from '../metrics.ts';
 import type { JobLease } from './lease.ts';
 import { PollingLoop } from './polling-loop.ts';
+import { type BackoffPolicy, ReconcileBackoff } from './reconcile-backoff.ts';
 
 export const RECONCILER_ACTOR = 'system:reconciler';
 
@@ -31,6 +32,8 @@ export interface ReconcilerOptions {
     batchSize?: number;
     /** Charges untouched for longer than this are left to a person (default 7 days). */
     windowSeconds?: number;
+    /** A charge whose read failed waits before the next one (./reconcile-backoff.ts). */
+    backoff?: BackoffPolicy;
   };
   /** Refunds and due-date changes left pending by an uncertain answer (src/workers/settle-pending-changes.ts). */
   pendingChanges?: { runOnce(now: Date): Promise<unknown> };
@@ -71,6 +74,7 @@ export class Reconciler {
   private readonly batchSize: number;
   private readonly now: () => Date;
   private readonly loop: PollingLoop;
+  private readonly backoff: ReconcileBackoff;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -80,6 +84,7 @@ export class Reconciler {
   ) {
     this.batchSize = opts.batchSize ?? 100;
     this.now = opts.now ?? (() => new Date());
+    this.backoff = new ReconcileBackoff(db, 'provider_read', opts.external?.backoff);
     this.loop = new PollingLoop(
       'reconciler',
       async () => {
@@ -146,7 +151,8 @@ export class Reconciler {
    * stuck in `processing` (a boleto payment intent) or `unknown` (with its external id, or looked up by
    * reference), a production boleto still without its Pix before its due date (SPEC 4.2), and a double
    * payment whose Pix refund is still owed (SPEC 2.2). Only charges untouched for `timeoutSeconds` (a
-   * creation or refresh in progress finishes first) and touched within the window.
+   * creation or refresh in progress finishes first) and touched within the window. A charge whose read
+   * failed waits out its backoff (./reconcile-backoff.ts) so that it cannot hold the batch every tick.
    */
   private async settleExternal(
     now: Date,
@@ -175,22 +181,31 @@ export class Reconciler {
           eb('duplicate_refund', 'in', ['due', 'attempted']),
         ]),
       )
+      .where(this.backoff.notWaiting(now))
       .orderBy('updated_at')
       .limit(external.batchSize ?? 20)
       .execute();
     const deps = { store: this.store, registry: this.registry, now: () => now };
     for (const row of rows) {
       result.checked += 1;
+      let outcome: Awaited<ReturnType<typeof settleAtProvider>>;
       try {
-        const outcome = await settleAtProvider({ deps, config: external.config }, row, RECONCILER_ACTOR);
-        if (outcome === 'none') continue;
-        if (outcome === 'applied') result.refreshed.push(row.id);
-        else result.unresolved.push(row.id);
+        outcome = await settleAtProvider({ deps, config: external.config }, row, RECONCILER_ACTOR);
       } catch (err) {
         result.failed.push(row.id);
         this.opts.logger?.error({ err, transaction_id: row.id }, 'reconciler: provider refresh failed');
+        await this.backoff.failed(row.id, now);
+        continue;
       }
+      if (outcome === 'unresolved') {
+        result.unresolved.push(row.id);
+        await this.backoff.failed(row.id, now);
+        continue;
+      }
+      if (outcome === 'applied') result.refreshed.push(row.id);
+      await this.backoff.succeeded(row.id);
     }
+    await this.backoff.prune(now);
   }
 
   start(): void {

@@ -5,6 +5,7 @@ import type { Database } from '../db/schema.ts';
 import type { EventRegistry } from '../events/event-registry.ts';
 import type { EventStore } from '../events/event-store.ts';
 import type { Logger } from '../logger.ts';
+import { type BackoffPolicy, ReconcileBackoff } from './reconcile-backoff.ts';
 
 export const SETTLER_ACTOR = 'system:reconciler';
 
@@ -12,6 +13,8 @@ export interface SettleOptions {
   /** A change pending for longer than this is settled (RECONCILE_AFTER_SECONDS: past any provider timeout). */
   olderThanSeconds: number;
   batchSize?: number;
+  /** A charge whose attempt stayed open waits before the next one (./reconcile-backoff.ts). */
+  backoff?: BackoffPolicy;
   logger?: Pick<Logger, 'warn' | 'error'>;
 }
 
@@ -19,7 +22,7 @@ export interface SettleResult {
   scanned: number;
   /** Charges whose pending refund or due-date change this run confirmed or closed. */
   settled: string[];
-  /** Still pending (the provider could not tell yet), or the attempt failed; tried again next tick. */
+  /** Still pending (the provider could not tell yet), or the attempt failed; tried again after a backoff. */
   open: string[];
 }
 
@@ -33,6 +36,7 @@ export interface SettleResult {
  */
 export class PendingChangesSettler {
   private readonly batchSize: number;
+  private readonly backoff: ReconcileBackoff;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -42,6 +46,7 @@ export class PendingChangesSettler {
     private readonly opts: SettleOptions,
   ) {
     this.batchSize = opts.batchSize ?? 50;
+    this.backoff = new ReconcileBackoff(db, 'pending_change', opts.backoff);
   }
 
   async runOnce(now: Date = new Date()): Promise<SettleResult> {
@@ -56,6 +61,7 @@ export class PendingChangesSettler {
         ]),
       )
       .where('updated_at', '<', cutoff)
+      .where(this.backoff.notWaiting(now))
       .orderBy('updated_at')
       .limit(this.batchSize)
       .execute();
@@ -63,19 +69,25 @@ export class PendingChangesSettler {
     const ctx: AdapterContext = { ...this.adapters, deps };
     const result: SettleResult = { scanned: rows.length, settled: [], open: [] };
     for (const row of rows) {
+      let outcome: Awaited<ReturnType<typeof settlePendingChange>>;
       try {
-        const outcome = await settlePendingChange(deps, ctx, row, SETTLER_ACTOR);
-        if (outcome === 'none') continue;
-        const settled = outcome === 'settled';
-        (settled ? result.settled : result.open).push(row.id);
+        outcome = await settlePendingChange(deps, ctx, row, SETTLER_ACTOR);
       } catch (err) {
-        result.open.push(row.id);
         this.opts.logger?.error(
           { err, transaction_id: row.id },
           'reconciler: settling a pending change failed',
         );
+        outcome = 'open';
       }
+      if (outcome === 'open') {
+        result.open.push(row.id);
+        await this.backoff.failed(row.id, now);
+        continue;
+      }
+      if (outcome === 'settled') result.settled.push(row.id);
+      await this.backoff.succeeded(row.id);
     }
+    await this.backoff.prune(now);
     if (result.open.length > 0) {
       this.opts.logger?.warn(
         { open: result.open.length },

@@ -112,10 +112,13 @@ async function eventsOf(id: string) {
   return rows;
 }
 
-/** The reconciler's tick, as if RECONCILE_AFTER_SECONDS had passed; it reads the read model, caught up first. */
-async function reconcileLater() {
+/**
+ * The reconciler's tick, as if RECONCILE_AFTER_SECONDS had passed (and `afterSeconds` more: a charge whose
+ * last attempt failed waits out its backoff); it reads the read model, caught up first.
+ */
+async function reconcileLater(afterSeconds = 0) {
   await world.app.settle();
-  return world.app.gateway.pendingChanges.runOnce(new Date(Date.now() + 24 * 3_600_000));
+  return world.app.gateway.pendingChanges.runOnce(new Date(Date.now() + (24 * 3_600 + afterSeconds) * 1000));
 }
 
 describe('SPEC 4.8 refund through the provider', () => {
@@ -255,7 +258,9 @@ describe('SPEC 4.8 refund through the provider', () => {
     const blind = await reconcileLater();
     assert.ok(blind.open.includes(id));
     assert.deepEqual((await read(PIX, id)).refund, { status: 'pending' });
-    const settled = await reconcileLater();
+    // Not before its backoff is over (src/workers/reconcile-backoff.ts): then the read answers.
+    assert.ok(!(await reconcileLater()).open.includes(id), 'waiting: not read again at once');
+    const settled = await reconcileLater(world.app.gateway.config.RECONCILE_BACKOFF_MAX_SECONDS + 1);
     assert.ok(settled.settled.includes(id), JSON.stringify(settled));
     const after = await read(PIX, id);
     assert.equal(after.status, 'refunded');
@@ -341,11 +346,9 @@ describe('SPEC 4.8 due date through the provider (wire doc 2.7, Command 1)', () 
     assert.equal(data.boleto_pix_expires_at, new Date(`${due}T23:59:59-03:00`).toISOString());
     const changes = (await eventsOf(id)).filter((e) => e.type === 'Transaction.DueDateChanged');
     assert.equal(changes.length, 1, 'the change recorded once');
+    const change = changes[0]?.data as { boleto_due_date: string; previous_due_date: string } | undefined;
     assert.deepEqual(
-      {
-        due: (changes[0]?.data as Record<string, unknown>).boleto_due_date,
-        previous: (changes[0]?.data as Record<string, unknown>).previous_due_date,
-      },
+      { due: change?.boleto_due_date, previous: change?.previous_due_date },
       { due, previous: before.boleto_due_date },
     );
 
