@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, beforeEach, describe, test } from 'vitest';
+import { describe, test } from 'vitest';
 import type { Fault, Operation } from '../../src/providers/emulator/faults.ts';
 import type { Move } from '../../src/providers/emulator/server.ts';
 import { assertError } from '../support/admin.ts';
@@ -10,10 +10,9 @@ import {
   CHARGE_CASES,
   type ChargeCase,
   chargeRequest,
-  type ExternalProviderWorld,
   keyOf,
-  startExternalProviderWorld,
   transactionIdOf,
+  useExternalProviderWorld,
 } from '../support/external-provider.ts';
 import type { TestResponse } from '../support/http.ts';
 
@@ -23,17 +22,7 @@ import type { TestResponse } from '../support/http.ts';
  * reconciler settles by reading the provider first, never with a second money movement or a second change.
  */
 
-let world: ExternalProviderWorld;
-
-beforeAll(async () => {
-  world = await startExternalProviderWorld();
-});
-afterAll(async () => {
-  await world?.close();
-});
-beforeEach(async () => {
-  await world.control.reset();
-});
+const world = useExternalProviderWorld();
 
 const [PIX, BOLETO] = CHARGE_CASES as [ChargeCase, ChargeCase, ChargeCase];
 

@@ -1,17 +1,16 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { isValidPixPayload } from '@brazilian-utils/brazilian-utils';
-import { afterAll, beforeAll, beforeEach, describe, test } from 'vitest';
+import { describe, test } from 'vitest';
 import type { Fault } from '../../src/providers/emulator/faults.ts';
 import { assertError } from '../support/admin.ts';
 import {
   CHARGE_CASES,
   type ChargeCase,
   chargeRequest,
-  type ExternalProviderWorld,
   keyOf as keyOfWorld,
-  startExternalProviderWorld,
   transactionIdOf,
+  useExternalProviderWorld,
 } from '../support/external-provider.ts';
 import { seedTenantAndKey } from '../support/fixtures.ts';
 import type { TestResponse } from '../support/http.ts';
@@ -26,17 +25,7 @@ import type { TestResponse } from '../support/http.ts';
 const RAW_TEXT = 'Erro no pagador CPF 123.456.789-09 fulano.secreto@example.com';
 const RAW_PIECES = ['123.456.789-09', 'fulano.secreto@example.com', 'Erro no pagador'];
 
-let world: ExternalProviderWorld;
-
-beforeAll(async () => {
-  world = await startExternalProviderWorld();
-});
-afterAll(async () => {
-  await world?.close();
-});
-beforeEach(async () => {
-  await world.control.reset();
-});
+const world = useExternalProviderWorld();
 
 type Case = ChargeCase;
 const CASES = CHARGE_CASES;

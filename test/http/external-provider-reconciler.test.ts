@@ -1,13 +1,8 @@
 import assert from 'node:assert/strict';
-import { afterAll, beforeAll, beforeEach, describe, test } from 'vitest';
+import { describe, test } from 'vitest';
 import { RECONCILER_ACTOR, Reconciler } from '../../src/workers/reconciler.ts';
 import { externalCharges } from '../support/external-charges.ts';
-import {
-  CHARGE_CASES,
-  type ChargeCase,
-  type ExternalProviderWorld,
-  startExternalProviderWorld,
-} from '../support/external-provider.ts';
+import { CHARGE_CASES, type ChargeCase, useExternalProviderWorld } from '../support/external-provider.ts';
 
 /**
  * Issue 13 item 7: the reconciler settles charges of the external provider with the refresh's own query,
@@ -18,19 +13,8 @@ import {
  * test/integration/reconciler.test.ts).
  */
 
-let world: ExternalProviderWorld;
-let h: ReturnType<typeof externalCharges>;
-
-beforeAll(async () => {
-  world = await startExternalProviderWorld();
-  h = externalCharges(world);
-});
-afterAll(async () => {
-  await world?.close();
-});
-beforeEach(async () => {
-  await world.control.reset();
-});
+const world = useExternalProviderWorld();
+const h = externalCharges(world);
 
 const [, BOLETO, BOLETO_SANDBOX] = CHARGE_CASES as [ChargeCase, ChargeCase, ChargeCase];
 

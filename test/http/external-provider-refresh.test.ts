@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { afterAll, beforeAll, beforeEach, describe, test } from 'vitest';
+import { describe, test } from 'vitest';
 import type { Fault } from '../../src/providers/emulator/faults.ts';
 import type { Move } from '../../src/providers/emulator/server.ts';
 import { assertError } from '../support/admin.ts';
@@ -7,10 +7,9 @@ import {
   CHARGE_CASES,
   type ChargeCase,
   chargeRequest,
-  type ExternalProviderWorld,
   keyOf,
-  startExternalProviderWorld,
   transactionIdOf,
+  useExternalProviderWorld,
 } from '../support/external-provider.ts';
 import type { TestResponse } from '../support/http.ts';
 
@@ -19,17 +18,7 @@ import type { TestResponse } from '../support/http.ts';
  * the provider emulator on a real socket. The provider's state is moved with the emulator's control API.
  */
 
-let world: ExternalProviderWorld;
-
-beforeAll(async () => {
-  world = await startExternalProviderWorld();
-});
-afterAll(async () => {
-  await world?.close();
-});
-beforeEach(async () => {
-  await world.control.reset();
-});
+const world = useExternalProviderWorld();
 
 const [PIX, BOLETO_PRODUCTION, BOLETO_SANDBOX] = CHARGE_CASES as [ChargeCase, ChargeCase, ChargeCase];
 

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
-import { afterAll, beforeAll, beforeEach, describe, test } from 'vitest';
+import { describe, test } from 'vitest';
 import { assertError } from '../support/admin.ts';
 import { externalCharges } from '../support/external-charges.ts';
 import {
   CHARGE_CASES,
   type ChargeCase,
-  type ExternalProviderWorld,
   keyOf,
-  startExternalProviderWorld,
+  useExternalProviderWorld,
 } from '../support/external-provider.ts';
 
 /**
@@ -16,19 +15,8 @@ import {
  * (SPEC 3.1, 4.6) and concurrent refreshes (SPEC 3.1 "cannot overwrite a newer confirmation").
  */
 
-let world: ExternalProviderWorld;
-let h: ReturnType<typeof externalCharges>;
-
-beforeAll(async () => {
-  world = await startExternalProviderWorld();
-  h = externalCharges(world);
-});
-afterAll(async () => {
-  await world?.close();
-});
-beforeEach(async () => {
-  await world.control.reset();
-});
+const world = useExternalProviderWorld();
+const h = externalCharges(world);
 
 const [PIX, BOLETO, BOLETO_SANDBOX] = CHARGE_CASES as [ChargeCase, ChargeCase, ChargeCase];
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, test } from 'vitest';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import type { Gateway } from '../../src/app.ts';
 import { decorateProviderAdapters } from '../../src/commands/provider-adapter.ts';
 import type { Fault } from '../../src/providers/emulator/faults.ts';
@@ -11,11 +11,10 @@ import {
   CHARGE_CASES,
   type ChargeCase,
   chargeRequest,
-  type ExternalProviderWorld,
   keyOf,
   PROVIDER_TIMEOUT_MS,
-  startExternalProviderWorld,
   transactionIdOf,
+  useExternalProviderWorld,
 } from '../support/external-provider.ts';
 import { seedTenantAndKey } from '../support/fixtures.ts';
 import { startTestApp, type TestApp, type TestResponse } from '../support/http.ts';
@@ -28,19 +27,8 @@ import { startTestApp, type TestApp, type TestResponse } from '../support/http.t
  * another provider. Expected values come from the SPEC.
  */
 
-let world: ExternalProviderWorld;
-let h: ReturnType<typeof externalCharges>;
-
-beforeAll(async () => {
-  world = await startExternalProviderWorld();
-  h = externalCharges(world);
-});
-afterAll(async () => {
-  await world?.close();
-});
-beforeEach(async () => {
-  await world.control.reset();
-});
+const world = useExternalProviderWorld();
+const h = externalCharges(world);
 
 const [PIX, BOLETO, BOLETO_SANDBOX] = CHARGE_CASES as [ChargeCase, ChargeCase, ChargeCase];
 
