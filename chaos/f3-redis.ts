@@ -12,19 +12,16 @@ import {
   type ChaosOptions,
   Counter,
   call,
-  createChaosDatabase,
   fmt,
   freePort,
   GatewayProcess,
-  gatewayEnv,
   log,
   percentile,
   pixBody,
   printTable,
   printVerdicts,
-  ScratchRedis,
+  redisAndDatabase,
   scratchDir,
-  seed,
   sleep,
   type Verdict,
   withDb,
@@ -48,12 +45,8 @@ interface Sent {
 
 export async function runF3(opts: ChaosOptions): Promise<boolean> {
   const dir = scratchDir('f3');
-  const redis = await ScratchRedis.create();
-  const prefix = `calebe-chaos:${randomBytes(4).toString('hex')}`;
-  log(`F3: own redis-server on 127.0.0.1:${redis.port}`);
-  const databaseUrl = await createChaosDatabase();
   const workers = Math.min(opts.workers, 8);
-  const seeded = await seed(databaseUrl, [
+  const { redis, databaseUrl, seeded, env } = await redisAndDatabase([
     {
       name: 'merchant',
       keys: [
@@ -65,11 +58,12 @@ export async function runF3(opts: ChaosOptions): Promise<boolean> {
       ],
     },
   ]);
+  const prefix = `calebe-chaos:${randomBytes(4).toString('hex')}`;
+  log(`F3: own redis-server on 127.0.0.1:${redis.port}`);
   const tenant = seeded.tenants.merchant;
   if (!tenant) throw new Error('seed failed');
   const gateway = new GatewayProcess(
-    gatewayEnv(databaseUrl, await freePort(), {
-      REDIS_URL: redis.url,
+    env(await freePort(), {
       REDIS_KEY_PREFIX: prefix,
       RATE_LIMIT_PER_MINUTE: String(LIMIT),
     }),

@@ -39,18 +39,15 @@ import {
   type ChaosOptions,
   Counter,
   call,
-  createChaosDatabase,
   fmt,
   freePort,
-  gatewayEnv,
   log,
   onCleanup,
   pixBody,
   printTable,
   printVerdicts,
-  ScratchRedis,
+  redisAndDatabase,
   scratchDir,
-  seed,
   sleep,
   type Verdict,
   withDb,
@@ -105,7 +102,6 @@ const txnIdOf = (a: RoutedAnswer) =>
 
 export async function runF7(opts: ChaosOptions): Promise<boolean> {
   const dir = scratchDir('f7');
-  const redis = await ScratchRedis.create();
   const emulator = await startProviderEmulator({ port: 0, host: '127.0.0.1' });
   onCleanup(() => emulator.close());
   const control = emulatorControl(emulator.url);
@@ -147,13 +143,16 @@ export async function runF7(opts: ChaosOptions): Promise<boolean> {
     await new Promise((r) => receiver.close(r));
   });
 
-  const databaseUrl = await createChaosDatabase();
   const roundKeys = Array.from({ length: MAX_ROUNDS * 2 }, (_, i) => ({
     name: `round${i}`,
     scopes: ['boleto:write', 'transactions:read'] as const,
     livemode: true,
   }));
-  const seeded = await seed(databaseUrl, [
+  const {
+    databaseUrl,
+    seeded,
+    env: redisEnv,
+  } = await redisAndDatabase([
     { name: 'shop', keys: roundKeys.map((k) => ({ ...k, scopes: [...k.scopes] })) },
     {
       name: 'stale',
@@ -180,7 +179,6 @@ export async function runF7(opts: ChaosOptions): Promise<boolean> {
   const staleKey = stale.keys.writer.key;
 
   const shared = {
-    REDIS_URL: redis.url,
     RATE_LIMIT_PER_MINUTE: String(LIMIT),
     RECONCILE_AFTER_SECONDS: '30',
     RECONCILE_INTERVAL_MS: '250',
@@ -192,7 +190,7 @@ export async function runF7(opts: ChaosOptions): Promise<boolean> {
     DATABASE_POOL_SIZE: '8',
     WEBHOOK_POOL_SIZE: '2',
   };
-  const env = async () => gatewayEnv(databaseUrl, await freePort(), shared);
+  const env = async () => redisEnv(await freePort(), shared);
   const apiA = new RoleProcess('api-A', 'api', await env(), dir);
   const apiB = new RoleProcess('api-B', 'api', await env(), dir);
   const workerA = new RoleProcess('worker-A', 'worker', await env(), dir);

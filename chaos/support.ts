@@ -521,6 +521,20 @@ export class ScratchRedis {
   }
 }
 
+/**
+ * A scenario's own redis-server and a fresh database seeded with `requests` (F3, F7: the gateway's rate
+ * limits in a Redis that the scenario may stop, never the shared one). `env` is the gateway's environment on
+ * both: `gatewayEnv` with REDIS_URL, `extra` on top.
+ */
+export async function redisAndDatabase(requests: readonly SeedRequest[]) {
+  const redis = await ScratchRedis.create();
+  const databaseUrl = await createChaosDatabase();
+  const seeded = await seed(databaseUrl, requests);
+  const env = (port: number, extra: Record<string, string> = {}) =>
+    gatewayEnv(databaseUrl, port, { REDIS_URL: redis.url, ...extra });
+  return { redis, databaseUrl, seeded, env };
+}
+
 /* ---------------------------------------------------------------- HTTP client */
 
 export const agent = new Agent({
