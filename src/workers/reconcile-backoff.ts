@@ -51,6 +51,11 @@ export class ReconcileBackoff {
       );
   }
 
+  /** After an attempt: a failure makes the charge wait longer, a success forgets it. */
+  record(transactionId: string, settled: boolean, now: Date): Promise<void> {
+    return settled ? this.succeeded(transactionId) : this.failed(transactionId, now);
+  }
+
   /** One more failure in a row: the charge waits longer (one statement, so concurrent workers add up). */
   async failed(transactionId: string, now: Date): Promise<void> {
     const { baseSeconds, maxSeconds } = this.policy;

@@ -188,22 +188,17 @@ export class Reconciler {
     const deps = { store: this.store, registry: this.registry, now: () => now };
     for (const row of rows) {
       result.checked += 1;
-      let outcome: Awaited<ReturnType<typeof settleAtProvider>>;
+      let outcome: Awaited<ReturnType<typeof settleAtProvider>> | 'failed';
       try {
         outcome = await settleAtProvider({ deps, config: external.config }, row, RECONCILER_ACTOR);
       } catch (err) {
-        result.failed.push(row.id);
+        outcome = 'failed';
         this.opts.logger?.error({ err, transaction_id: row.id }, 'reconciler: provider refresh failed');
-        await this.backoff.failed(row.id, now);
-        continue;
       }
-      if (outcome === 'unresolved') {
-        result.unresolved.push(row.id);
-        await this.backoff.failed(row.id, now);
-        continue;
-      }
+      if (outcome === 'failed') result.failed.push(row.id);
+      if (outcome === 'unresolved') result.unresolved.push(row.id);
       if (outcome === 'applied') result.refreshed.push(row.id);
-      await this.backoff.succeeded(row.id);
+      await this.backoff.record(row.id, outcome === 'applied' || outcome === 'none', now);
     }
     await this.backoff.prune(now);
   }

@@ -79,13 +79,9 @@ export class PendingChangesSettler {
         );
         outcome = 'open';
       }
-      if (outcome === 'open') {
-        result.open.push(row.id);
-        await this.backoff.failed(row.id, now);
-        continue;
-      }
+      if (outcome === 'open') result.open.push(row.id);
       if (outcome === 'settled') result.settled.push(row.id);
-      await this.backoff.succeeded(row.id);
+      await this.backoff.record(row.id, outcome !== 'open', now);
     }
     await this.backoff.prune(now);
     if (result.open.length > 0) {
