@@ -259,6 +259,7 @@ async function readAndApply(
 ): Promise<RefreshOutcome> {
   const read = await readRemote(external, state, providerReference);
   if (read.kind === 'read') return apply(ctx, external, state, read.charge, metadata);
+  if (!read.mismatch) return { kind: 'failed', diagnostics: read.diagnostics };
   const changed = await settlePendingDueDate(ctx, external, state, providerReference, metadata);
   if (changed === null) return { kind: 'failed', diagnostics: read.diagnostics };
   return apply(ctx, external, changed.state, changed.charge, metadata);
