@@ -10,6 +10,7 @@ import { benchCreatePix, type HttpBenchOptions } from './create-pix.ts';
 import { parseFlags, runnerArguments, UsageError } from './flags.ts';
 import { benchList } from './list.ts';
 import { benchProfileCreate } from './profile-create.ts';
+import { benchProfileReplay } from './profile-replay.ts';
 import { benchRebuild } from './rebuild.ts';
 import { benchReplay } from './replay.ts';
 import { benchSeed, reportSeed, seededDatabase } from './seed.ts';
@@ -35,6 +36,9 @@ names:
   profile-create
             the create load for --seconds against a gateway under node --cpu-prof; prints the top functions
             by self time and self time by area (profile kept with --cpu-prof DIR)
+  profile-replay
+            the replay load (one key and body) for --seconds against a gateway under node --cpu-prof;
+            summarized as profile-create
   replay    B2: the same key and body replayed at --clients connections vs GET /v1/transactions/{id} of
             the same charge and GET /health (the HTTP stack alone), interleaved; target >= 10,000 requests/s
   seed      issue 7 item 1: \`calebe dev seed\` on a fresh database (--tenants, --transactions, --primary),
@@ -145,7 +149,16 @@ async function main(): Promise<number> {
   const parsed = runnerArguments(USAGE, parse);
   if (typeof parsed === 'number') return parsed;
   const { name, opts, http } = parsed;
-  const known = ['append', 'catchup', 'webhooks', 'create', 'profile-create', 'replay', 'all'];
+  const known = [
+    'append',
+    'catchup',
+    'webhooks',
+    'create',
+    'profile-create',
+    'profile-replay',
+    'replay',
+    'all',
+  ];
   if (![...known, 'seed', 'list', 'rebuild', 'summary', 'b345'].includes(name)) {
     console.error(`unknown benchmark ${name}\n\n${USAGE}`);
     return 2;
@@ -182,6 +195,7 @@ async function main(): Promise<number> {
   if (name === 'create') results.create = await benchCreatePix(opts, http);
   if (name === 'replay') results.replay = await benchReplay(opts, http);
   if (name === 'profile-create') results.profile = await benchProfileCreate(opts, http);
+  if (name === 'profile-replay') results.profile = await benchProfileReplay(opts, http);
   console.log(`\ndone in ${((Date.now() - started.getTime()) / 1000).toFixed(0)} s`);
   if (opts.out) {
     writeFileSync(opts.out, `${JSON.stringify(results, null, 2)}\n`);

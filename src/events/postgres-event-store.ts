@@ -1,4 +1,4 @@
-import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
+import { CompiledQuery, type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import { applyEvents, handles, type Projection } from '../projections/projection.ts';
 import {
@@ -28,9 +28,12 @@ interface EventRow {
   recorded_at: Date | string;
 }
 
-const COLUMNS = sql.raw(
-  'global_position, transaction_id::text as transaction_id, stream_id, version, event_id, type, schema_version, data, metadata, recorded_at',
-);
+const COLUMN_LIST =
+  'global_position, transaction_id::text as transaction_id, stream_id, version, event_id, type, schema_version, data, metadata, recorded_at';
+const COLUMNS = sql.raw(COLUMN_LIST);
+
+/** One stream, as constant text (issue 14: a named prepared statement, no query building per read). */
+const READ_STREAM = `select ${COLUMN_LIST} from events where stream_id = $1 and version >= $2 order by version`;
 
 function toRecorded(row: EventRow): RecordedEvent {
   const position = Number(row.global_position);
@@ -543,9 +546,9 @@ export class PostgresEventStore implements EventStore {
   }
 
   async read(stream: string, fromVersion = 1): Promise<RecordedEvent[]> {
-    const { rows } = await sql<EventRow>`
-      select ${COLUMNS} from events where stream_id = ${stream} and version >= ${fromVersion}
-      order by version`.execute(this.db);
+    const { rows } = await this.db.executeQuery<EventRow>(
+      CompiledQuery.raw(READ_STREAM, [stream, fromVersion]),
+    );
     return rows.map(toRecorded);
   }
 

@@ -14,6 +14,12 @@ export interface RateLimiter {
    * this call (a blocked address is refused before its credential is looked up); 503 when the store fails.
    */
   check(bucket: 'auth_failure', actor: string): Promise<void>;
+  /**
+   * `check('auth_failure', address)` then `consume('api', actor)` in one store round trip (issue 14): an
+   * authenticated request's whole rate-limit work. 429 when the address is blocked (nothing counted) or the
+   * actor is past its minute; 503 when the store fails.
+   */
+  admit(address: string, actor: string): Promise<void>;
   /** Readiness probe of the store; rejects when it does not answer. */
   ping(): Promise<void>;
   close(): Promise<void>;

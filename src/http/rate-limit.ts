@@ -30,15 +30,33 @@ type Bucket = keyof typeof LIMITS;
  */
 export const REDIS_TIMEOUTS = { connectMs: 2_000, commandMs: 1_000, maxReconnectDelayMs: 1_000 } as const;
 
+/**
+ * One authenticated request's rate-limit work in one Redis round trip (issue 14): refuse when the address's
+ * `auth_failure` bucket is full (counting nothing), else count one in the actor's `api` bucket exactly as
+ * rate-limiter-flexible's own increment script does (same keys, same fixed window), so both paths share
+ * the counts. KEYS: the address's auth_failure key, the actor's api key; ARGV: failure limit, api window (s).
+ * Returns -1 when the address is blocked, else the actor's count in this window.
+ */
+const ADMIT_LUA = `
+local failures = tonumber(redis.call('get', KEYS[1]) or '0')
+if failures >= tonumber(ARGV[1]) then return -1 end
+redis.call('set', KEYS[2], 0, 'EX', ARGV[2], 'NX')
+local consumed = redis.call('incrby', KEYS[2], 1)
+if redis.call('pttl', KEYS[2]) == -1 then redis.call('expire', KEYS[2], ARGV[2]) end
+return consumed
+`;
+
 /** Maps the store's answer to SPEC 7: over the limit is 429; any store failure fails closed with 503. */
 function limiterOver(
   limiters: Record<Bucket, RateLimiterAbstract>,
   store: Pick<RateLimiter, 'ping' | 'close'>,
   guardMs?: number,
+  /** The Redis form of `admit`: -1 blocked, else the actor's count (see ADMIT_LUA). */
+  admitScript?: (address: string, actor: string) => Promise<number>,
 ): RateLimiter {
   const guarded = <T>(p: Promise<T>) =>
     guardMs === undefined ? p : withTimeout(p, guardMs, 'rate-limit store');
-  return {
+  const limiter: RateLimiter = {
     async consume(bucket, actor) {
       try {
         await guarded(limiters[bucket].consume(actor));
@@ -56,8 +74,22 @@ function limiterOver(
       }
       if (used >= limiters[bucket].points) throw new ApiError('rate_limit_exceeded');
     },
+    async admit(address, actor) {
+      if (!admitScript) {
+        await limiter.check('auth_failure', address);
+        return limiter.consume('api', actor);
+      }
+      let count: number;
+      try {
+        count = await guarded(admitScript(address, actor));
+      } catch {
+        throw new ApiError('rate_limiter_unavailable');
+      }
+      if (count < 0 || count > limiters.api.points) throw new ApiError('rate_limit_exceeded');
+    },
     ...store,
   };
+  return limiter;
 }
 
 /** In-process store: one instance only. REDIS_URL selects the shared store. */
@@ -137,8 +169,18 @@ export function createRedisRateLimiter({
       rejectIfRedisNotReady: true,
     });
 
+  const limiters = { api: limiter('api'), login: limiter('login'), auth_failure: limiter('auth_failure') };
+  client.defineCommand('calebeAdmit', { numberOfKeys: 2, lua: ADMIT_LUA });
+  const admit = client as unknown as {
+    calebeAdmit(
+      failureKey: string,
+      apiKey: string,
+      failureLimit: number,
+      apiSeconds: number,
+    ): Promise<number>;
+  };
   return limiterOver(
-    { api: limiter('api'), login: limiter('login'), auth_failure: limiter('auth_failure') },
+    limiters,
     {
       async ping() {
         const answer = await withTimeout(client.ping(), REDIS_TIMEOUTS.commandMs, 'rate-limit store');
@@ -155,6 +197,16 @@ export function createRedisRateLimiter({
     },
     // ioredis bounds each command; this also bounds the script-loading round trip that can precede one.
     REDIS_TIMEOUTS.commandMs * 2,
+    async (address, actor) => {
+      // Like rate-limiter-flexible: refuse at once while (re)connecting.
+      if (client.status !== 'ready') throw new Error('Redis connection is not ready');
+      return admit.calebeAdmit(
+        limiters.auth_failure.getKey(address),
+        limiters.api.getKey(actor),
+        limiters.auth_failure.points,
+        limiters.api.duration,
+      );
+    },
   );
 }
 

@@ -98,13 +98,14 @@ export async function buildHttpServer({ ctx, authenticators, inFlight }: HttpDep
     const access = request.routeOptions.config.access;
     if (!access?.auth) return;
     // Failed authentication is limited per direct connection address (issue 12, OWASP API4): a blocked
-    // address is refused before its credential costs a lookup. X-Forwarded-For is never trusted (SPEC 8).
+    // address is refused whatever its credential. X-Forwarded-For is never trusted (SPEC 8). The block is
+    // read with the actor's count after the lookup: one store round trip per request (issue 14).
     const address = request.socket.remoteAddress ?? 'unknown';
-    await ctx.rateLimiter.check('auth_failure', address);
     let principal: ApiKeyPrincipal | SessionPrincipal;
     try {
       principal = await authenticators[access.auth](request);
     } catch (error) {
+      await ctx.rateLimiter.check('auth_failure', address);
       if (error instanceof ApiError && error.code === 'unauthorized') {
         await ctx.rateLimiter.consume('auth_failure', address).catch((limited: unknown) => {
           // This failure is answered as what it is (401); the next request from the address gets the 429.
@@ -114,7 +115,7 @@ export async function buildHttpServer({ ctx, authenticators, inFlight }: HttpDep
       throw error;
     }
     request.principal = principal;
-    await ctx.rateLimiter.consume('api', principal.actor);
+    await ctx.rateLimiter.admit(address, principal.actor);
     checkAccess(principal, access);
     if (access.idempotencyKey === true) idempotencyKeyOf(request);
   });

@@ -152,7 +152,7 @@ export async function foldTransaction(
   if (!first || !last) return undefined;
   const state = fold(
     transaction,
-    recorded.map((r) => ctx.events.decode(r) as TransactionEvent),
+    recorded.map((r) => ctx.events.decodeStored(r) as TransactionEvent),
   );
   if (state.status === 'none') return undefined;
   return { row: transactionRowFromState(state, first, last), reserved: state.reserved };

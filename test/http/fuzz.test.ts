@@ -144,6 +144,7 @@ test('issue 3 / SPEC 7: 1,000 malformed login bodies on POST /admin/sessions get
   app.gateway.ctx.rateLimiter = {
     consume: async () => {},
     check: async () => {},
+    admit: async () => {},
     ping: async () => {},
     close: async () => {},
   };

@@ -33,6 +33,7 @@ export async function startAdminApp(env: Record<string, string> = {}): Promise<T
           if (bucket !== 'login') await real.consume(bucket, actor);
         },
         check: (bucket, actor) => real.check(bucket, actor),
+        admit: (address, actor) => real.admit(address, actor),
         ping: () => real.ping(),
         close: () => real.close(),
       };

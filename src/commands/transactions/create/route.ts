@@ -1,17 +1,43 @@
+import type { FastifyReply } from 'fastify';
 import { sql } from 'kysely';
 import { DomainError } from '../../../aggregates/decider.ts';
 import { requireTenantInTree } from '../../../http/admin-scope.ts';
 import { apiKeyPrincipal, idempotencyKeyOf, sessionPrincipal } from '../../../http/auth.ts';
+import { compiledSerializer } from '../../../http/compiled-serializer.ts';
 import type { AppContext } from '../../../http/context.ts';
 import { boletoBody, panelBoletoBody, pixBody } from '../../../http/contract/charges.ts';
 import { ApiError } from '../../../http/errors.ts';
 import { eventMetadata } from '../../../http/request-metadata.ts';
 import { dataEnvelope, errorEnvelope, IDEMPOTENCY_REPLAYED } from '../../../http/schemas.ts';
 import type { HttpServer } from '../../../http/server.ts';
-import { findTransactionRow, toTransactionView, transactionView } from '../../../http/transaction-dto.ts';
+import {
+  findTransactionRow,
+  type TransactionView,
+  toTransactionView,
+  transactionView,
+} from '../../../http/transaction-dto.ts';
 import { type ChargeBody, createCharge } from './handler.ts';
 
 const created = dataEnvelope(transactionView);
+/**
+ * A replay's answer (SPEC 4 common rules: the stored record), written by a serializer compiled once from the
+ * same schema: the view is built by typed code from the server's own events, so a zod pass over it per
+ * replay only re-checked what the server wrote (issue 14). The HTTP tests check the answers against
+ * /openapi.json.
+ */
+const replayJson = compiledSerializer({ schema: created, method: 'POST', url: '/v1/pix', httpStatus: '200' });
+
+function answer(
+  reply: FastifyReply,
+  r: { status: number; replayed: boolean; view: TransactionView },
+): FastifyReply {
+  if (!r.replayed) return reply.code(r.status).send({ data: r.view });
+  return reply
+    .code(r.status)
+    .header(IDEMPOTENCY_REPLAYED, 'true')
+    .type('application/json; charset=utf-8')
+    .send(replayJson({ data: r.view }));
+}
 const chargeResponses = {
   200: created.meta({ description: 'Replay (`Idempotency-Replayed: true`), including failed/unknown.' }),
   201: dataEnvelope(transactionView).meta({ description: 'Created.' }),
@@ -103,8 +129,7 @@ export function registerCreateRoutes(app: HttpServer, ctx: AppContext): void {
     },
     async (request, reply) => {
       const r = await handle('pix', '/v1/pix', request, request.body);
-      if (r.replayed) reply.header(IDEMPOTENCY_REPLAYED, 'true');
-      return reply.code(r.status).send({ data: r.view });
+      return answer(reply, r);
     },
   );
 
@@ -123,8 +148,7 @@ export function registerCreateRoutes(app: HttpServer, ctx: AppContext): void {
     },
     async (request, reply) => {
       const r = await handle('boleto', '/v1/boleto', request, request.body);
-      if (r.replayed) reply.header(IDEMPOTENCY_REPLAYED, 'true');
-      return reply.code(r.status).send({ data: r.view });
+      return answer(reply, r);
     },
   );
 
@@ -156,8 +180,7 @@ export function registerCreateRoutes(app: HttpServer, ctx: AppContext): void {
           where t.id = ${tenantId} and a.status = 'suspended') as suspended`.execute(ctx.db);
       if (rows[0]?.suspended) throw new ApiError('tenant_suspended');
       const r = await handle('boleto', '/admin/boleto', request, body, { tenantId, livemode: true });
-      if (r.replayed) reply.header(IDEMPOTENCY_REPLAYED, 'true');
-      return reply.code(r.status).send({ data: r.view });
+      return answer(reply, r);
     },
   );
 }
