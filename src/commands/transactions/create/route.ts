@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { DomainError } from '../../../aggregates/decider.ts';
 import { requireTenantInTree } from '../../../http/admin-scope.ts';
 import { apiKeyPrincipal, idempotencyKeyOf, sessionPrincipal } from '../../../http/auth.ts';
-import { compiledSerializer } from '../../../http/compiled-serializer.ts';
+import { compiledSuccessSerializer } from '../../../http/compiled-serializer.ts';
 import type { AppContext } from '../../../http/context.ts';
 import { boletoBody, panelBoletoBody, pixBody } from '../../../http/contract/charges.ts';
 import { ApiError } from '../../../http/errors.ts';
@@ -93,8 +93,8 @@ export function registerCreateRoutes(app: HttpServer, ctx: AppContext): void {
     '/v1/pix',
     {
       config: { access: { auth: 'api_key', scopes: ['pix:write'], idempotencyKey: true } },
-      // The creation answer and its replay written by fast-json-stringify, not zod (issue 14).
-      serializerCompiler: compiledSerializer,
+      // The creation answer and its replay written by fast-json-stringify, not zod; errors keep zod (issue 14).
+      serializerCompiler: compiledSuccessSerializer,
       schema: {
         operationId: 'createPix',
         summary: 'Create a Pix charge',
@@ -115,7 +115,7 @@ export function registerCreateRoutes(app: HttpServer, ctx: AppContext): void {
     '/v1/boleto',
     {
       config: { access: { auth: 'api_key', scopes: ['boleto:write'], idempotencyKey: true } },
-      serializerCompiler: compiledSerializer,
+      serializerCompiler: compiledSuccessSerializer,
       schema: {
         operationId: 'createBoleto',
         summary: 'Create a boleto charge',
@@ -136,7 +136,7 @@ export function registerCreateRoutes(app: HttpServer, ctx: AppContext): void {
     '/admin/boleto',
     {
       config: { access: { auth: 'session', roles: ['super_admin', 'tenant_admin'], idempotencyKey: true } },
-      serializerCompiler: compiledSerializer,
+      serializerCompiler: compiledSuccessSerializer,
       schema: {
         operationId: 'createPanelBoleto',
         summary: 'Create a boleto charge from the panel',
