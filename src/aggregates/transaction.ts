@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEvent } from '../events/event-registry.ts';
+import { defineEvent, parsedWith } from '../events/event-registry.ts';
 import type { ErrorCode } from '../http/errors.ts';
 import { addDays, isRealDate, saoPauloDate } from './business-date.ts';
 import { type DecideContext, type Decider, DomainError, type DomainEvent } from './decider.ts';
@@ -916,7 +916,8 @@ function reserve(c: ReserveTransaction, now: Date): readonly TransactionEvent[] 
     const param = parsed.error.issues[0]?.path.join('.') ?? 'request';
     return invalid(param, 'The reservation is not a valid charge.');
   }
-  return [{ type: 'Transaction.Reserved', data: facts }];
+  // The parsed copy, marked: the registry's encode of this event does not parse it a second time.
+  return [{ type: 'Transaction.Reserved', data: parsedWith(reservedData, parsed.data) }];
 }
 
 /** (r): the external id a refresh result is about. */

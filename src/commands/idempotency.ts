@@ -112,6 +112,8 @@ export interface ClaimInput {
   payload: Record<string, JsonValue>;
   /** The requester's mode (API keys, panel charges); undefined for mode-less scopes (panel, jobs). */
   livemode?: boolean | undefined;
+  /** `requestHash(method, route, body)` when the caller has it already (issue 14: hashed once). */
+  requestHash?: string | undefined;
 }
 
 export type ClaimResult =
@@ -158,7 +160,7 @@ function claimOf(input: ClaimInput): IdempotencyClaim {
     scope: input.scope,
     method: input.method.toUpperCase(),
     route: input.route,
-    request_hash: requestHash(input.method, input.route, input.body),
+    request_hash: input.requestHash ?? requestHash(input.method, input.route, input.body),
     resource_id: input.resourceId,
     payload: input.payload,
     ...(input.livemode !== undefined ? { livemode: input.livemode } : {}),

@@ -30,6 +30,18 @@ export class UnknownEventTypeError extends Error {
  */
 const encoded = new WeakMap<object, EventDefinition>();
 
+/** Payloads a decider has just parsed with a schema (issue 14): `encode` by that schema does not parse again. */
+const parsedBy = new WeakMap<object, z.ZodType>();
+
+/**
+ * Marks `data` as the output of `schema.parse` (or a successful `safeParse`), so encoding it as an event
+ * whose schema is that very schema skips the second zod pass. The caller must not mutate it afterwards.
+ */
+export function parsedWith<T extends object>(schema: z.ZodType, data: T): T {
+  parsedBy.set(data, schema);
+  return data;
+}
+
 export class EventRegistry {
   private readonly defs = new Map<string, EventDefinition>();
 
@@ -52,7 +64,11 @@ export class EventRegistry {
   /** Validates a new event's payload and stamps the current schema version. */
   encode(event: DomainEvent): { type: string; schemaVersion: number; data: unknown } {
     const def = this.definition(event.type);
-    const data = def.schema.parse(event.data);
+    const given = event.data;
+    const data =
+      typeof given === 'object' && given !== null && parsedBy.get(given) === def.schema
+        ? given
+        : def.schema.parse(given);
     if (typeof data === 'object' && data !== null) encoded.set(data, def);
     return { type: event.type, schemaVersion: def.version, data };
   }

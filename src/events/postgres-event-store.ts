@@ -1,5 +1,7 @@
-import { CompiledQuery, type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
+import { constantQuery } from '../db/constant-query.ts';
 import type { Database } from '../db/schema.ts';
+import { executeSql, q, type SqlText } from '../db/sql-text.ts';
 import { applyEvents, handles, type Projection } from '../projections/projection.ts';
 import {
   type AppendResult,
@@ -33,7 +35,9 @@ const COLUMN_LIST =
 const COLUMNS = sql.raw(COLUMN_LIST);
 
 /** One stream, as constant text (issue 14: a named prepared statement, no query building per read). */
-const READ_STREAM = `select ${COLUMN_LIST} from events where stream_id = $1 and version >= $2 order by version`;
+const readStream = constantQuery<EventRow>(
+  `select ${COLUMN_LIST} from events where stream_id = $1 and version >= $2 order by version`,
+);
 
 function toRecorded(row: EventRow): RecordedEvent {
   const position = Number(row.global_position);
@@ -59,9 +63,10 @@ interface AppendedRow {
   recorded_at: Date | string;
 }
 
-const APPENDED_COLUMNS = sql.raw(
+const APPENDED_COLUMNS = q.raw(
   'version, global_position, transaction_id::text as transaction_id, recorded_at',
 );
+const APPENDED_TIMES = q.raw('version, global_position, recorded_at');
 
 /** The RecordedEvent of an event just appended: the caller's payload, the insert's positions and time. */
 function appended(stream: string, row: AppendedRow, event: NewEvent): RecordedEvent {
@@ -158,7 +163,7 @@ export class PostgresEventStore implements EventStore {
     if (single) {
       let rows: (AppendedRow & { part: number })[];
       try {
-        ({ rows } = await single.execute(this.db));
+        ({ rows } = await executeSql<AppendedRow & { part: number }>(this.db, single));
       } catch (error) {
         if (isEventIdViolation(error)) throw new DuplicateEventIdError((appends[0] as StreamAppend).stream);
         if ((error as { code?: string }).code !== INCOMPLETE) throw error;
@@ -234,7 +239,7 @@ export class PostgresEventStore implements EventStore {
       .filter((x) => x.projections.length > 0);
     if (withProjections.length > 1) return undefined;
     const projected = withProjections[0];
-    let fused: RawBuilder<unknown>[] = [];
+    let fused: SqlText[] = [];
     if (projected) {
       const a = appends[projected.i] as StreamAppend;
       const parts = this.fusedProjections(a.stream, a.events, a.expected, projected.projections);
@@ -242,33 +247,33 @@ export class PostgresEventStore implements EventStore {
       fused = parts;
     }
     // The projected stream's insert is `ins`, the name its projections' CTEs read.
-    const ins = (i: number) => sql.raw(projected?.i === i ? 'ins' : `ins_${i}`);
+    const ins = (i: number) => q.raw(projected?.i === i ? 'ins' : `ins_${i}`);
     const ctes = appends.map((a, i) => {
       const n = a.events.length;
       const guard = a.unlessExists?.length
-        ? sql`and not exists (select 1 from streams where stream_id = any(${[...a.unlessExists]}::text[]))`
-        : sql``;
-      const after = i > 0 ? sql`and exists (select 1 from ${ins(i - 1)})` : sql``;
-      return sql`claimed_${sql.raw(String(i))} as (
+        ? q`and not exists (select 1 from streams where stream_id = any(${[...a.unlessExists]}::text[]))`
+        : q``;
+      const after = i > 0 ? q`and exists (select 1 from ${ins(i - 1)})` : q``;
+      return q`claimed_${q.raw(String(i))} as (
           insert into streams (stream_id, version) select ${a.stream}, ${n} where true ${guard} ${after}
           on conflict do nothing returning version),
-        batch_${sql.raw(String(i))} as (${batchOf(a.events)}),
+        batch_${q.raw(String(i))} as (${batchOf(a.events)}),
         ${ins(i)} as (
           insert into events (stream_id, version, event_id, type, schema_version, data, metadata)
           select ${a.stream}, c.version - ${n} + b.ord, b.event_id, b.type, b.schema_version, b.data, b.metadata
-          from claimed_${sql.raw(String(i))} c, batch_${sql.raw(String(i))} b
+          from claimed_${q.raw(String(i))} c, batch_${q.raw(String(i))} b
           returning version, global_position, recorded_at)`;
     });
     const lastPart = ins(appends.length - 1);
     const selects = appends.map((_, i) =>
       i === 0
-        ? sql`select 0 as part, version, global_position, recorded_at,
+        ? q`select 0 as part, version, global_position, recorded_at,
             1 / (select count(*) from ${lastPart})::int as complete from ${ins(0)}`
-        : sql`select ${sql.raw(String(i))}, version, global_position, recorded_at, 1 from ${ins(i)}`,
+        : q`select ${q.raw(String(i))}, version, global_position, recorded_at, 1 from ${ins(i)}`,
     );
-    return sql<AppendedRow & { part: number }>`
-      with ${sql.join([...ctes, ...fused])}
-      ${sql.join(selects, sql` union all `)}`;
+    return q`
+      with ${q.join([...ctes, ...fused])}
+      ${q.join(selects, q` union all `)}`;
   }
 
   /** Why a one-statement `appendMany` wrote nothing: the first stream refused, as WrongExpectedVersionError. */
@@ -305,7 +310,7 @@ export class PostgresEventStore implements EventStore {
     events: readonly NewEvent[],
     expected: ExpectedVersion,
     projections: readonly Projection[],
-  ): RawBuilder<unknown>[] | undefined {
+  ): SqlText[] | undefined {
     if (projections.length === 0 || events.length !== 1) return undefined;
     if (expected === 'any' || !projections.every((p) => p.fused)) return undefined;
     const version = expected === 'no_stream' ? 1 : expected + 1;
@@ -321,7 +326,7 @@ export class PostgresEventStore implements EventStore {
       events[0] as NewEvent,
     );
     const written = new Map<string, string>();
-    const ctes: RawBuilder<unknown>[] = [];
+    const ctes: SqlText[] = [];
     for (const p of projections) {
       const part = p.fused?.(event, written);
       if (!part) return undefined;
@@ -337,26 +342,28 @@ export class PostgresEventStore implements EventStore {
     expected: ExpectedVersion,
     projections: readonly Projection[] = [],
     unlessExists: readonly string[] = [],
-    fused?: RawBuilder<unknown>[],
+    fused?: SqlText[],
   ): Promise<AppendResult | undefined> {
     const n = events.length;
     const claim =
       unlessExists.length > 0 && (expected === 'no_stream' || expected === 0)
-        ? sql`insert into streams (stream_id, version) select ${stream}, ${n}
+        ? q`insert into streams (stream_id, version) select ${stream}, ${n}
                 where not exists (select 1 from streams where stream_id = any(${[...unlessExists]}::text[]))
                 on conflict do nothing returning version`
         : expected === 'any'
-          ? sql`insert into streams as s (stream_id, version) values (${stream}, ${n})
+          ? q`insert into streams as s (stream_id, version) values (${stream}, ${n})
               on conflict (stream_id) do update set version = s.version + excluded.version returning version`
           : expected === 'no_stream' || expected === 0
-            ? sql`insert into streams (stream_id, version) values (${stream}, ${n})
+            ? q`insert into streams (stream_id, version) values (${stream}, ${n})
                 on conflict do nothing returning version`
-            : sql`update streams set version = version + ${n}
+            : q`update streams set version = version + ${n}
                 where stream_id = ${stream} and version = ${expected} returning version`;
     const batch = batchOf(events);
     if (fused) {
       // Issue 14: the append and its inline projections in one statement (atomic alone: no transaction).
-      const { rows } = await sql<AppendedRow>`
+      const { rows } = await executeSql<AppendedRow>(
+        executor,
+        q`
         with claimed as (${claim}), batch as (${batch}),
         ins as (
           insert into events (stream_id, version, event_id, type, schema_version, data, metadata)
@@ -364,8 +371,9 @@ export class PostgresEventStore implements EventStore {
             batch.data, batch.metadata
           from claimed, batch
           returning version, global_position, recorded_at),
-        ${sql.join(fused)}
-        select version, global_position, recorded_at from ins`.execute(executor);
+        ${q.join(fused)}
+        select version, global_position, recorded_at from ins`,
+      );
       const row = rows[0];
       if (!row) return undefined;
       return {
@@ -377,14 +385,15 @@ export class PostgresEventStore implements EventStore {
     // Issue 14: never the whole rows back. Inline projections get RecordedEvents built from the caller's
     // own objects (already validated by the registry) plus what only the insert knows: version, position,
     // transaction id and time. Nothing is re-parsed from jsonb.
-    const { rows } = await sql<AppendedRow>`
+    const { rows } = await executeSql<AppendedRow>(
+      executor,
+      q`
       with claimed as (${claim}), batch as (${batch})
       insert into events (stream_id, version, event_id, type, schema_version, data, metadata)
       select ${stream}, claimed.version - ${n} + batch.ord, batch.event_id, batch.type, batch.schema_version,
         batch.data, batch.metadata
       from claimed, batch
-      returning ${projections.length > 0 ? APPENDED_COLUMNS : sql.raw('version, global_position, recorded_at')}`.execute(
-      executor,
+      returning ${projections.length > 0 ? APPENDED_COLUMNS : APPENDED_TIMES}`,
     );
     if (rows.length === 0) return undefined;
     let last = rows[0] as AppendedRow;
@@ -546,9 +555,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   async read(stream: string, fromVersion = 1): Promise<RecordedEvent[]> {
-    const { rows } = await this.db.executeQuery<EventRow>(
-      CompiledQuery.raw(READ_STREAM, [stream, fromVersion]),
-    );
+    const { rows } = await readStream(this.db, [stream, fromVersion]);
     return rows.map(toRecorded);
   }
 
@@ -583,12 +590,12 @@ export class PostgresEventStore implements EventStore {
 }
 
 /** The batch's rows as a row source: one event as plain parameters (no arrays to encode), more via unnest. */
-function batchOf(events: readonly NewEvent[]): RawBuilder<unknown> {
+function batchOf(events: readonly NewEvent[]): SqlText {
   const only = events[0] as NewEvent;
   return events.length === 1
-    ? sql`select ${only.id}::uuid as event_id, ${only.type}::text as type, ${only.schemaVersion ?? 1}::int as schema_version,
+    ? q`select ${only.id}::uuid as event_id, ${only.type}::text as type, ${only.schemaVersion ?? 1}::int as schema_version,
             ${JSON.stringify(only.data)}::jsonb as data, ${JSON.stringify(only.metadata)}::jsonb as metadata, 1::bigint as ord`
-    : sql`select * from unnest(
+    : q`select * from unnest(
             ${events.map((e) => e.id)}::uuid[], ${events.map((e) => e.type)}::text[],
             ${events.map((e) => e.schemaVersion ?? 1)}::int[],
             ${events.map((e) => JSON.stringify(e.data))}::jsonb[],

@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
 import { digestsEqual, livemodeOfKey, sha256Hex } from '../crypto/secrets.ts';
+import { constantQuery } from '../db/constant-query.ts';
 import type { AccessProfile, ApiKeyPrincipal, Authenticator, Scope } from './auth.ts';
 import type { AppContext } from './context.ts';
 import { ApiError } from './errors.ts';
@@ -14,6 +14,13 @@ interface KeyRow {
   revoked_at: Date | null;
   suspended: boolean;
 }
+
+/** Constant text: the lookup runs on every keyed request (issue 14). */
+const keyByDigest = constantQuery<KeyRow>(`
+  select k.id, k.secret_sha256, k.tenant_id, k.livemode, k.scopes, k.access_profile, k.revoked_at,
+    exists (select 1 from tenants a where a.id = any(t.ancestor_ids) and a.status = 'suspended') as suspended
+  from api_keys k join tenants t on t.id = k.tenant_id
+  where k.secret_sha256 = $1`);
 
 /**
  * `X-API-Key` (SPEC 5.1): one indexed lookup by digest in the inline `api_keys` read model, joined with the
@@ -30,11 +37,7 @@ export function createApiKeyAuthenticator(
     const digest = sha256Hex(key);
     // Async projections: a key issued, revoked or suspended before this request counts at once.
     await ctx.referenceReadsCaughtUp?.();
-    const { rows } = await sql<KeyRow>`
-      select k.id, k.secret_sha256, k.tenant_id, k.livemode, k.scopes, k.access_profile, k.revoked_at,
-        exists (select 1 from tenants a where a.id = any(t.ancestor_ids) and a.status = 'suspended') as suspended
-      from api_keys k join tenants t on t.id = k.tenant_id
-      where k.secret_sha256 = ${digest}`.execute(ctx.db);
+    const { rows } = await keyByDigest(ctx.db, [digest]);
     const row = rows[0];
     if (!row || !digestsEqual(row.secret_sha256, digest) || row.revoked_at !== null)
       throw new ApiError('unauthorized');

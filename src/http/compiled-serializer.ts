@@ -1,5 +1,6 @@
 import fastJson from 'fast-json-stringify';
 import type { FastifySerializerCompiler } from 'fastify';
+import { serializerCompiler as zodSerializerCompiler } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 
 /**
@@ -28,3 +29,12 @@ function resolve(schema: unknown): z.ZodType {
   if (properties instanceof z.ZodType) return properties;
   throw new TypeError(`compiledSerializer: not a zod schema: ${JSON.stringify(schema)}`);
 }
+
+/**
+ * The compiled serializer for 2xx answers only (issue 14: the creation routes' 201/202 and their replays'
+ * 200/202); error envelopes keep the zod serializer, which checks them against the schema at runtime.
+ */
+export const compiledSuccessSerializer: FastifySerializerCompiler<unknown> = (route) =>
+  String(route.httpStatus).startsWith('2')
+    ? compiledSerializer(route)
+    : (zodSerializerCompiler as FastifySerializerCompiler<unknown>)(route);

@@ -1,5 +1,6 @@
-import type { RawBuilder, Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { Database } from '../db/schema.ts';
+import type { SqlText } from '../db/sql-text.ts';
 import type { RecordedEvent } from '../events/event-store.ts';
 
 /**
@@ -26,8 +27,9 @@ export interface Projection {
    * and positions are unknown here (use `ins`), `event.version` is the one being written. Sibling CTEs see
    * the tables as they were before the statement: a later projection reads what an earlier one wrote
    * through `written` (table name to the CTE returning the written row). `undefined`: use `handle`.
+   * Plain SQL text (src/db/sql-text.ts), not kysely's builder: every creation runs these.
    */
-  fused?(event: RecordedEvent, written: Map<string, string>): RawBuilder<unknown>[] | undefined;
+  fused?(event: RecordedEvent, written: Map<string, string>): SqlText[] | undefined;
   /**
    * Optional: applies a run of events (commit order, only types this projection handles) in a few
    * multi-row statements. Must leave the read model exactly as `handle` applied to each event in order

@@ -7,6 +7,7 @@ import {
 import { STATUS_AFTER, statusAfter } from '../aggregates/transaction-status.ts';
 import { storedDocumentSignature } from '../charge-page/stored-signature.ts';
 import type { Database, TransactionRequestsTable, TransactionsTable } from '../db/schema.ts';
+import { q, type SqlText } from '../db/sql-text.ts';
 import { EventRegistry } from '../events/event-registry.ts';
 import type { RecordedEvent } from '../events/event-store.ts';
 import { defined, recordset, setExcluded, updateGuarded } from './batch-sql.ts';
@@ -116,18 +117,18 @@ export const transactionsProjection: Projection = {
       const { created_at: _c, updated_at: _u, ...row } = defined(reservedRow(d, recorded));
       const { created_at: _r, ...request } = defined(requestRow(d, recorded));
       return [
-        sql`tx_row as (insert into transactions (${columnsOf(row)}, created_at, updated_at)
+        q`tx_row as (insert into transactions (${columnsOf(row)}, created_at, updated_at)
           select ${valuesOf(row)}, ins.recorded_at, ins.recorded_at from ins
           on conflict (id) do nothing returning transactions.*)`,
-        sql`tx_request as (insert into transaction_requests (${columnsOf(request)}, created_at)
+        q`tx_request as (insert into transaction_requests (${columnsOf(request)}, created_at)
           select ${valuesOf(request)}, ins.recorded_at from ins
           on conflict (transaction_id) do nothing)`,
       ];
     }
     const changes = defined(changesOf(event) as Record<string, unknown>);
-    const sets = Object.keys(changes).map((k) => sql`${sql.ref(k)} = ${changes[k]}`);
+    const sets = Object.keys(changes).map((k) => q`${q.id(k)} = ${changes[k]}`);
     return [
-      sql`tx_row as (update transactions set ${sql.join([...sets, sql`sequence = ins.version`, sql`updated_at = ins.recorded_at`])}
+      q`tx_row as (update transactions set ${q.join([...sets, q`sequence = ins.version`, q`updated_at = ins.recorded_at`])}
         from ins where transactions.id = ${event.data.transaction_id} and transactions.sequence < ins.version
         returning transactions.*)`,
     ];
@@ -329,12 +330,13 @@ function factsOf(event: LaterEvent): Changes {
   }
 }
 
-function columnsOf(row: object) {
-  return sql.join(Object.keys(row).map((k) => sql.ref(k)));
+/** The row's column names (this code's own, so quoted as text without a node per name). */
+function columnsOf(row: object): SqlText {
+  return q.raw(`"${Object.keys(row).join('", "')}"`);
 }
 
-function valuesOf(row: object) {
-  return sql.join(Object.values(row).map((v) => sql`${v}`));
+function valuesOf(row: object): SqlText {
+  return q.join(Object.values(row));
 }
 
 async function update(trx: Transaction<Database>, recorded: RecordedEvent, id: string, changes: Changes) {

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { TransactionStatus } from '../aggregates/transaction.ts';
 import { statusAfter } from '../aggregates/transaction-status.ts';
+import { q } from '../db/sql-text.ts';
 import { recordset, updateGuarded } from './batch-sql.ts';
 import type { Projection } from './projection.ts';
 import { decodeTransactionEvent, TRANSACTION_EVENT_TYPES } from './transactions.ts';
@@ -110,38 +111,38 @@ export const webhookOutboxProjection: Projection = {
     const charge =
       event.type === 'Transaction.Reserved'
         ? [
-            sql`wo_state as (
+            q`wo_state as (
         insert into webhook_charge_states (transaction_id, tenant_id, livemode, callback_url, status, sequence)
         select ${id}, ${event.data.tenant_id}, ${event.data.livemode}, ${event.data.callback_url}, ${status},
           ${version} from ins
         on conflict (transaction_id) do nothing)`,
-            sql`wo_charge as (
+            q`wo_charge as (
         select ${event.data.tenant_id}::text as tenant_id, ${event.data.livemode}::boolean as livemode,
           ${event.data.callback_url}::text as callback_url, null::text as previous from ins)`,
           ]
         : [
-            sql`wo_state as (
+            q`wo_state as (
         update webhook_charge_states as s set status = ${status}, sequence = ${version}
         from webhook_charge_states as old, ins
         where old.transaction_id = s.transaction_id and s.transaction_id = ${id} and s.sequence < ${version}
         returning old.status as previous, s.tenant_id, s.livemode, s.callback_url)`,
-            sql`wo_charge as (select tenant_id, livemode, callback_url, previous from wo_state
+            q`wo_charge as (select tenant_id, livemode, callback_url, previous from wo_state
         where previous <> ${status})`,
           ];
     const row = written.get('transactions');
     const snapshot = row
-      ? sql`(select to_jsonb(r) from ${sql.table(row)} r where r.id = ${id} and r.sequence = ${version})`
-      : sql`(select to_jsonb(t) from transactions t where t.id = ${id} and t.sequence = ${version})`;
+      ? q`(select to_jsonb(r) from ${q.id(row)} r where r.id = ${id} and r.sequence = ${version})`
+      : q`(select to_jsonb(t) from transactions t where t.id = ${id} and t.sequence = ${version})`;
     return [
       ...charge,
-      sql`wo_destinations as (
+      q`wo_destinations as (
         select 'endpoint' as destination, e.id as endpoint_id, null::text as callback_url
         from wo_charge c join webhook_endpoints e
           on e.tenant_id = c.tenant_id and e.mode = case when c.livemode then 'live' else 'test' end
           and e.enabled and e.deleted_at is null
         union all
         select 'callback', null, c.callback_url from wo_charge c where c.callback_url is not null)`,
-      sql`wo_message as (
+      q`wo_message as (
         insert into webhook_messages (id, event_id, type, tenant_id, livemode, transaction_id, sequence,
           status, previous_status, occurred_at, snapshot, body)
         select ${webhookMessageId(recorded.id)}, ${recorded.id},
@@ -151,7 +152,7 @@ export const webhookOutboxProjection: Projection = {
         where exists (select 1 from wo_destinations)
         on conflict (event_id) do nothing
         returning id, tenant_id, occurred_at)`,
-      sql`wo_deliveries as (
+      q`wo_deliveries as (
         insert into webhook_deliveries (id, message_id, tenant_id, transaction_id, destination, endpoint_id,
           callback_url, status, attempts, next_attempt_at, created_at, updated_at)
         select 'whd_' || replace(gen_random_uuid()::text, '-', ''), m.id, m.tenant_id, ${id},

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { DomainError } from '../aggregates/decider.ts';
 import type { PaymentMethod } from '../aggregates/provider.ts';
+import { constantQuery } from '../db/constant-query.ts';
 import type { Database } from '../db/schema.ts';
 
 /**
@@ -103,6 +104,36 @@ export function resolveProvider(request: RoutingRequest, rules: readonly Candida
   throw new DomainError('provider_not_configured', 'No routing rule or enabled provider for this method.');
 }
 
+interface CandidateRow {
+  ancestor_ids: string[];
+  id: string | null;
+  method: PaymentMethod | null;
+  tenant_id: string | null;
+  priority: number | null;
+  max_amount: number | null;
+  enabled: boolean | null;
+  created_at: Date | string | null;
+  p_id: string | null;
+  kind: 'simulator' | 'external' | null;
+  environment: 'sandbox' | 'production' | null;
+  p_enabled: boolean | null;
+  enabled_methods: string[] | null;
+  is_marketplace: boolean | null;
+}
+
+/**
+ * The tenant's chain and its candidate rules in one read (issue 14: one round trip and constant text; it
+ * was two kysely-built reads). The chain row always comes back; with no rule, its rule columns are null.
+ */
+const candidates = constantQuery<CandidateRow>(`
+  with chain as (
+    select coalesce((select ancestor_ids from tenants where id = $1), array[$1::text]) as ancestor_ids)
+  select c.ancestor_ids, r.id, r.method, r.tenant_id, r.priority, r.max_amount, r.enabled, r.created_at,
+    p.id as p_id, p.kind, p.environment, p.enabled as p_enabled, p.enabled_methods, p.is_marketplace
+  from chain c
+  left join routing_rules r on r.method = $2 and (r.tenant_id is null or r.tenant_id = any(c.ancestor_ids))
+  left join providers p on p.id = r.provider_id`);
+
 /**
  * The rules that can apply to a tenant and method: its own, its ancestors' and the global ones, each with
  * its provider. An unknown tenant has no chain of its own and falls back to global rules.
@@ -112,42 +143,19 @@ export async function loadRoutingCandidates(
   tenantId: string,
   method: PaymentMethod,
 ): Promise<{ ancestorIds: string[]; rules: CandidateRule[] }> {
-  const tenant = await db
-    .selectFrom('tenants')
-    .select('ancestor_ids')
-    .where('id', '=', tenantId)
-    .executeTakeFirst();
-  const ancestorIds = tenant?.ancestor_ids ?? [tenantId];
-  const rows = await db
-    .selectFrom('routing_rules as r')
-    .leftJoin('providers as p', 'p.id', 'r.provider_id')
-    .select([
-      'r.id',
-      'r.method',
-      'r.tenant_id',
-      'r.priority',
-      'r.max_amount',
-      'r.enabled',
-      'r.created_at',
-      'p.id as p_id',
-      'p.kind',
-      'p.environment',
-      'p.enabled as p_enabled',
-      'p.enabled_methods',
-      'p.is_marketplace',
-    ])
-    .where('r.method', '=', method)
-    .where((eb) => eb.or([eb('r.tenant_id', 'is', null), eb('r.tenant_id', 'in', ancestorIds)]))
-    .execute();
-  const rules = rows.map(
-    (row): CandidateRule => ({
+  const { rows } = await candidates(db, [tenantId, method]);
+  const ancestorIds = rows[0]?.ancestor_ids ?? [tenantId];
+  const rules: CandidateRule[] = [];
+  for (const row of rows) {
+    if (row.id === null) continue;
+    rules.push({
       id: row.id,
-      method: row.method,
+      method: row.method as PaymentMethod,
       tenantId: row.tenant_id,
-      priority: row.priority,
-      maxAmount: row.max_amount,
-      enabled: row.enabled,
-      createdAt: new Date(row.created_at),
+      priority: row.priority as number,
+      maxAmount: row.max_amount as number,
+      enabled: row.enabled === true,
+      createdAt: new Date(row.created_at as Date | string),
       provider:
         row.p_id && row.kind && row.environment && row.enabled_methods
           ? {
@@ -159,8 +167,8 @@ export async function loadRoutingCandidates(
               isMarketplace: row.is_marketplace === true,
             }
           : undefined,
-    }),
-  );
+    });
+  }
   return { ancestorIds, rules };
 }
 

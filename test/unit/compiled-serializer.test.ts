@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
-import { compiledSerializer } from '../../src/http/compiled-serializer.ts';
-import { listEnvelope } from '../../src/http/schemas.ts';
+import { compiledSerializer, compiledSuccessSerializer } from '../../src/http/compiled-serializer.ts';
+import { dataEnvelope, errorEnvelope, listEnvelope } from '../../src/http/schemas.ts';
 import { type TransactionView, transactionView } from '../../src/http/transaction-dto.ts';
 
 // Issue 14 (B3): the list routes' compiled serializer writes exactly the SPEC 2.2 Transaction fields the
@@ -84,5 +84,30 @@ describe('compiled response serializer (issue 14)', () => {
   test('a missing required field is an error, not a silent omission', () => {
     const { id: _id, ...withoutId } = charge;
     assert.throws(() => serialize({ data: [withoutId], meta: { limit: 1, offset: 0, count: 1 } }));
+  });
+
+  test('the creation answer (SPEC 4.1 201 `{ data: Transaction }`) serializes to the JSON of the view', () => {
+    const created = compiledSuccessSerializer({
+      schema: dataEnvelope(transactionView),
+      method: 'POST',
+      url: '/v1/pix',
+      httpStatus: '201',
+    }) as (data: unknown) => string;
+    const answer = { data: { ...charge, method: 'pix', boleto_due_date: null } };
+    assert.equal(created(answer), JSON.stringify(answer));
+    assert.deepEqual(JSON.parse(created({ ...answer, extra: 1 })), answer);
+  });
+
+  test('an error status of the creation routes keeps the checking zod serializer (SPEC 7 envelope)', () => {
+    const failed = compiledSuccessSerializer({
+      schema: errorEnvelope,
+      method: 'POST',
+      url: '/v1/pix',
+      httpStatus: '502',
+    }) as (data: unknown) => string;
+    const envelope = { error: { code: 'provider_rejected', message: 'refused', request_id: 'req_1' } };
+    assert.deepEqual(JSON.parse(failed(envelope)), envelope);
+    // An undeclared error code is refused at runtime, as zod's serializer does and a compiled one would not.
+    assert.throws(() => failed({ error: { code: 'no_such_code', message: 'x', request_id: 'r' } }));
   });
 });

@@ -471,6 +471,7 @@ export async function createCharge(
     method: 'POST',
     route: input.route,
     body: snapshot,
+    requestHash: hash,
     resourceId: reserve.transactionId,
     payload: { reserve: JSON.parse(JSON.stringify(reserve)) as JsonValue },
   };

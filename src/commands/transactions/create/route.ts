@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { DomainError } from '../../../aggregates/decider.ts';
 import { requireTenantInTree } from '../../../http/admin-scope.ts';
 import { apiKeyPrincipal, idempotencyKeyOf, sessionPrincipal } from '../../../http/auth.ts';
-import { compiledSerializer } from '../../../http/compiled-serializer.ts';
+import { compiledSuccessSerializer } from '../../../http/compiled-serializer.ts';
 import type { AppContext } from '../../../http/context.ts';
 import { boletoBody, panelBoletoBody, pixBody } from '../../../http/contract/charges.ts';
 import { ApiError } from '../../../http/errors.ts';
@@ -19,24 +19,13 @@ import {
 import { type ChargeBody, createCharge } from './handler.ts';
 
 const created = dataEnvelope(transactionView);
-/**
- * A replay's answer (SPEC 4 common rules: the stored record), written by a serializer compiled once from the
- * same schema: the view is built by typed code from the server's own events, so a zod pass over it per
- * replay only re-checked what the server wrote (issue 14). The HTTP tests check the answers against
- * /openapi.json.
- */
-const replayJson = compiledSerializer({ schema: created, method: 'POST', url: '/v1/pix', httpStatus: '200' });
-
+/** Every 2xx answer, replays included, goes through the routes' compiled serializer (issue 14). */
 function answer(
   reply: FastifyReply,
   r: { status: number; replayed: boolean; view: TransactionView },
 ): FastifyReply {
-  if (!r.replayed) return reply.code(r.status).send({ data: r.view });
-  return reply
-    .code(r.status)
-    .header(IDEMPOTENCY_REPLAYED, 'true')
-    .type('application/json; charset=utf-8')
-    .send(replayJson({ data: r.view }));
+  if (r.replayed) reply.header(IDEMPOTENCY_REPLAYED, 'true');
+  return reply.code(r.status).send({ data: r.view });
 }
 const chargeResponses = {
   200: created.meta({ description: 'Replay (`Idempotency-Replayed: true`), including failed/unknown.' }),
@@ -118,6 +107,8 @@ export function registerCreateRoutes(app: HttpServer, ctx: AppContext): void {
     '/v1/pix',
     {
       config: { access: { auth: 'api_key', scopes: ['pix:write'], idempotencyKey: true } },
+      // The creation answer and its replay written by fast-json-stringify, not zod; errors keep zod (issue 14).
+      serializerCompiler: compiledSuccessSerializer,
       schema: {
         operationId: 'createPix',
         summary: 'Create a Pix charge',
@@ -137,6 +128,7 @@ export function registerCreateRoutes(app: HttpServer, ctx: AppContext): void {
     '/v1/boleto',
     {
       config: { access: { auth: 'api_key', scopes: ['boleto:write'], idempotencyKey: true } },
+      serializerCompiler: compiledSuccessSerializer,
       schema: {
         operationId: 'createBoleto',
         summary: 'Create a boleto charge',
@@ -156,6 +148,7 @@ export function registerCreateRoutes(app: HttpServer, ctx: AppContext): void {
     '/admin/boleto',
     {
       config: { access: { auth: 'session', roles: ['super_admin', 'tenant_admin'], idempotencyKey: true } },
+      serializerCompiler: compiledSuccessSerializer,
       schema: {
         operationId: 'createPanelBoleto',
         summary: 'Create a boleto charge from the panel',
