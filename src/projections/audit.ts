@@ -53,6 +53,24 @@ export function stripSecrets(value: unknown): unknown {
   return out;
 }
 
+/** Whether a payload holds a secret field at any depth (most do not: then it is recorded as it is). */
+function hasSecretField(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) return value.some(hasSecretField);
+  for (const k of Object.keys(value)) {
+    if (isSecretFieldCached(k) || hasSecretField((value as Record<string, unknown>)[k])) return true;
+  }
+  return false;
+}
+
+/**
+ * stripSecrets without the copy when there is nothing to strip (issue 14 B4: a rebuild copied every payload
+ * only to serialize it). The result is only read (serialized), never mutated.
+ */
+function withoutSecrets(value: unknown): unknown {
+  return hasSecretField(value) ? stripSecrets(value) : value;
+}
+
 /** `<category>-<id>`: the aggregate type and id every stream name carries. */
 export function targetOf(stream: string): { type: string; id: string } {
   const dash = stream.indexOf('-');
@@ -111,6 +129,26 @@ async function tenantOf(
   return null;
 }
 
+/** tenantOf over attributions already in memory (a batch's): its rules, kept in step, no promise per event. */
+function tenantFromKnown(
+  known: KnownTenants,
+  event: RecordedEvent,
+  target: { type: string; id: string },
+): string | null {
+  const own = stringField(event.data, 'tenant_id');
+  if (own) return own;
+  if (target.type === 'tenant') return target.id;
+  const earlier = known.get(key(target.type, target.id))?.tenant;
+  if (earlier) return earlier;
+  const userId = stringField(event.data, 'user_id');
+  if (userId && target.type !== 'user') {
+    const ofUser = known.get(key('user', userId))?.tenant;
+    if (ofUser) return ofUser;
+  }
+  if (event.metadata.actor.startsWith('api_key:')) return event.metadata.tenant_id ?? null;
+  return null;
+}
+
 function beforeAfter(event: RecordedEvent): { before: unknown; after: unknown } {
   if (event.type === 'PaymentSettings.Updated') {
     const decoded = settingsRegistry.decode(event);
@@ -123,9 +161,9 @@ function beforeAfter(event: RecordedEvent): { before: unknown; after: unknown } 
   if (event.type === 'Transaction.Reserved' && event.data !== null && typeof event.data === 'object') {
     // The creation snapshot holds payer personal data (SPEC 2.2 rule 4, 2.3): it stays in its own resource.
     const { request: _r, provider_request: _p, ...facts } = event.data as Record<string, unknown>;
-    return { before: null, after: stripSecrets(facts) ?? null };
+    return { before: null, after: withoutSecrets(facts) ?? null };
   }
-  return { before: null, after: stripSecrets(event.data) ?? null };
+  return { before: null, after: withoutSecrets(event.data) ?? null };
 }
 
 /**
@@ -200,7 +238,7 @@ async function insertBatch(
   let lines = '';
   for (const e of kept) {
     const target = targetOf(e.stream);
-    const tenant = await tenantOf(async (t, i) => known.get(key(t, i))?.tenant, e, target);
+    const tenant = tenantFromKnown(known, e, target);
     const row = auditRow(e, target, tenant);
     // The same instant as the Date (millisecond precision either way); a string keeps JSON.stringify on its
     // fast path (a Date's toJSON call makes it the costliest field of the row).

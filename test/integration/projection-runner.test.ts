@@ -286,5 +286,24 @@ describe('projection runner (DESIGN.md "Projections")', () => {
     const txn = rows.find((r) => r.stream_id === 'transaction-txn_1');
     assert.equal(txn?.category, 'transaction');
     assert.equal(txn?.last_type, 'Other.Thing');
+
+    // issue 14 B4: the rebuild's bulk load (new streams through COPY, the category index built at the end)
+    // leaves the same rows and indexes, whether a stream's events share a batch or not.
+    const indexes = async () =>
+      (
+        await sql<{ indexdef: string }>`
+          select indexdef from pg_indexes where tablename = 'stream_catalog' order by indexname`.execute(t.db)
+      ).rows;
+    const made = await indexes();
+    assert.equal(made.length, 2);
+    const copying = new ProjectionRunner(t.db, store, [streamCatalog], { copyFromStdin: true });
+    for (const batchSize of [1, 5000]) {
+      await copying.rebuildAll([streamCatalog], undefined, batchSize);
+      assert.deepEqual(
+        await t.db.selectFrom('stream_catalog').selectAll().orderBy('stream_id').execute(),
+        rows,
+      );
+      assert.deepEqual(await indexes(), made);
+    }
   });
 });
