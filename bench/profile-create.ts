@@ -111,28 +111,37 @@ export function printProfile(summary: ProfileSummary, requests: number): void {
   );
 }
 
-export async function benchProfileCreate(
+type BenchGateway = Awaited<ReturnType<typeof startHttpBench>>['gateway'];
+
+/** What a profiled load sends: the headers, and per-request ones (a fresh key) when each request needs them. */
+interface ProfiledLoad {
+  headers: Record<string, string>;
+  perRequestHeaders?: () => Record<string, string>;
+}
+
+/**
+ * A POST /v1/pix load against a `calebe serve` child under `node --cpu-prof`, summarized over the measured
+ * run only; `prepare` runs first (e.g. the creation a replay load repeats). profile-create and profile-replay.
+ */
+export async function profileHttpLoad(
+  title: string,
   opts: BenchOptions,
   http: HttpBenchOptions,
+  prepare: (gateway: BenchGateway) => Promise<ProfiledLoad>,
 ): Promise<ProfileSummary> {
   const dir = http.cpuProfDir ?? mkdtempSync(join(tmpdir(), 'calebe-profile-'));
-  const { bench, gateway } = await startHttpBench('profile-create: POST /v1/pix under --cpu-prof', opts, {
-    ...http,
-    cpuProfDir: dir,
-  });
+  const { bench, gateway } = await startHttpBench(title, opts, { ...http, cpuProfDir: dir });
   let stopped = false;
   try {
-    let seq = 0;
     const spec = {
       url: gateway.url,
       method: 'POST' as const,
       path: '/v1/pix',
-      headers: pixHeaders(gateway),
       body: PIX_BODY,
-      perRequestHeaders: () => ({ 'idempotency-key': `prof-${process.pid}-${seq++}` }),
       connections: opts.clients,
       server: gateway,
       database: bench.name,
+      ...(await prepare(gateway)),
     };
     if (opts.warmup > 0)
       console.log(describeRun('warm-up (discarded)', await loadRun({ ...spec, seconds: opts.warmup })));
@@ -143,24 +152,31 @@ export async function benchProfileCreate(
     await gateway.stop();
     stopped = true;
     // One file per thread (tsx's loader runs on its own): the main thread's is the one busy in the window.
-    const files = readdirSync(dir)
+    const summaries = readdirSync(dir)
       .filter((f) => f.endsWith('.cpuprofile'))
-      .map((f) => join(dir, f));
-    const summaries = files.map((f) => ({
-      file: f,
-      summary: summarizeProfile(JSON.parse(readFileSync(f, 'utf8')) as CpuProfile, from, to),
-    }));
+      .map((f) => join(dir, f))
+      .map((file) => ({
+        file,
+        summary: summarizeProfile(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, from, to),
+      }));
     const best = summaries.sort((a, b) => b.summary.busyUs - a.summary.busyUs)[0];
     if (!best) throw new Error(`no .cpuprofile written in ${dir}`);
-    const { file, summary } = best;
-    printProfile(summary, run.responses);
+    printProfile(best.summary, run.responses);
     console.log(
-      `\nprofile file: ${file}${http.cpuProfDir ? '' : ' (deleted; pass --cpu-prof DIR to keep it)'}`,
+      `\nprofile file: ${best.file}${http.cpuProfDir ? '' : ' (deleted; pass --cpu-prof DIR to keep it)'}`,
     );
-    return summary;
+    return best.summary;
   } finally {
     if (!stopped) await gateway.stop();
     await bench.drop();
     if (!http.cpuProfDir) rmSync(dir, { recursive: true, force: true });
   }
+}
+
+export function benchProfileCreate(opts: BenchOptions, http: HttpBenchOptions): Promise<ProfileSummary> {
+  let seq = 0;
+  return profileHttpLoad('profile-create: POST /v1/pix under --cpu-prof', opts, http, async (gateway) => ({
+    headers: pixHeaders(gateway),
+    perRequestHeaders: () => ({ 'idempotency-key': `prof-${process.pid}-${seq++}` }),
+  }));
 }
