@@ -104,6 +104,7 @@ describe('panel webhook endpoints over HTTP (SPEC 5.7, 6, 7; docs/decisions.md "
     assert.deepEqual(got.body.data, view);
     assert.equal(got.body.data.secret, undefined);
 
+    await app.settle();
     const list = await app.request('GET', `${ROUTE}?tenant_id=${root}&mode=live`, {
       headers: tokens.super_admin,
     });
@@ -167,6 +168,7 @@ describe('panel webhook endpoints over HTTP (SPEC 5.7, 6, 7; docs/decisions.md "
         'idempotency_conflict',
       );
     });
+    await app.settle();
     const list = await app.request('GET', `${ROUTE}?tenant_id=${root}&limit=100`, {
       headers: tokens.super_admin,
     });
