@@ -192,8 +192,9 @@ export async function startFloor(
   bench: BenchDatabase,
   opts: BenchOptions,
   env: Record<string, string> = {},
+  cpuProfDir?: string,
 ): Promise<ServeProcess> {
-  const floor = await floorProcess(bench.url, opts.pool, env);
+  const floor = await floorProcess(bench.url, opts.pool, env, cpuProfDir);
   console.log(`floor server pid ${floor.pid} (pool ${opts.pool}) at ${floor.url}`);
   return floor;
 }
@@ -273,7 +274,7 @@ export async function benchCreatePix(opts: BenchOptions, http: HttpBenchOptions)
   let floor: ServeProcess | undefined;
   try {
     // pgbench opens --clients connections of its own: the floor's close within a second once idle.
-    floor = await startFloor(bench, opts, { FLOOR_IDLE_MS: '1000' });
+    floor = await startFloor(bench, opts, { FLOOR_IDLE_MS: '1000' }, http.cpuProfDir);
     console.log(
       `pgbench command: ${opts.pgbench} ${pgbenchArgs(opts, SCRIPT, '<tag>', '<database url>', PGBENCH_MODE).join(' ')}`,
     );

@@ -188,10 +188,13 @@ export async function floorProcess(
   databaseUrl: string,
   pool: number,
   env: Record<string, string> = {},
+  /** When set, the floor runs under `node --cpu-prof`, its profile written to `<dir>/floor` on SIGTERM. */
+  cpuProfDir?: string,
 ): Promise<ServeProcess> {
   const port = await freePort();
   const prefix = `calebe:floor:${randomBytes(6).toString('hex')}`;
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', FLOOR], {
+  const prof = cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', `${cpuProfDir}/floor`] : [];
+  const child: ChildProcess = spawn(process.execPath, [...prof, '--import', 'tsx', FLOOR], {
     cwd: fileURLToPath(new URL('..', import.meta.url)),
     env: serverEnv(databaseUrl, pool, port, prefix, env),
     stdio: ['ignore', 'inherit', 'inherit'],

@@ -162,7 +162,7 @@ export async function benchList(
   let floor: ServeProcess | undefined;
   try {
     // The floor of the whole request (BENCHMARKS.md "Issue 14: the floor of a whole request"), for limit=100.
-    floor = await floorProcess(db.url, 20);
+    floor = await floorProcess(db.url, 20, {}, cpuProfDir);
     console.log(`floor server pid ${floor.pid} (pool 20) at ${floor.url}`);
     const floorUrl = floor.url;
     const deps = { store: gateway.ctx.store, registry: gateway.ctx.events, now: () => gateway.ctx.now() };

@@ -45,7 +45,7 @@ export async function benchReplay(opts: BenchOptions, http: HttpBenchOptions): P
   const { bench, gateway } = await startHttpBench('replay (B2): POST /v1/pix replaying one key', opts, http);
   let floor: ServeProcess | undefined;
   try {
-    floor = await startFloor(bench, opts);
+    floor = await startFloor(bench, opts, {}, http.cpuProfDir);
     const key = `b2-${randomBytes(8).toString('hex')}`;
     const headers = { ...pixHeaders(gateway), 'idempotency-key': key };
     const first = await fetch(`${gateway.url}/v1/pix`, { method: 'POST', headers, body: PIX_BODY });

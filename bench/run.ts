@@ -70,7 +70,8 @@ flags (environment variable in brackets):
   --pgbench PATH     pgbench binary                                        [PGBENCH]            default /usr/bin/pgbench
   --rate N           events/s offered by the webhook lag benchmark         [BENCH_RATE]         default 500
   --role R           create/replay: gateway 'serve --role' (api or all)    [BENCH_ROLE]         default api
-  --cpu-prof DIR     create/replay/list: the gateway, rebuild: the CLI, under node --cpu-prof  [BENCH_CPU_PROF]
+  --cpu-prof DIR     create/replay/list: the gateway (and the floor server, in DIR/floor), rebuild: the
+                     CLI, under node --cpu-prof                                                [BENCH_CPU_PROF]
   --out FILE         also write the raw results as JSON                    [BENCH_OUT]
   --tenants N        seed: tenants (a quarter roots)                       [BENCH_TENANTS]      default 12
   --transactions N   seed: charges in all                                  [BENCH_TRANSACTIONS] default 1100000
