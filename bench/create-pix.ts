@@ -2,10 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import {
+  floorProcess,
   type GatewayProcess,
   type LoadRun,
   loadAverage,
   loadRun,
+  type ServeProcess,
   startGatewayProcess,
 } from './http-server.ts';
 import { meterBackends } from './pg-backend-cpu.ts';
@@ -22,6 +24,7 @@ import {
   runPgbench,
   serverSettings,
   settle,
+  sleep,
 } from './support.ts';
 import { type WireFigures, wirePass } from './wire-pass.ts';
 
@@ -95,7 +98,12 @@ async function pgbenchRun(
   };
 }
 
-export function describeRun(label: string, r: LoadRun, unit = 'requests/s'): string {
+export function describeRun(
+  label: string,
+  r: LoadRun,
+  unit = 'requests/s',
+  server: 'gateway' | 'floor' = 'gateway',
+): string {
   const other = Object.entries(r.statuses)
     .filter(([k]) => !k.startsWith('2'))
     .map(([k, n]) => `${k}: ${n}`)
@@ -103,7 +111,7 @@ export function describeRun(label: string, r: LoadRun, unit = 'requests/s'): str
   return (
     `${label}: ${fmt(r.rate)} ${unit} (${r.ok} 2xx in ${fmt(r.seconds, 1)} s; non-2xx ${r.non2xx}${other ? ` [${other}]` : ''}, ` +
     `errors ${r.errors}, timeouts ${r.timeouts}; p50 ${fmt(r.p50, 2)} ms, p99 ${fmt(r.p99, 2)} ms; ` +
-    `CPU per request: gateway ${fmt(r.serverCpuUs)} µs + PostgreSQL ${fmt(r.pgCpuUs)} µs = ${fmt(r.totalCpuUs)} µs; ` +
+    `CPU per request: ${server} ${fmt(r.serverCpuUs)} µs + PostgreSQL ${fmt(r.pgCpuUs)} µs = ${fmt(r.totalCpuUs)} µs; ` +
     `${fmt(r.commitsPerRequest, 2)} commits/req; load ${r.load})`
   );
 }
@@ -121,6 +129,9 @@ export interface CreateReport {
   wire?: WireFigures | undefined;
   medianCpuUs: number;
   medianPgbenchCpuUs: number;
+  /** The floor server's runs (bench/floor-server.ts), interleaved with the gateway's and pgbench's. */
+  floor: LoadRun[];
+  medianFloorCpuUs: number;
 }
 
 /**
@@ -173,6 +184,75 @@ export function loadRunColumns(label: string): string[] {
   ];
 }
 
+/**
+ * The floor server (bench/floor-server.ts, BENCHMARKS.md "Issue 14: the floor of a whole request") on the
+ * bench database, beside the gateway; the caller stops it.
+ */
+export async function startFloor(
+  bench: BenchDatabase,
+  opts: BenchOptions,
+  env: Record<string, string> = {},
+  cpuProfDir?: string,
+): Promise<ServeProcess> {
+  const floor = await floorProcess(bench.url, opts.pool, env, cpuProfDir);
+  console.log(`floor server pid ${floor.pid} (pool ${opts.pool}) at ${floor.url}`);
+  return floor;
+}
+
+/** Results-table columns of the floor side (appended after the existing ones). */
+export const FLOOR_COLUMNS = [
+  'floor 2xx/s',
+  'floor p50',
+  'floor p99',
+  'floor proc CPU',
+  'floor PG CPU',
+  'floor CPU/req',
+  'gateway/floor CPU',
+];
+
+export function floorCells(floor: LoadRun | undefined, gateway: LoadRun): string[] {
+  if (!floor) return FLOOR_COLUMNS.map(() => '-');
+  return [
+    fmt(floor.rate),
+    fmt(floor.p50, 2),
+    fmt(floor.p99, 2),
+    fmt(floor.serverCpuUs),
+    fmt(floor.pgCpuUs),
+    fmt(floor.totalCpuUs),
+    fmt(gateway.totalCpuUs / floor.totalCpuUs, 2),
+  ];
+}
+
+/** One line: the floor's medians and the gateway's CPU per request as a multiple of the floor's. */
+export function floorSummary(what: string, floor: LoadRun[], gateway: LoadRun[]): string {
+  const m = (runs: LoadRun[], f: (r: LoadRun) => number) => median(runs.map(f));
+  const g = m(gateway, (r) => r.totalCpuUs);
+  const f = m(floor, (r) => r.totalCpuUs);
+  return (
+    `median floor server (${what}): ${fmt(m(floor, (r) => r.rate))} requests/s (p50 ${fmt(
+      m(floor, (r) => r.p50),
+      2,
+    )} ms, ` +
+    `p99 ${fmt(
+      m(floor, (r) => r.p99),
+      2,
+    )} ms), CPU per request ${fmt(f)} µs (floor process ${fmt(m(floor, (r) => r.serverCpuUs))} + ` +
+    `PostgreSQL ${fmt(m(floor, (r) => r.pgCpuUs))}); gateway ${fmt(g)} µs = ${fmt(g / f, 2)} × the floor ` +
+    `(gateway process ${fmt(m(gateway, (r) => r.serverCpuUs) / m(floor, (r) => r.serverCpuUs), 2)} ×, PostgreSQL ${fmt(m(gateway, (r) => r.pgCpuUs) / m(floor, (r) => r.pgCpuUs), 2)} ×)`
+  );
+}
+
+/** Waits (up to 10 s) until the floor server holds no connection to the bench database. */
+async function floorBackendsGone(bench: BenchDatabase): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    const { rows } = await sql<{ n: string }>`
+      select count(*) as n from pg_stat_activity
+      where datname = current_database() and application_name = 'calebe-floor'`.execute(bench.db);
+    if (Number(rows[0]?.n) === 0) return;
+    await sleep(100);
+  }
+}
+
 export function loadRunCells(r: LoadRun): string[] {
   return [
     fmt(r.rate),
@@ -191,7 +271,10 @@ export function loadRunCells(r: LoadRun): string[] {
 
 export async function benchCreatePix(opts: BenchOptions, http: HttpBenchOptions): Promise<CreateReport> {
   const { bench, gateway } = await startHttpBench('create (B1): POST /v1/pix', opts, http);
+  let floor: ServeProcess | undefined;
   try {
+    // pgbench opens --clients connections of its own: the floor's close within a second once idle.
+    floor = await startFloor(bench, opts, { FLOOR_IDLE_MS: '1000' }, http.cpuProfDir);
     console.log(
       `pgbench command: ${opts.pgbench} ${pgbenchArgs(opts, SCRIPT, '<tag>', '<database url>', PGBENCH_MODE).join(' ')}`,
     );
@@ -208,21 +291,57 @@ export async function benchCreatePix(opts: BenchOptions, http: HttpBenchOptions)
       server: gateway,
       database: bench.name,
     };
+    const floorSpec = {
+      ...spec,
+      url: floor.url,
+      perRequestHeaders: () => ({ 'idempotency-key': `${keyPrefix}-floor-${seq++}` }),
+      server: floor,
+    };
+    // One answer of each, to check the floor writes a body of the real answer's size.
+    const sizes: string[] = [];
+    for (const [side, url] of [
+      ['gateway', gateway.url],
+      ['floor', floor.url],
+    ] as const) {
+      const res = await fetch(`${url}/v1/pix`, {
+        method: 'POST',
+        headers: { ...pixHeaders(gateway), 'idempotency-key': `${keyPrefix}-size-${side}` },
+        body: PIX_BODY,
+      });
+      const text = await res.text();
+      if (res.status !== 201) throw new Error(`${side} answered ${res.status}: ${text.slice(0, 200)}`);
+      sizes.push(`${side} ${res.status}, ${Buffer.byteLength(text)} bytes`);
+    }
+    console.log(`one creation each: ${sizes.join('; ')}`);
     if (opts.warmup > 0) {
       const w = await loadRun({ ...spec, seconds: opts.warmup });
       console.log(describeRun('warm-up (discarded)', w));
+      const wf = await loadRun({ ...floorSpec, seconds: opts.warmup });
+      console.log(describeRun('warm-up floor (discarded)', wf, 'requests/s', 'floor'));
     }
     const runs: LoadRun[] = [];
     const pgbench: PgbenchRun[] = [];
+    const floorRuns: LoadRun[] = [];
     for (let run = 1; run <= opts.runs; run++) {
-      const order = run % 2 === 1 ? (['gateway', 'pgbench'] as const) : (['pgbench', 'gateway'] as const);
+      const order =
+        run % 2 === 1
+          ? (['gateway', 'floor', 'pgbench'] as const)
+          : (['pgbench', 'floor', 'gateway'] as const);
       for (const side of order) {
         await settle(bench);
-        if (side === 'gateway') {
+        if (side === 'floor') {
+          // Its connections were handed back for pgbench (FLOOR_IDLE_MS): one discarded second opens and
+          // prepares them again, so the measured run does not count connection set-up the gateway's skips.
+          await loadRun({ ...floorSpec, seconds: 1 });
+          const r = await loadRun({ ...floorSpec, seconds: opts.seconds });
+          floorRuns.push(r);
+          console.log(describeRun(`run ${run} floor`, r, 'requests/s', 'floor'));
+        } else if (side === 'gateway') {
           const r = await loadRun({ ...spec, seconds: opts.seconds });
           runs.push(r);
           console.log(describeRun(`run ${run} gateway`, r));
         } else {
+          await floorBackendsGone(bench);
           const p = await pgbenchRun(opts, bench, `r${run}`, run);
           pgbench.push(p);
           console.log(
@@ -239,7 +358,8 @@ export async function benchCreatePix(opts: BenchOptions, http: HttpBenchOptions)
       metadata_bytes: string;
     }>`
       select case when coalesce(data->>'resource_id', data->>'transaction_id') like 'txn\_pgb\_%'
-          then 'pgbench' else 'gateway' end as side, type,
+          then 'pgbench' when coalesce(data->>'resource_id', data->>'transaction_id') like 'txn\_flr\_%'
+          then 'floor' else 'gateway' end as side, type,
         count(*) as events, round(avg(octet_length(data::text))) as data_bytes,
         round(avg(octet_length(metadata::text))) as metadata_bytes
       from events where type in ('Idempotency.Claimed', 'Transaction.Reserved', 'Transaction.Issued')
@@ -265,6 +385,8 @@ export async function benchCreatePix(opts: BenchOptions, http: HttpBenchOptions)
       payload,
       medianCpuUs: median(runs.map((r) => r.totalCpuUs)),
       medianPgbenchCpuUs: median(pgbench.map((p) => p.pgCpuUs)),
+      floor: floorRuns,
+      medianFloorCpuUs: median(floorRuns.map((r) => r.totalCpuUs)),
     };
     console.log('\nraw runs (latency in ms; CPU in µs per 2xx request):\n');
     printTable(
@@ -276,6 +398,7 @@ export async function benchCreatePix(opts: BenchOptions, http: HttpBenchOptions)
         'pgbench PG CPU',
         'pgbench load',
         'ratio',
+        ...FLOOR_COLUMNS,
       ],
       runs.map((g, i) => {
         const p = pgbench[i];
@@ -287,6 +410,7 @@ export async function benchCreatePix(opts: BenchOptions, http: HttpBenchOptions)
           p ? fmt(p.pgCpuUs) : '-',
           p ? p.load : '-',
           p ? fmt(g.rate / p.rate, 2) : '-',
+          ...floorCells(floorRuns[i], g),
         ];
       }),
     );
@@ -316,8 +440,10 @@ export async function benchCreatePix(opts: BenchOptions, http: HttpBenchOptions)
         `median CPU per creation ${fmt(report.medianCpuUs)} µs (gateway ${fmt(median(runs.map((r) => r.serverCpuUs)))} + PostgreSQL ${fmt(median(runs.map((r) => r.pgCpuUs)))}; target <= 2,500), ` +
         `floor's PostgreSQL CPU ${fmt(report.medianPgbenchCpuUs)} µs per creation`,
     );
+    console.log(floorSummary('the same creation on bare node:http + pg + ioredis', floorRuns, runs));
     return report;
   } finally {
+    await floor?.stop();
     await gateway.stop();
     await bench.drop();
   }

@@ -111,23 +111,16 @@ export interface ServeOptions extends GatewayProcessOptions {
 
 export type ServeProcess = Omit<GatewayProcess, 'tenantId' | 'testKey'>;
 
-/** `calebe serve` as a child process on an existing database, answering on a loopback port of its own. */
-export async function serveProcess(opts: ServeOptions): Promise<ServeProcess> {
-  const port = await freePort();
-  const prefix = `calebe:bench:${randomBytes(6).toString('hex')}`;
-  const env = serverEnv(opts.databaseUrl, opts.pool, port, prefix, opts.env ?? {});
-  const nodeArgs = opts.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', opts.cpuProfDir] : [];
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, BIN, 'serve', '--role', opts.role], {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
+/**
+ * Waits for `GET <url>/health` to answer 2xx (a cold start through tsx on a loaded 2-core machine took over
+ * 30 s), then returns the process's handle: its CPU from /proc, and a stop that ends it and deletes the
+ * Redis keys under its prefix.
+ */
+async function served(child: ChildProcess, url: string, prefix: string, what: string): Promise<ServeProcess> {
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const url = `http://127.0.0.1:${port}`;
-  // Generous: on a loaded 2-core machine a cold start (TypeScript loaded through tsx) took over 30 s.
   const deadline = Date.now() + 120_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`calebe serve exited with ${child.exitCode}`);
+    if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode}`);
     try {
       const res = await fetch(`${url}/health`);
       if (res.ok) break;
@@ -136,7 +129,7 @@ export async function serveProcess(opts: ServeOptions): Promise<ServeProcess> {
     }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error('calebe serve did not answer /health within 120 s');
+      throw new Error(`${what} did not answer /health within 120 s`);
     }
     await sleep(100);
   }
@@ -168,6 +161,45 @@ export async function serveProcess(opts: ServeOptions): Promise<ServeProcess> {
       }
     },
   };
+}
+
+/** `calebe serve` as a child process on an existing database, answering on a loopback port of its own. */
+export async function serveProcess(opts: ServeOptions): Promise<ServeProcess> {
+  const port = await freePort();
+  const prefix = `calebe:bench:${randomBytes(6).toString('hex')}`;
+  const env = serverEnv(opts.databaseUrl, opts.pool, port, prefix, opts.env ?? {});
+  const nodeArgs = opts.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', opts.cpuProfDir] : [];
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, BIN, 'serve', '--role', opts.role], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  return served(child, `http://127.0.0.1:${port}`, prefix, 'calebe serve');
+}
+
+const FLOOR = fileURLToPath(new URL('./floor-server.ts', import.meta.url));
+
+/**
+ * The floor server (bench/floor-server.ts: bare node:http, pg, ioredis; the work SPEC requires of a
+ * request and nothing else) as a child process on the bench database, measured like the gateway (its
+ * /proc CPU plus the database's backends). Always this tree's, whatever BENCH_GATEWAY_ROOT says.
+ */
+export async function floorProcess(
+  databaseUrl: string,
+  pool: number,
+  env: Record<string, string> = {},
+  /** When set, the floor runs under `node --cpu-prof`, its profile written to `<dir>/floor` on SIGTERM. */
+  cpuProfDir?: string,
+): Promise<ServeProcess> {
+  const port = await freePort();
+  const prefix = `calebe:floor:${randomBytes(6).toString('hex')}`;
+  const prof = cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', `${cpuProfDir}/floor`] : [];
+  const child: ChildProcess = spawn(process.execPath, [...prof, '--import', 'tsx', FLOOR], {
+    cwd: fileURLToPath(new URL('..', import.meta.url)),
+    env: serverEnv(databaseUrl, pool, port, prefix, env),
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  return served(child, `http://127.0.0.1:${port}`, prefix, 'floor server');
 }
 
 /** A fresh bench database bootstrapped (`calebe bootstrap`: the Demo tenant and its test key), then served. */

@@ -15,7 +15,7 @@ import { type ListFilters, listQuery } from '../src/commands/transactions/list/r
 import { loadConfig } from '../src/config.ts';
 import type { Database } from '../src/db/schema.ts';
 import { createLogger } from '../src/logger.ts';
-import { serveProcess } from './http-server.ts';
+import { floorProcess, type ServeProcess, serveProcess } from './http-server.ts';
 import { meterBackends } from './pg-backend-cpu.ts';
 import { DOCUMENT_SIGNING_SECRET, type SeededDatabase } from './seed.ts';
 import { type BenchOptions, closedLoop, fmt, median, percentile, printTable } from './support.ts';
@@ -66,6 +66,8 @@ export interface VariantResult {
   variant: string;
   gateway: SideRun[];
   reference: SideRun[];
+  /** `limit=100` only: the floor server (bench/floor-server.ts) answering the same page, same key. */
+  floor?: SideRun[];
   plan: string;
 }
 
@@ -157,7 +159,12 @@ export async function benchList(
   const { gateway, base, server, close } = await benchGateway(db, {}, cpuProfDir);
   const pool = new pg.Pool({ connectionString: db.url, max: opts.concurrency });
   const agent = new Agent({ connections: opts.concurrency, keepAliveTimeout: 60_000 });
+  let floor: ServeProcess | undefined;
   try {
+    // The floor of the whole request (BENCHMARKS.md "Issue 14: the floor of a whole request"), for limit=100.
+    floor = await floorProcess(db.url, 20, {}, cpuProfDir);
+    console.log(`floor server pid ${floor.pid} (pool 20) at ${floor.url}`);
+    const floorUrl = floor.url;
     const deps = { store: gateway.ctx.store, registry: gateway.ctx.events, now: () => gateway.ctx.now() };
     const { key } = await issueApiKey(
       deps,
@@ -187,6 +194,14 @@ export async function benchList(
       const body = await res.body.text();
       if (res.statusCode !== 200) throw new Error(`${v.name}: ${res.statusCode} ${body.slice(0, 200)}`);
     };
+    const floorCall = async () => {
+      const res = await request(`${floorUrl}/v1/transactions?limit=100`, {
+        headers: { 'x-api-key': key },
+        dispatcher: agent,
+      });
+      const body = await res.body.text();
+      if (res.statusCode !== 200) throw new Error(`floor: ${res.statusCode} ${body.slice(0, 200)}`);
+    };
     const direct = (v: Variant) => async () => {
       await pool.query(v.sql, v.params);
     };
@@ -195,19 +210,30 @@ export async function benchList(
       await closedLoop(opts.concurrency, 0.5, call(v));
       await closedLoop(opts.concurrency, 0.5, direct(v));
     }
+    await closedLoop(opts.concurrency, 0.5, floorCall);
     const results: VariantResult[] = list.map((v) => ({
       variant: v.name,
       gateway: [],
       reference: [],
       plan: '',
     }));
+    const floorSide = results[0] as VariantResult;
+    floorSide.floor = [];
+    const floorServer = floor;
     for (let run = 1; run <= opts.runs; run++) {
       for (const [i, v] of list.entries()) {
         const r = results[i] as VariantResult;
         const gatewayFirst = (run + i) % 2 === 1;
-        for (const side of gatewayFirst ? ['gateway', 'reference'] : ['reference', 'gateway']) {
+        const sides = gatewayFirst ? ['gateway', 'reference'] : ['reference', 'gateway'];
+        // limit=100 (the first variant) also measures the floor server, between the other two sides.
+        if (i === 0) sides.splice(1, 0, 'floor');
+        for (const side of sides) {
           if (side === 'gateway')
             r.gateway.push(await meteredLoop(server, db.name, opts.concurrency, opts.duration, call(v)));
+          else if (side === 'floor')
+            floorSide.floor.push(
+              await meteredLoop(floorServer, db.name, opts.concurrency, opts.duration, floorCall),
+            );
           else r.reference.push(summarize(await closedLoop(opts.concurrency, opts.duration, direct(v))));
         }
       }
@@ -242,6 +268,24 @@ export async function benchList(
         ];
       }),
     );
+    const floorRuns = floorSide.floor;
+    const m = (runs: SideRun[], f: (s: SideRun) => number | undefined) =>
+      median(runs.map((s) => f(s) ?? Number.NaN));
+    const gatewayCpu = m(floorSide.gateway, (s) => s.cpuUs);
+    const floorCpu = m(floorRuns, (s) => s.cpuUs);
+    console.log(
+      `\nlimit=100 on the floor server (bare node:http + pg + ioredis: key lookup, rate limit, the same SQL, ` +
+        `JSON.stringify of the rows): p50 ${fmt(
+          m(floorRuns, (s) => s.p50),
+          2,
+        )} ms, p99 ${fmt(
+          m(floorRuns, (s) => s.p99),
+          2,
+        )} ms ` +
+        `(runs ${floorRuns.map((s) => fmt(s.p99, 1)).join(' / ')}), ${fmt(m(floorRuns, (s) => s.perSecond))} req/s; ` +
+        `CPU per request ${fmt(floorCpu)} µs (floor process ${fmt(m(floorRuns, (s) => s.gatewayCpuUs))} + PostgreSQL ${fmt(m(floorRuns, (s) => s.pgCpuUs))}); ` +
+        `gateway ${fmt(gatewayCpu)} µs = ${fmt(gatewayCpu / floorCpu, 2)} × the floor`,
+    );
     console.log(
       '\ntarget: p99 <= 20 ms. Plans (EXPLAIN (ANALYZE, BUFFERS) of the bare SQL, after the runs):',
     );
@@ -250,6 +294,7 @@ export async function benchList(
     }
     return results;
   } finally {
+    await floor?.stop();
     await agent.close();
     await pool.end();
     await close();

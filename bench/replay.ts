@@ -10,14 +10,18 @@
 import { randomBytes } from 'node:crypto';
 import {
   describeRun,
+  FLOOR_COLUMNS,
+  floorCells,
+  floorSummary,
   type HttpBenchOptions,
   loadRunCells,
   loadRunColumns,
   PIX_BODY,
   pixHeaders,
+  startFloor,
   startHttpBench,
 } from './create-pix.ts';
-import { type LoadRun, loadRun } from './http-server.ts';
+import { type LoadRun, loadRun, type ServeProcess } from './http-server.ts';
 import { type BenchOptions, fmt, median, printTable, settle } from './support.ts';
 import { type WireFigures, wirePass } from './wire-pass.ts';
 
@@ -33,11 +37,15 @@ export interface ReplayReport {
   p99: number;
   /** Round trips and statements per replay and per GET (counting pass). */
   wire?: Record<string, WireFigures>;
+  /** The floor server replaying the same key (bench/floor-server.ts), interleaved with the other sides. */
+  floor: LoadRun[];
 }
 
 export async function benchReplay(opts: BenchOptions, http: HttpBenchOptions): Promise<ReplayReport> {
   const { bench, gateway } = await startHttpBench('replay (B2): POST /v1/pix replaying one key', opts, http);
+  let floor: ServeProcess | undefined;
   try {
+    floor = await startFloor(bench, opts, {}, http.cpuProfDir);
     const key = `b2-${randomBytes(8).toString('hex')}`;
     const headers = { ...pixHeaders(gateway), 'idempotency-key': key };
     const first = await fetch(`${gateway.url}/v1/pix`, { method: 'POST', headers, body: PIX_BODY });
@@ -49,7 +57,14 @@ export async function benchReplay(opts: BenchOptions, http: HttpBenchOptions): P
     if (again.status !== 200 || again.headers.get('idempotency-replayed') !== 'true') {
       throw new Error(`replay answered ${again.status} without Idempotency-Replayed`);
     }
-    console.log(`created ${id}; replaying key ${key}`);
+    const floorAnswer = await fetch(`${floor.url}/floor/replay`, { method: 'POST', headers, body: PIX_BODY });
+    const floorBody = await floorAnswer.text();
+    if (floorAnswer.status !== 200 || floorAnswer.headers.get('idempotency-replayed') !== 'true') {
+      throw new Error(`the floor's replay answered ${floorAnswer.status}: ${floorBody.slice(0, 200)}`);
+    }
+    console.log(
+      `created ${id}; replaying key ${key}; answer bytes: gateway ${Buffer.byteLength(await (await fetch(`${gateway.url}/v1/pix`, { method: 'POST', headers, body: PIX_BODY })).text())}, floor ${Buffer.byteLength(floorBody)}`,
+    );
     const replaySpec = {
       url: gateway.url,
       method: 'POST' as const,
@@ -86,15 +101,33 @@ export async function benchReplay(opts: BenchOptions, http: HttpBenchOptions): P
       server: gateway,
       database: bench.name,
     };
+    const floorSpec = { ...replaySpec, url: floor.url, path: '/floor/replay', server: floor };
+    if (opts.warmup > 0) {
+      console.log(
+        describeRun(
+          'warm-up floor (discarded)',
+          await loadRun({ ...floorSpec, seconds: opts.warmup }),
+          'requests/s',
+          'floor',
+        ),
+      );
+    }
     const replay: LoadRun[] = [];
     const read: LoadRun[] = [];
     const health: LoadRun[] = [];
+    const floorRuns: LoadRun[] = [];
     for (let run = 1; run <= opts.runs; run++) {
       const order =
-        run % 2 === 1 ? (['replay', 'read', 'health'] as const) : (['health', 'read', 'replay'] as const);
+        run % 2 === 1
+          ? (['replay', 'floor', 'read', 'health'] as const)
+          : (['health', 'read', 'floor', 'replay'] as const);
       for (const side of order) {
         await settle(bench);
-        if (side === 'replay') {
+        if (side === 'floor') {
+          const r = await loadRun({ ...floorSpec, seconds: opts.seconds });
+          floorRuns.push(r);
+          console.log(describeRun(`run ${run} floor replay`, r, 'requests/s', 'floor'));
+        } else if (side === 'replay') {
           const r = await loadRun({ ...replaySpec, seconds: opts.seconds });
           replay.push(r);
           console.log(describeRun(`run ${run} replay`, r));
@@ -122,6 +155,7 @@ export async function benchReplay(opts: BenchOptions, http: HttpBenchOptions): P
       ratio: medianReplay / medianRead,
       p50: median(replay.map((r) => r.p50)),
       p99: median(replay.map((r) => r.p99)),
+      floor: floorRuns,
     };
     console.log('\nraw runs (latency in ms; CPU in µs per 2xx request):\n');
     printTable(
@@ -137,6 +171,7 @@ export async function benchReplay(opts: BenchOptions, http: HttpBenchOptions): P
         '/health CPU/req',
         'ratio',
         '/health 2xx/s',
+        ...FLOOR_COLUMNS,
       ],
       replay.map((r, i) => {
         const g = read[i];
@@ -152,6 +187,7 @@ export async function benchReplay(opts: BenchOptions, http: HttpBenchOptions): P
           health[i] ? fmt((health[i] as LoadRun).totalCpuUs) : '-',
           g ? fmt(r.rate / g.rate, 2) : '-',
           health[i] ? fmt((health[i] as LoadRun).rate) : '-',
+          ...floorCells(floorRuns[i], r),
         ];
       }),
     );
@@ -176,8 +212,10 @@ export async function benchReplay(opts: BenchOptions, http: HttpBenchOptions): P
         `median GET ${fmt(medianRead)} requests/s, ratio ${fmt(report.ratio, 2)}; ` +
         `median GET /health ${fmt(medianHealth)} requests/s (target >= 10,000 replays/s)`,
     );
+    console.log(floorSummary('the same replay on bare node:http + pg + ioredis', floorRuns, replay));
     return report;
   } finally {
+    await floor?.stop();
     await gateway.stop();
     await bench.drop();
   }

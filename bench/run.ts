@@ -32,7 +32,9 @@ names:
             rows a creation must write in two prepared transactions (bench/pgbench-create-floor.sql, the
             floor), interleaved; CPU per request (gateway + PostgreSQL backends, from /proc), then a
             counting pass for round trips and write commits; target gateway/pgbench >= 0.5, p99 <= 25 ms,
-            CPU <= 2.5 ms per creation
+            CPU <= 2.5 ms per creation. Also interleaved: the floor server (bench/floor-server.ts: bare
+            node:http + pg + ioredis doing only the key lookup, rate limit and the two transactions), with
+            its CPU per request and the gateway/floor CPU ratio
   profile-create
             the create load for --seconds against a gateway under node --cpu-prof; prints the top functions
             by self time and self time by area (profile kept with --cpu-prof DIR)
@@ -40,11 +42,14 @@ names:
             the replay load (one key and body) for --seconds against a gateway under node --cpu-prof;
             summarized as profile-create
   replay    B2: the same key and body replayed at --clients connections vs GET /v1/transactions/{id} of
-            the same charge and GET /health (the HTTP stack alone), interleaved; target >= 10,000 requests/s
+            the same charge, GET /health (the HTTP stack alone) and the floor server replaying the same key
+            (key lookup, rate limit, stored-record read, nothing else), interleaved; target >= 10,000
+            requests/s, CPU <= 0.6 ms per replay
   seed      issue 7 item 1: \`calebe dev seed\` on a fresh database (--tenants, --transactions, --primary),
             timed as the command a developer runs; prints the database's shape
   list      B3: GET /v1/transactions?limit=100 and filtered variants over HTTP for the primary tenant
-            (1,000,000 charges) vs the same SQL on a bare pg pool; EXPLAIN (ANALYZE, BUFFERS) of each;
+            (1,000,000 charges) vs the same SQL on a bare pg pool, and (limit=100) vs the floor server
+            (key lookup, rate limit, the same SQL, the rows as JSON); EXPLAIN (ANALYZE, BUFFERS) of each;
             target p99 <= 20 ms
   rebuild   B4: \`calebe rebuild --all\` (a child process) over the seeded log vs reading the same log with
             the bare readAll SQL; plus every projection, inline ones included; target >= 20,000 events/s
@@ -65,7 +70,8 @@ flags (environment variable in brackets):
   --pgbench PATH     pgbench binary                                        [PGBENCH]            default /usr/bin/pgbench
   --rate N           events/s offered by the webhook lag benchmark         [BENCH_RATE]         default 500
   --role R           create/replay: gateway 'serve --role' (api or all)    [BENCH_ROLE]         default api
-  --cpu-prof DIR     create/replay/list: the gateway, rebuild: the CLI, under node --cpu-prof  [BENCH_CPU_PROF]
+  --cpu-prof DIR     create/replay/list: the gateway (and the floor server, in DIR/floor), rebuild: the
+                     CLI, under node --cpu-prof                                                [BENCH_CPU_PROF]
   --out FILE         also write the raw results as JSON                    [BENCH_OUT]
   --tenants N        seed: tenants (a quarter roots)                       [BENCH_TENANTS]      default 12
   --transactions N   seed: charges in all                                  [BENCH_TRANSACTIONS] default 1100000

@@ -34,10 +34,12 @@ const COLUMN_LIST =
   'global_position, transaction_id::text as transaction_id, stream_id, version, event_id, type, schema_version, data, metadata, recorded_at';
 const COLUMNS = sql.raw(COLUMN_LIST);
 
-/** One stream, as constant text (issue 14: a named prepared statement, no query building per read). */
-const readStream = constantQuery<EventRow>(
-  `select ${COLUMN_LIST} from events where stream_id = $1 and version >= $2 order by version`,
-);
+/**
+ * One stream, as constant text (issue 14: a named prepared statement, no query building per read).
+ * Exported for the benchmarks' floor server (bench/floor-server.ts).
+ */
+export const READ_STREAM_SQL = `select ${COLUMN_LIST} from events where stream_id = $1 and version >= $2 order by version`;
+const readStream = constantQuery<EventRow>(READ_STREAM_SQL);
 
 function toRecorded(row: EventRow): RecordedEvent {
   const position = Number(row.global_position);

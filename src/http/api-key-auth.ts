@@ -15,12 +15,16 @@ interface KeyRow {
   suspended: boolean;
 }
 
-/** Constant text: the lookup runs on every keyed request (issue 14). */
-const keyByDigest = constantQuery<KeyRow>(`
+/**
+ * Constant text: the lookup runs on every keyed request (issue 14). Exported for the benchmarks' floor
+ * server (bench/floor-server.ts), which sends the same statement.
+ */
+export const KEY_BY_DIGEST_SQL = `
   select k.id, k.secret_sha256, k.tenant_id, k.livemode, k.scopes, k.access_profile, k.revoked_at,
     exists (select 1 from tenants a where a.id = any(t.ancestor_ids) and a.status = 'suspended') as suspended
   from api_keys k join tenants t on t.id = k.tenant_id
-  where k.secret_sha256 = $1`);
+  where k.secret_sha256 = $1`;
+const keyByDigest = constantQuery<KeyRow>(KEY_BY_DIGEST_SQL);
 
 /**
  * `X-API-Key` (SPEC 5.1): one indexed lookup by digest in the inline `api_keys` read model, joined with the

@@ -35,9 +35,10 @@ export const REDIS_TIMEOUTS = { connectMs: 2_000, commandMs: 1_000, maxReconnect
  * `auth_failure` bucket is full (counting nothing), else count one in the actor's `api` bucket exactly as
  * rate-limiter-flexible's own increment script does (same keys, same fixed window), so both paths share
  * the counts. KEYS: the address's auth_failure key, the actor's api key; ARGV: failure limit, api window (s).
- * Returns -1 when the address is blocked, else the actor's count in this window.
+ * Returns -1 when the address is blocked, else the actor's count in this window. Exported for the
+ * benchmarks' floor server (bench/floor-server.ts).
  */
-const ADMIT_LUA = `
+export const ADMIT_LUA = `
 local failures = tonumber(redis.call('get', KEYS[1]) or '0')
 if failures >= tonumber(ARGV[1]) then return -1 end
 redis.call('set', KEYS[2], 0, 'EX', ARGV[2], 'NX')
