@@ -7,10 +7,14 @@
  *
  * - round trip: one ReadyForQuery (`Z`) from the server (one per simple query, one per extended-protocol
  *   Sync: kysely/pg send one of either per statement);
- * - write commit: a ReadyForQuery back to idle (`I`) after at least one INSERT/UPDATE/DELETE tag since the
- *   last idle one (an autocommit write, or a BEGIN … COMMIT block that wrote);
- * - statements: the text of every simple Query (`Q`) and Parse (`P`), with how often each was sent, and
- *   how many Parse messages named a prepared statement (a named Parse is sent once per connection).
+ * - write commit: a ReadyForQuery back to idle (`I`) after at least one write since the last idle one (an
+ *   autocommit write, or a BEGIN … COMMIT block that wrote). A write is an INSERT/UPDATE/DELETE/MERGE/COPY
+ *   tag or the execution of a statement whose text writes: a data-modifying CTE (the event store's append)
+ *   answers with a SELECT tag;
+ * - statements: the text of every statement executed, a simple Query (`Q`) or a Bind (`B`) of a statement
+ *   whose Parse this connection sent (kept per connection across `reset`, since a named statement is
+ *   parsed once per connection), with how often each ran; and how many Parse messages were unnamed (parsed
+ *   and planned every time) or named.
  */
 import { connect, createServer, type Server, type Socket } from 'node:net';
 
@@ -41,6 +45,9 @@ export function emptyCounts(): WireCounts {
 }
 
 const WRITE_TAG = /^(INSERT|UPDATE|DELETE|MERGE|COPY)\b/;
+/** A statement text that writes, data-modifying CTEs included (`for update` locks, it does not write). */
+const WRITE_TEXT =
+  /\b(insert\s+into|delete\s+from|merge\s+into)\b|(^|[\s(])update\s+(?!of\b)[\w."]+(\s+(as\s+)?\w+)?\s+set\b/i;
 
 function cstring(buf: Buffer, at: number): [string, number] {
   const end = buf.indexOf(0, at);
@@ -97,20 +104,26 @@ export async function startWireCounter(targetUrl: string): Promise<WireCounter> 
     sockets.add(client);
     sockets.add(upstream);
     let wrote = false;
+    /** This connection's parsed statements by name ('' = the unnamed one). */
+    const parsed = new Map<string, string>();
+    const executed = (text: string) => {
+      counts.statements.set(text, (counts.statements.get(text) ?? 0) + 1);
+      if (WRITE_TEXT.test(text)) wrote = true;
+    };
     const fromClient = messageReader(true, (type, body) => {
       const c = String.fromCharCode(type);
       if (c === 'Q') {
         counts.simpleQueries++;
-        const text = foldText(cstring(body, 0)[0]);
-        counts.statements.set(text, (counts.statements.get(text) ?? 0) + 1);
+        executed(foldText(cstring(body, 0)[0]));
       } else if (c === 'P') {
         const [name, next] = cstring(body, 0);
         if (name === '') counts.unnamedParses++;
         else counts.namedParses++;
-        const text = foldText(cstring(body, next)[0]);
-        counts.statements.set(text, (counts.statements.get(text) ?? 0) + 1);
+        parsed.set(name, foldText(cstring(body, next)[0]));
       } else if (c === 'B') {
         counts.binds++;
+        const statement = cstring(body, cstring(body, 0)[1])[0];
+        executed(parsed.get(statement) ?? `(statement ${statement} parsed before the relay saw it)`);
       }
     });
     const fromServer = messageReader(false, (type, body) => {
