@@ -211,6 +211,12 @@ export async function benchList(
       await closedLoop(opts.concurrency, 0.5, direct(v));
     }
     await closedLoop(opts.concurrency, 0.5, floorCall);
+    // Then the JIT's steady state (--warmup seconds of limit=100 on each server), as create and replay do.
+    const first = list[0];
+    if (opts.warmup > 0 && first) {
+      await closedLoop(opts.concurrency, opts.warmup, call(first));
+      await closedLoop(opts.concurrency, opts.warmup, floorCall);
+    }
     const results: VariantResult[] = list.map((v) => ({
       variant: v.name,
       gateway: [],

@@ -63,7 +63,8 @@ flags (environment variable in brackets):
   --runs N           measured runs per side; medians are quoted            [BENCH_RUNS]         default 3
   --clients N        append clients / HTTP connections (and pgbench -c)    [BENCH_CLIENTS]      default 32
   --pool N           gateway pool size (create/replay: DATABASE_POOL_SIZE) [BENCH_POOL]         default 32
-  --warmup N         seconds of discarded gateway load before run 1        [BENCH_WARMUP]       default 2
+  --warmup N         seconds of discarded gateway load before run 1        [BENCH_WARMUP]       default 2;
+                     20 for create, replay, list and the profiles (the JIT's steady state)
   --events N         events loaded for catchup                             [BENCH_EVENTS]       default 200000
   --append-batch N   events per append while loading                       [BENCH_APPEND_BATCH] default 500
   --read-batches L   comma-separated readAll batch sizes                   [BENCH_READ_BATCHES] default 1000,5000
@@ -107,6 +108,13 @@ const FLAGS: Record<string, string> = {
   duration: 'BENCH_DURATION',
 };
 
+/**
+ * The HTTP benchmarks measure a served process in steady state: V8 was still compiling the gateway after
+ * ~900 creations (its worker threads 19 % of its CPU, a creation ~2.3 ms) and much less after ~3,900
+ * (10 %, ~1.6 ms; BENCHMARKS.md "Issue 14: gateway CPU per creation"), so they warm up for 20 s by default.
+ */
+const JIT_WARMUP_BENCHMARKS = new Set(['create', 'replay', 'profile-create', 'profile-replay', 'list']);
+
 function httpRole(role: string): HttpBenchOptions['role'] {
   if (role !== 'api' && role !== 'all') throw new UsageError(`--role must be api or all, got ${role}`);
   return role;
@@ -132,7 +140,7 @@ function parse(argv: readonly string[]): {
       runs: int('runs', 3, 1, 20),
       clients: int('clients', 32, 1, 64),
       pool: int('pool', 32, 1, 64),
-      warmup: int('warmup', 2, 0, 60),
+      warmup: int('warmup', JIT_WARMUP_BENCHMARKS.has(name ?? '') ? 20 : 2, 0, 120),
       events: int('events', 200_000, 1, 5_000_000),
       appendBatch: int('append-batch', 500, 1, 10_000),
       readBatches,
