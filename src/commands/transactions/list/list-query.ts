@@ -1,0 +1,222 @@
+import { CompiledQuery, type Kysely } from 'kysely';
+import pg from 'pg';
+import type { z } from 'zod';
+import type { Database } from '../../../db/schema.ts';
+import type { publicTransactionQuery } from '../../../http/contract/transactions.ts';
+
+/**
+ * SPEC 4.3's list as constant SQL text per filter shape (issue 14, B3): the gateway's CPU per page was the
+ * lever (BENCHMARKS.md "Issue 14: B3 listing"). Compared with the kysely-built `select x.*` it replaced:
+ * - no operation tree built and compiled per request: one text per shape, cached, so the connection's
+ *   named prepared statement is reused (src/db/database.ts);
+ * - only the columns the SPEC 2.2 view reads, `boleto_url` as a flag (the view writes its own URL);
+ * - the cost center's name in the same statement (a scalar subquery on the page's rows, after the limit):
+ *   one round trip less than a second query for the page's names;
+ * - every timestamp as the text of the instant in UTC (`at time zone 'UTC'`, independent of the session's
+ *   TimeZone), which pg hands over unparsed and `isoOfUtcText` turns into `Date.prototype.toISOString()`'s
+ *   string by slicing; the Date parse and `toISOString` per timestamp were a tenth of the page's CPU.
+ */
+
+type Filters = z.infer<typeof publicTransactionQuery>;
+export type ListFilters = Omit<Filters, 'include_descendants'>;
+
+export interface Scope {
+  /** The tenant the list is rooted at; undefined = unrestricted (super_admin). */
+  root: string | undefined;
+  /** Whether the root's descendants are included. */
+  subtree: boolean;
+  livemode: boolean;
+}
+
+/** A row of the list statement: what `transactionListViewOf` needs, timestamps as UTC text. */
+export interface ListRow {
+  id: string;
+  tenant_id: string;
+  livemode: boolean;
+  method: 'pix' | 'boleto' | 'credit_card';
+  status: 'processing' | 'pending' | 'paid' | 'expired' | 'failed' | 'unknown' | 'refunded';
+  /** bigint: a string. */
+  amount: string;
+  currency: string;
+  reference: string;
+  description: string;
+  simulated: boolean;
+  environment: 'sandbox' | 'production';
+  subaccount_id: string | null;
+  provider_reference: string | null;
+  cost_center_id: string | null;
+  /** The center's name from the `cost_centers` read model; null without a center or a row for it. */
+  cost_center_name: string | null;
+  callback_url: string | null;
+  pix_copy_paste: string | null;
+  pix_qr_code: string | null;
+  expires_at: string | null;
+  boleto_due_date: string | null;
+  /** `boleto_url is not null`: the view writes the signed URL itself. */
+  has_boleto_url: boolean;
+  boleto_digitable_line: string | null;
+  boleto_barcode: string | null;
+  boleto_pix_copy_paste: string | null;
+  boleto_pix_expires_at: string | null;
+  failure_code: string | null;
+  provider_error_code: string | null;
+  provider_error_message: string | null;
+  provider_http_status: number | null;
+  paid_with: 'pix' | 'boleto' | null;
+  paid_at: string | null;
+  duplicate_payment_at: string | null;
+  refund_status: string | null;
+  document_signature: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+const utc = (column: string) => `(t.${column} at time zone 'UTC')::text as ${column}`;
+
+/** The outer select list, on the page `t` (after its limit and offset). */
+const COLUMNS = [
+  't.id',
+  't.tenant_id',
+  't.livemode',
+  't.method',
+  't.status',
+  't.amount',
+  't.currency',
+  't.reference',
+  't.description',
+  't.simulated',
+  't.environment',
+  't.subaccount_id',
+  't.provider_reference',
+  't.cost_center_id',
+  '(select c.name from cost_centers c where c.id = t.cost_center_id) as cost_center_name',
+  't.callback_url',
+  't.pix_copy_paste',
+  't.pix_qr_code',
+  utc('expires_at'),
+  't.boleto_due_date',
+  't.boleto_url is not null as has_boleto_url',
+  't.boleto_digitable_line',
+  't.boleto_barcode',
+  't.boleto_pix_copy_paste',
+  utc('boleto_pix_expires_at'),
+  't.failure_code',
+  't.provider_error_code',
+  't.provider_error_message',
+  't.provider_http_status',
+  't.paid_with',
+  utc('paid_at'),
+  utc('duplicate_payment_at'),
+  't.refund_status',
+  't.document_signature',
+  utc('created_at'),
+  utc('updated_at'),
+].join(', ');
+
+/** A statement's text and its values in `$n` order. */
+export interface ListStatement {
+  sql: string;
+  parameters: readonly unknown[];
+}
+
+/**
+ * The shape of a request: which filters are present and how the scope is rooted. The texts are few
+ * (2 x 2 x 2 x 3 x 3) and built once each.
+ */
+function shapeOf(scope: Scope, q: ListFilters): string {
+  const root = scope.root === undefined ? 'all' : scope.subtree ? 'tree' : 'one';
+  const cc = q.cost_center_id === undefined ? '-' : q.cost_center_id === 'unassigned' ? 'null' : '=';
+  return `${root}|${q.status !== undefined}|${q.method !== undefined}|${q.reference !== undefined}|${cc}`;
+}
+
+const texts = new Map<string, string>();
+
+function textOf(shape: string, scope: Scope, q: ListFilters): string {
+  let text = texts.get(shape);
+  if (text !== undefined) return text;
+  let n = 0;
+  const p = () => `$${++n}`;
+  // Placeholders in the order `parametersOf` pushes values.
+  const where = [`x.livemode = ${p()}`];
+  if (q.status !== undefined) where.push(`x.status = ${p()}`);
+  if (q.method !== undefined) where.push(`x.method = ${p()}`);
+  if (q.reference !== undefined) where.push(`x.reference = ${p()}`);
+  if (q.cost_center_id === 'unassigned') where.push('x.cost_center_id is null');
+  else if (q.cost_center_id !== undefined) where.push(`x.cost_center_id = ${p()}`);
+  const order = 'order by x.created_at desc, x.id desc';
+  let page: string;
+  if (scope.root !== undefined && scope.subtree) {
+    // A subtree is read tenant by tenant, each through its own index with its own limit, then merged: one
+    // filter over the whole subtree made PostgreSQL scan and sort every charge of it (BENCHMARKS.md B3).
+    const inner = `${p()}`; // offset + limit
+    const root = p();
+    page = `select t.* from tenants s cross join lateral (
+          select x.* from transactions x where x.tenant_id = s.id and ${where.join(' and ')}
+          ${order} limit ${inner}) t
+        where s.ancestor_ids @> array[${root}]::text[]
+        order by t.created_at desc, t.id desc limit ${p()} offset ${p()}`;
+  } else {
+    if (scope.root !== undefined) where.push(`x.tenant_id = ${p()}`);
+    page = `select x.* from transactions x where ${where.join(' and ')}
+        ${order} limit ${p()} offset ${p()}`;
+  }
+  // The outer order by is the page's own: PostgreSQL keeps the subquery's order without sorting again.
+  text = `select ${COLUMNS} from (${page}) t order by t.created_at desc, t.id desc`;
+  texts.set(shape, text);
+  return text;
+}
+
+function parametersOf(scope: Scope, q: ListFilters): unknown[] {
+  const values: unknown[] = [scope.livemode];
+  if (q.status !== undefined) values.push(q.status);
+  if (q.method !== undefined) values.push(q.method);
+  if (q.reference !== undefined) values.push(q.reference);
+  if (q.cost_center_id !== undefined && q.cost_center_id !== 'unassigned') values.push(q.cost_center_id);
+  if (scope.root !== undefined && scope.subtree) values.push(q.offset + q.limit, scope.root);
+  else if (scope.root !== undefined) values.push(scope.root);
+  values.push(q.limit, q.offset);
+  return values;
+}
+
+/**
+ * SPEC 4.3: newest first (created_at desc, id desc), one mode, the optional filters. Also the B3
+ * benchmark's bare-SQL reference (`compile` keeps the shape of kysely's compiled query it used).
+ */
+export function listQuery(
+  scope: Scope,
+  q: ListFilters,
+): ListStatement & { compile(db?: unknown): ListStatement } {
+  const statement = { sql: textOf(shapeOf(scope, q), scope, q), parameters: parametersOf(scope, q) };
+  return { ...statement, compile: () => statement };
+}
+
+/** Runs `listQuery` through the Kysely instance (its pool and the connection's prepared statements). */
+export async function listRows(db: Kysely<Database>, scope: Scope, q: ListFilters): Promise<ListRow[]> {
+  const { sql, parameters } = listQuery(scope, q);
+  const { rows } = await db.executeQuery(CompiledQuery.raw(sql, [...parameters]) as CompiledQuery<ListRow>);
+  return rows;
+}
+
+const parseTimestamptz = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ) as (text: string) => Date;
+
+/**
+ * `new Date(<the timestamptz>).toISOString()` from the instant's text in UTC
+ * (`YYYY-MM-DD HH:MM:SS[.ffffff]`, PostgreSQL's ISO DateStyle): the date, `T`, the time, the fraction cut to
+ * milliseconds (postgres-date and Date truncate; so does this) and `Z`. Other shapes (years past 9999, BC)
+ * go through pg's own parser, as the rows did before.
+ */
+export function isoOfUtcText(text: string): string {
+  const n = text.length;
+  if (n >= 19 && text.charCodeAt(10) === 32 && text.charCodeAt(4) === 45) {
+    if (n === 19) return `${text.slice(0, 10)}T${text.slice(11)}.000Z`;
+    if (n <= 26 && text.charCodeAt(19) === 46) {
+      const ms = n >= 23 ? text.slice(20, 23) : text.slice(20).padEnd(3, '0');
+      return `${text.slice(0, 10)}T${text.slice(11, 19)}.${ms}Z`;
+    }
+  }
+  const bc = text.endsWith(' BC');
+  return parseTimestamptz(bc ? `${text.slice(0, -3)}+00 BC` : `${text}+00`).toISOString();
+}
+
+/** isoOfUtcText for a nullable column. */
+export const isoOrNull = (text: string | null): string | null => (text === null ? null : isoOfUtcText(text));
