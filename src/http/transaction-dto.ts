@@ -136,11 +136,15 @@ export function listViewContext(view: ViewContext): ListViewContext {
 
 /**
  * transactionViewOf for a row of the list statement (src/commands/transactions/list/list-query.ts): the
- * same SPEC 2.2 view, field for field, from the columns the view reads, timestamps already UTC text and
- * the center's name joined (issue 14, B3). test/http/transaction-list.test.ts checks every field against
+ * same SPEC 2.2 view, field for field, from the columns the view reads, timestamps already UTC text
+ * (issue 14, B3). test/http/transaction-list.test.ts checks every field against
  * GET /v1/transactions/{id}, which folds the stream and uses transactionViewOf.
  */
-export function transactionListViewOf(row: ListRow, view: ListViewContext): TransactionView {
+export function transactionListViewOf(
+  row: ListRow,
+  ccNames: Map<string, string>,
+  view: ListViewContext,
+): TransactionView {
   const status = row.status;
   const uncertain = status === 'unknown' || status === 'processing';
   const boletoPixExpiresAt = isoOrNull(row.boleto_pix_expires_at);
@@ -191,7 +195,7 @@ export function transactionListViewOf(row: ListRow, view: ListViewContext): Tran
     tenant_fee_id: null,
     fee_starts_on: null,
     cost_center_id: row.cost_center_id,
-    cost_center_name: row.cost_center_id ? row.cost_center_name : null,
+    cost_center_name: row.cost_center_id ? (ccNames.get(row.cost_center_id) ?? null) : null,
     callback_url: row.callback_url,
     refund: row.refund_status === null ? null : { status: row.refund_status },
     created_at: isoOfUtcText(row.created_at),

@@ -8,21 +8,26 @@ import { ApiError } from '../../../http/errors.ts';
 import { errorResponses, listEnvelope } from '../../../http/schemas.ts';
 import type { HttpServer } from '../../../http/server.ts';
 import { listViewContext, transactionListViewOf, transactionView } from '../../../http/transaction-dto.ts';
-import { isTenantInTree } from '../../cost-centers.ts';
+import { costCenterNames, isTenantInTree } from '../../cost-centers.ts';
 import { type ListFilters, listRows, type Scope } from './list-query.ts';
 
 export { type ListFilters, listQuery, type Scope } from './list-query.ts';
 
-/** The page of `listQuery` as views (names joined in the statement); count = page size. */
+/** The page of `listQuery` as views; count = page size. */
 async function listTransactions(ctx: AppContext, scope: Scope, q: ListFilters) {
   const rows = await listRows(ctx.db, scope, q);
+  // One query for every cost-center name of the page.
+  const names = await costCenterNames(
+    ctx,
+    rows.flatMap((r) => (r.cost_center_id ? [r.cost_center_id] : [])),
+  );
   // The page's secret, clock and link prefix once, then a plain map (issue 14, B3: no promise per row).
   const view = listViewContext({
     baseUrl: ctx.config.baseUrl,
     secret: await documentSigningSecret(ctx.config),
     now: ctx.now(),
   });
-  const data = rows.map((r) => transactionListViewOf(r, view));
+  const data = rows.map((r) => transactionListViewOf(r, names, view));
   return { data, meta: { limit: q.limit, offset: q.offset, count: data.length } };
 }
 
