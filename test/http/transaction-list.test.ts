@@ -415,6 +415,12 @@ describe('the list item is the SPEC 2.2 view of GET /v1/transactions/{id} (issue
         .body.data,
       [page.boletoCenter, page.pixCenter] as string[],
     );
+    // A later page (the statement's other form, SPEC 4.3 offset), own tenant and subtree.
+    await assertViews((await list(own.key, '?include_descendants=true&limit=3&offset=2')).body.data, [
+      page.paidBoleto,
+      page.refunded,
+      page.boletoPixPast,
+    ] as string[]);
     await assertViews((await list(own.key, '?method=boleto&limit=2&offset=1')).body.data, [
       page.boletoPixPast,
       page.boletoCenter,
