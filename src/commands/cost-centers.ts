@@ -7,6 +7,7 @@ import {
   costCenter,
 } from '../aggregates/cost-center.ts';
 import { DomainError, fold, isDomainError } from '../aggregates/decider.ts';
+import { constantQuery } from '../db/constant-query.ts';
 import type { Database } from '../db/schema.ts';
 import { type EventMetadata, type NewEvent, WrongExpectedVersionError } from '../events/event-store.ts';
 import { newId } from '../ids.ts';
@@ -267,10 +268,11 @@ export async function costCenterNames(
 ): Promise<Map<string, string>> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return new Map();
-  const rows = await ctx.db
-    .selectFrom('cost_centers')
-    .select(['id', 'name'])
-    .where('id', 'in', unique)
-    .execute();
+  const { rows } = await namesQuery(ctx.db, [unique]);
   return new Map(rows.map((r) => [r.id, r.name]));
 }
+
+/** One constant text for any number of ids (issue 14, B3: no statement built per list page). */
+const namesQuery = constantQuery<{ id: string; name: string }>(
+  'select id, name from cost_centers where id = any($1::text[])',
+);

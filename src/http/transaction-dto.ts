@@ -10,6 +10,7 @@ import { signedDocumentUrl } from '../charge-page/signature.ts';
 import { documentSigningSecret } from '../charge-page/signing-secret.ts';
 import { documentSignatureOf } from '../charge-page/stored-signature.ts';
 import { isTenantInTree, loadCostCenter } from '../commands/cost-centers.ts';
+import { isoOfUtcText, isoOrNull, type ListRow } from '../commands/transactions/list/list-query.ts';
 import { transactionStream } from '../commands/transactions/shared/stream.ts';
 import type { TransactionsTable } from '../db/schema.ts';
 import { transactionRowFromState } from '../projections/transactions.ts';
@@ -120,6 +121,85 @@ export function transactionViewOf(
     refund: row.refund_status === null ? null : { status: row.refund_status },
     created_at: iso(row.created_at) ?? '',
     updated_at: iso(row.updated_at) ?? '',
+  };
+}
+
+/** What a list page's views share: ViewContext and the document links' prefix, built once per page. */
+export interface ListViewContext extends ViewContext {
+  /** `{base_url}/cobranca/` as signedDocumentUrl writes it (a trailing slash on the base dropped). */
+  documentPrefix: string;
+}
+
+export function listViewContext(view: ViewContext): ListViewContext {
+  return { ...view, documentPrefix: `${view.baseUrl.replace(/\/+$/, '')}/cobranca/` };
+}
+
+/**
+ * transactionViewOf for a row of the list statement (src/commands/transactions/list/list-query.ts): the
+ * same SPEC 2.2 view, field for field, from the columns the view reads, timestamps already UTC text
+ * (issue 14, B3). test/http/transaction-list.test.ts checks every field against
+ * GET /v1/transactions/{id}, which folds the stream and uses transactionViewOf.
+ */
+export function transactionListViewOf(
+  row: ListRow,
+  ccNames: Map<string, string>,
+  view: ListViewContext,
+): TransactionView {
+  const status = row.status;
+  const uncertain = status === 'unknown' || status === 'processing';
+  const boletoPixExpiresAt = isoOrNull(row.boleto_pix_expires_at);
+  // The ISO text is the deadline truncated to the millisecond, as the Date the view compared before.
+  const boletoPixLive =
+    status === 'pending' &&
+    boletoPixExpiresAt !== null &&
+    view.now.getTime() <= Date.parse(boletoPixExpiresAt);
+  const documentUrl = `${view.documentPrefix}${encodeURIComponent(row.id)}/${documentSignatureOf(
+    view.secret,
+    row.id,
+    row.document_signature,
+  )}`;
+  return {
+    id: row.id,
+    tenant_id: row.tenant_id,
+    amount: Number(row.amount),
+    // Fees are not implemented yet: nothing is retained (docs/decisions.md "Charges").
+    retained_amount: 0,
+    currency: row.currency,
+    status,
+    method: row.method,
+    reference: row.reference,
+    description: row.description,
+    simulated: row.simulated,
+    environment: row.environment,
+    livemode: row.livemode,
+    pix_copy_paste: uncertain ? null : row.pix_copy_paste,
+    pix_qr_code: uncertain ? null : row.pix_qr_code,
+    expires_at: isoOrNull(row.expires_at),
+    provider_reference: row.provider_reference,
+    subaccount_id: row.subaccount_id,
+    failure_code: row.failure_code,
+    provider_error_code: row.provider_error_code,
+    provider_error_message: row.provider_error_message,
+    provider_http_status: row.provider_http_status,
+    boleto_due_date: row.boleto_due_date,
+    boleto_url: row.has_boleto_url ? `${documentUrl}/boleto.pdf` : null,
+    document_url: documentUrl,
+    boleto_digitable_line: row.boleto_digitable_line,
+    boleto_barcode: row.boleto_barcode,
+    boleto_pix_copy_paste: boletoPixLive ? row.boleto_pix_copy_paste : null,
+    boleto_pix_expires_at: boletoPixExpiresAt,
+    paid_with: row.paid_with,
+    paid_at: isoOrNull(row.paid_at),
+    duplicate_payment_at: isoOrNull(row.duplicate_payment_at),
+    split: null,
+    tenant_fee_id: null,
+    fee_starts_on: null,
+    cost_center_id: row.cost_center_id,
+    cost_center_name: row.cost_center_id ? (ccNames.get(row.cost_center_id) ?? null) : null,
+    callback_url: row.callback_url,
+    refund: row.refund_status === null ? null : { status: row.refund_status },
+    created_at: isoOfUtcText(row.created_at),
+    updated_at: isoOfUtcText(row.updated_at),
   };
 }
 

@@ -1,13 +1,17 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { SCOPES } from '../../src/aggregates/access.ts';
+import { transaction } from '../../src/aggregates/transaction.ts';
 import { issueApiKey } from '../../src/commands/api-keys.ts';
+import { handleCommand } from '../../src/commands/command-handler.ts';
 import { createCostCenter } from '../../src/commands/cost-centers.ts';
+import { transactionStream } from '../../src/commands/transactions/shared/stream.ts';
 import { createUser, identityDeps } from '../../src/commands/users.ts';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, assertError, bearer, logIn, PASSWORD } from '../support/admin.ts';
 import { pixBody } from '../support/charges.ts';
 import { commandDeps, type SeededKey, seedChildTenant, seedTenantAndKey } from '../support/fixtures.ts';
 import { startTestApp, type TestApp } from '../support/http.ts';
+import { boletoArtifacts, noDiagnostics, reserveCommand } from '../support/transactions.ts';
 
 /** SPEC 4.3 (list), 2.1 (list envelope), 2.2 (Transaction), 5.3 (scopes), 5.7 (roles): GET /v1/transactions. */
 
@@ -253,5 +257,225 @@ describe('GET /admin/transactions (SPEC 4.3 admin scope, 5.7)', () => {
     assert.deepEqual(idsOf((await adminList(childViewer)).body), []);
     assertError(await adminList(childViewer, `?tenant_id=${parent.tenantId}`), 404, 'not_found');
     assertError(await app.request('GET', '/admin/transactions'), 401, 'unauthorized');
+  });
+});
+
+describe('the list item is the SPEC 2.2 view of GET /v1/transactions/{id} (issue 14, B3: the list statement)', () => {
+  let own: SeededKey;
+  let kid: SeededKey;
+  const page: Record<string, string> = {};
+
+  beforeAll(async () => {
+    own = await seedTenantAndKey(app.gateway.ctx);
+    kid = await seedChildTenant(app.gateway.ctx, own.tenantId);
+    const deps = commandDeps(app.gateway.ctx);
+    const sales = await createCostCenter(
+      deps,
+      {
+        tenantId: own.tenantId,
+        name: 'Vendas São Paulo',
+        idempotencyKey: 'cc-view',
+        route: '/v1/cost-centers',
+      },
+      metadata,
+    );
+    const kidCenter = await createCostCenter(
+      deps,
+      { tenantId: kid.tenantId, name: 'Filial', idempotencyKey: 'cc-view-kid', route: '/v1/cost-centers' },
+      metadata,
+    );
+    page.pixCenter = await charge(own.key, '/v1/pix', pixBody({ cost_center_id: sales.record.id }));
+    page.boleto = await charge(own.key, '/v1/boleto', boletoBody('ref-view-boleto'));
+    // Issued by a provider (boleto URL, numbers, the boleto's Pix): one with its Pix deadline ahead and a
+    // center, one past its deadline (the Pix code withheld, SPEC 2.2).
+    const issued = async (id: string, pixExpiresAt: string, costCenterId: string | null) => {
+      const stream = transactionStream(id);
+      const reserve = reserveCommand(id, 'boleto_simulated', {
+        livemode: false,
+        providerId: null,
+        providerRequest: null,
+        costCenterId,
+      });
+      await handleCommand(
+        deps,
+        transaction,
+        stream,
+        { ...reserve, tenantId: own.tenantId, request: { ...reserve.request, tenant_id: own.tenantId } },
+        { metadata },
+      );
+      const artifacts = { ...boletoArtifacts(`ext_${id}`), boleto_pix_expires_at: pixExpiresAt };
+      await handleCommand(deps, transaction, stream, { kind: 'record_issued', artifacts }, { metadata });
+      return id;
+    };
+    page.boletoCenter = await issued(
+      `txn_list_issued_${++counter}`,
+      new Date(Date.now() + 86_400_000).toISOString(),
+      sales.record.id,
+    );
+    page.boletoPixPast = await issued(`txn_list_issued_${++counter}`, '2026-03-11T02:59:59.000Z', null);
+    // Paid, then refunded: status refunded, refund.status, paid_at.
+    page.refunded = await charge(own.key, '/v1/pix', pixBody({ reference: 'ref-view-refund' }));
+    const paid = await app.request('POST', `/v1/transactions/${page.refunded}/simulate`, {
+      headers: key(own.key),
+      json: { status: 'paid' },
+    });
+    assert.equal(paid.status, 200, paid.text);
+    const refunded = await app.request('POST', `/v1/transactions/${page.refunded}/refund`, {
+      headers: { ...key(own.key), 'idempotency-key': 'list-view-refund' },
+    });
+    assert.equal(refunded.status, 200, refunded.text);
+    page.paidBoleto = await charge(own.key, '/v1/boleto', boletoBody('ref-view-paid-boleto'));
+    const paidBoleto = await app.request('POST', `/v1/transactions/${page.paidBoleto}/simulate`, {
+      headers: key(own.key),
+      json: { status: 'paid' },
+    });
+    assert.equal(paidBoleto.status, 200, paidBoleto.text);
+    // Unknown (the provider's answer lost): the Pix codes are withheld (SPEC 2.2).
+    page.unknown = `txn_list_unknown_${++counter}`;
+    const stream = transactionStream(page.unknown);
+    const reserve = reserveCommand(page.unknown, 'pix_test');
+    await handleCommand(
+      deps,
+      transaction,
+      stream,
+      { ...reserve, tenantId: own.tenantId, request: { ...reserve.request, tenant_id: own.tenantId } },
+      { metadata },
+    );
+    await handleCommand(
+      deps,
+      transaction,
+      stream,
+      { kind: 'record_uncertain', providerReference: null, diagnostics: noDiagnostics },
+      { metadata },
+    );
+    page.kid = await charge(kid.key, '/v1/pix', pixBody({ cost_center_id: kidCenter.record.id }));
+    // The async lane: every read model caught up before the list reads it.
+    await app.settle();
+  });
+
+  /** Each item equals, field for field and in the same order, the charge's GET by id (its stream's fold). */
+  async function assertViews(items: Record<string, unknown>[], expected: string[]) {
+    assert.deepEqual(
+      items.map((t) => t.id),
+      expected,
+    );
+    for (const item of items) {
+      const one = await app.request('GET', `/v1/transactions/${item.id}`, { headers: key(own.key) });
+      assert.equal(one.status, 200, one.text);
+      assert.deepEqual(item, one.body.data);
+      assert.equal(JSON.stringify(item), JSON.stringify(one.body.data));
+    }
+  }
+
+  test('SPEC 2.2/4.3: centers, boletos (document and boleto URLs), refunded, unknown; own tenant and subtree', async () => {
+    const own_ = [
+      page.unknown,
+      page.paidBoleto,
+      page.refunded,
+      page.boletoPixPast,
+      page.boletoCenter,
+      page.boleto,
+      page.pixCenter,
+    ] as string[];
+    const res = await list(own.key, '?limit=100');
+    assert.equal(res.status, 200, res.text);
+    await assertViews(res.body.data, own_);
+    const by = (id: string | undefined) => res.body.data.find((t: { id: string }) => t.id === id);
+    // What the SPEC says of these fields, independently of the GET by id.
+    assert.equal(by(page.pixCenter).cost_center_name, 'Vendas São Paulo');
+    assert.equal(by(page.boletoCenter).cost_center_name, 'Vendas São Paulo');
+    assert.equal(by(page.boleto).cost_center_name, null);
+    const boleto = by(page.boletoCenter);
+    assert.match(boleto.document_url, new RegExp(`/cobranca/${page.boletoCenter}/[^/]+$`));
+    assert.equal(boleto.boleto_url, `${boleto.document_url}/boleto.pdf`);
+    assert.equal(boleto.boleto_pix_copy_paste, '00020126580014br.gov.bcb.pix-boleto');
+    assert.equal(by(page.boletoPixPast).boleto_pix_copy_paste, null);
+    assert.equal(by(page.boletoPixPast).boleto_pix_expires_at, '2026-03-11T02:59:59.000Z');
+    // A simulated boleto has no numbers: no boleto_url (SPEC 2.2), a document_url all the same.
+    assert.equal(by(page.boleto).boleto_url, null);
+    assert.match(by(page.boleto).document_url, new RegExp(`/cobranca/${page.boleto}/[^/]+$`));
+    assert.equal(by(page.pixCenter).boleto_url, null);
+    assert.deepEqual(by(page.refunded).refund, { status: 'succeeded' });
+    assert.equal(by(page.refunded).status, 'refunded');
+    assert.match(by(page.refunded).paid_at, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    assert.equal(by(page.pixCenter).refund, null);
+    assert.equal(by(page.unknown).status, 'unknown');
+    assert.equal(by(page.unknown).pix_copy_paste, null);
+    assert.equal(by(page.unknown).pix_qr_code, null);
+    for (const t of res.body.data) {
+      assert.match(t.created_at, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    }
+    const tree = await list(own.key, '?include_descendants=true&limit=100');
+    assert.equal(tree.status, 200, tree.text);
+    await assertViews(tree.body.data, [page.kid, ...own_] as string[]);
+    assert.equal(tree.body.data[0].cost_center_name, 'Filial');
+    // Filters keep the same view: a center, a method, a page of two.
+    await assertViews(
+      (await list(own.key, `?include_descendants=true&cost_center_id=${by(page.pixCenter).cost_center_id}`))
+        .body.data,
+      [page.boletoCenter, page.pixCenter] as string[],
+    );
+    // A later page (the statement's other form, SPEC 4.3 offset), own tenant and subtree.
+    await assertViews((await list(own.key, '?include_descendants=true&limit=3&offset=2')).body.data, [
+      page.paidBoleto,
+      page.refunded,
+      page.boletoPixPast,
+    ] as string[]);
+    await assertViews((await list(own.key, '?method=boleto&limit=2&offset=1')).body.data, [
+      page.boletoPixPast,
+      page.boletoCenter,
+    ] as string[]);
+  });
+
+  test('SPEC 4.3 admin scope: the panel alias lists the same views (super_admin, one tenant and its tree)', async () => {
+    const admin = bearer(await logIn(app, ADMIN_EMAIL, ADMIN_PASSWORD));
+    const one = await app.request(
+      'GET',
+      `/admin/transactions?livemode=false&tenant_id=${own.tenantId}&include_descendants=false`,
+      {
+        headers: admin,
+      },
+    );
+    assert.equal(one.status, 200, one.text);
+    await assertViews(one.body.data, [
+      page.unknown,
+      page.paidBoleto,
+      page.refunded,
+      page.boletoPixPast,
+      page.boletoCenter,
+      page.boleto,
+      page.pixCenter,
+    ] as string[]);
+    const tree = await app.request('GET', `/admin/transactions?livemode=false&tenant_id=${own.tenantId}`, {
+      headers: admin,
+    });
+    assert.equal(tree.status, 200, tree.text);
+    assert.equal(tree.body.data.length, 8);
+    await assertViews(tree.body.data, [
+      page.kid,
+      page.unknown,
+      page.paidBoleto,
+      page.refunded,
+      page.boletoPixPast,
+      page.boletoCenter,
+      page.boleto,
+      page.pixCenter,
+    ] as string[]);
+    // Unrestricted (every tenant): this tree's charges are among them with the same views.
+    const all = await app.request('GET', '/admin/transactions?livemode=false&limit=100', { headers: admin });
+    assert.equal(all.status, 200, all.text);
+    const mine = all.body.data.filter((t: { tenant_id: string }) =>
+      [own.tenantId, kid.tenantId].includes(t.tenant_id),
+    );
+    await assertViews(mine, [
+      page.kid,
+      page.unknown,
+      page.paidBoleto,
+      page.refunded,
+      page.boletoPixPast,
+      page.boletoCenter,
+      page.boleto,
+      page.pixCenter,
+    ] as string[]);
   });
 });
