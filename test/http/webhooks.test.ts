@@ -129,7 +129,9 @@ describe('webhooks (SPEC 6)', () => {
     const created = await createPix(key);
     assert.equal(created.status, 201, created.text);
     const id = created.body.data.id as string;
-    // The outbox is written with the events: the deliveries exist before any worker ran.
+    // The outbox is written with the events (inline) or by the catch-up (async lane): the deliveries
+    // exist before any worker ran.
+    await app.settle();
     const pending = await app.request('GET', `/admin/webhook-deliveries?transaction_id=${id}`, {
       headers: tokens.super_admin,
     });
