@@ -63,22 +63,31 @@ export interface ViewContext {
   now: Date;
 }
 
-/** toTransactionView without the awaits: the page's names and secret already in hand (lists, issue 14). */
-export function transactionViewOf(
-  row: Row,
+type Instant =
+  | 'expires_at'
+  | 'boleto_pix_expires_at'
+  | 'paid_at'
+  | 'duplicate_payment_at'
+  | 'created_at'
+  | 'updated_at';
+
+/** What both views take as stored: every column they read but the instants and the boleto link. */
+type StoredColumns = Omit<ListRow, Instant | 'has_boleto_url' | 'document_signature'>;
+
+/** The SPEC 2.2 view, once for both readers: the stored columns, the instants as ISO text, the links. */
+function viewOf(
+  row: StoredColumns,
+  times: Record<Instant, string | null>,
+  links: { documentUrl: string; hasBoletoUrl: boolean },
+  now: Date,
   ccNames: Map<string, string>,
-  view: ViewContext,
 ): TransactionView {
   const uncertain = row.status === 'unknown' || row.status === 'processing';
-  const pixDeadline = row.boleto_pix_expires_at === null ? null : new Date(row.boleto_pix_expires_at);
+  // The ISO text is the deadline truncated to the millisecond, as the stored instant is.
+  const pixDeadline = times.boleto_pix_expires_at;
   const boletoPixLive =
-    row.status === 'pending' && pixDeadline !== null && view.now.getTime() <= pixDeadline.getTime();
-  // The read model's signature when it was made with this secret: no HMAC per row (issue 14).
-  const documentUrl = signedDocumentUrl(
-    view.baseUrl,
-    row.id,
-    documentSignatureOf(view.secret, row.id, row.document_signature ?? null),
-  );
+    row.status === 'pending' && pixDeadline !== null && now.getTime() <= Date.parse(pixDeadline);
+  const { documentUrl } = links;
   return {
     id: row.id,
     tenant_id: row.tenant_id,
@@ -95,7 +104,7 @@ export function transactionViewOf(
     livemode: row.livemode,
     pix_copy_paste: uncertain ? null : row.pix_copy_paste,
     pix_qr_code: uncertain ? null : row.pix_qr_code,
-    expires_at: iso(row.expires_at),
+    expires_at: times.expires_at,
     provider_reference: row.provider_reference,
     subaccount_id: row.subaccount_id,
     failure_code: row.failure_code,
@@ -103,15 +112,15 @@ export function transactionViewOf(
     provider_error_message: row.provider_error_message,
     provider_http_status: row.provider_http_status,
     boleto_due_date: row.boleto_due_date,
-    boleto_url: row.boleto_url === null ? null : `${documentUrl}/boleto.pdf`,
+    boleto_url: links.hasBoletoUrl ? `${documentUrl}/boleto.pdf` : null,
     document_url: documentUrl,
     boleto_digitable_line: row.boleto_digitable_line,
     boleto_barcode: row.boleto_barcode,
     boleto_pix_copy_paste: boletoPixLive ? row.boleto_pix_copy_paste : null,
-    boleto_pix_expires_at: iso(row.boleto_pix_expires_at),
+    boleto_pix_expires_at: pixDeadline,
     paid_with: row.paid_with,
-    paid_at: iso(row.paid_at),
-    duplicate_payment_at: iso(row.duplicate_payment_at),
+    paid_at: times.paid_at,
+    duplicate_payment_at: times.duplicate_payment_at,
     split: null,
     tenant_fee_id: null,
     fee_starts_on: null,
@@ -119,9 +128,32 @@ export function transactionViewOf(
     cost_center_name: row.cost_center_id ? (ccNames.get(row.cost_center_id) ?? null) : null,
     callback_url: row.callback_url,
     refund: row.refund_status === null ? null : { status: row.refund_status },
-    created_at: iso(row.created_at) ?? '',
-    updated_at: iso(row.updated_at) ?? '',
+    created_at: times.created_at ?? '',
+    updated_at: times.updated_at ?? '',
   };
+}
+
+/** toTransactionView without the awaits: the names and secret already in hand. */
+export function transactionViewOf(
+  row: Row,
+  ccNames: Map<string, string>,
+  view: ViewContext,
+): TransactionView {
+  // The read model's signature when it was made with this secret: no HMAC per row (issue 14).
+  const documentUrl = signedDocumentUrl(
+    view.baseUrl,
+    row.id,
+    documentSignatureOf(view.secret, row.id, row.document_signature ?? null),
+  );
+  const times = {
+    expires_at: iso(row.expires_at),
+    boleto_pix_expires_at: iso(row.boleto_pix_expires_at),
+    paid_at: iso(row.paid_at),
+    duplicate_payment_at: iso(row.duplicate_payment_at),
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  };
+  return viewOf(row, times, { documentUrl, hasBoletoUrl: row.boleto_url !== null }, view.now, ccNames);
 }
 
 /** What a list page's views share: ViewContext and the document links' prefix, built once per page. */
@@ -136,71 +168,28 @@ export function listViewContext(view: ViewContext): ListViewContext {
 
 /**
  * transactionViewOf for a row of the list statement (src/commands/transactions/list/list-query.ts): the
- * same SPEC 2.2 view, field for field, from the columns the view reads, timestamps already UTC text
- * (issue 14, B3). test/http/transaction-list.test.ts checks every field against
- * GET /v1/transactions/{id}, which folds the stream and uses transactionViewOf.
+ * same SPEC 2.2 view from the columns the view reads, timestamps already UTC text (issue 14, B3).
+ * test/http/transaction-list.test.ts checks every field against GET /v1/transactions/{id}.
  */
 export function transactionListViewOf(
   row: ListRow,
   ccNames: Map<string, string>,
   view: ListViewContext,
 ): TransactionView {
-  const status = row.status;
-  const uncertain = status === 'unknown' || status === 'processing';
-  const boletoPixExpiresAt = isoOrNull(row.boleto_pix_expires_at);
-  // The ISO text is the deadline truncated to the millisecond, as the Date the view compared before.
-  const boletoPixLive =
-    status === 'pending' &&
-    boletoPixExpiresAt !== null &&
-    view.now.getTime() <= Date.parse(boletoPixExpiresAt);
   const documentUrl = `${view.documentPrefix}${encodeURIComponent(row.id)}/${documentSignatureOf(
     view.secret,
     row.id,
     row.document_signature,
   )}`;
-  return {
-    id: row.id,
-    tenant_id: row.tenant_id,
-    amount: Number(row.amount),
-    // Fees are not implemented yet: nothing is retained (docs/decisions.md "Charges").
-    retained_amount: 0,
-    currency: row.currency,
-    status,
-    method: row.method,
-    reference: row.reference,
-    description: row.description,
-    simulated: row.simulated,
-    environment: row.environment,
-    livemode: row.livemode,
-    pix_copy_paste: uncertain ? null : row.pix_copy_paste,
-    pix_qr_code: uncertain ? null : row.pix_qr_code,
+  const times = {
     expires_at: isoOrNull(row.expires_at),
-    provider_reference: row.provider_reference,
-    subaccount_id: row.subaccount_id,
-    failure_code: row.failure_code,
-    provider_error_code: row.provider_error_code,
-    provider_error_message: row.provider_error_message,
-    provider_http_status: row.provider_http_status,
-    boleto_due_date: row.boleto_due_date,
-    boleto_url: row.has_boleto_url ? `${documentUrl}/boleto.pdf` : null,
-    document_url: documentUrl,
-    boleto_digitable_line: row.boleto_digitable_line,
-    boleto_barcode: row.boleto_barcode,
-    boleto_pix_copy_paste: boletoPixLive ? row.boleto_pix_copy_paste : null,
-    boleto_pix_expires_at: boletoPixExpiresAt,
-    paid_with: row.paid_with,
+    boleto_pix_expires_at: isoOrNull(row.boleto_pix_expires_at),
     paid_at: isoOrNull(row.paid_at),
     duplicate_payment_at: isoOrNull(row.duplicate_payment_at),
-    split: null,
-    tenant_fee_id: null,
-    fee_starts_on: null,
-    cost_center_id: row.cost_center_id,
-    cost_center_name: row.cost_center_id ? (ccNames.get(row.cost_center_id) ?? null) : null,
-    callback_url: row.callback_url,
-    refund: row.refund_status === null ? null : { status: row.refund_status },
     created_at: isoOfUtcText(row.created_at),
     updated_at: isoOfUtcText(row.updated_at),
   };
+  return viewOf(row, times, { documentUrl, hasBoletoUrl: row.has_boleto_url }, view.now, ccNames);
 }
 
 async function foldedCostCenterName(

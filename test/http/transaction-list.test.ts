@@ -354,6 +354,20 @@ describe('the list item is the SPEC 2.2 view of GET /v1/transactions/{id} (issue
   });
 
   /** Each item equals, field for field and in the same order, the charge's GET by id (its stream's fold). */
+  /** Newest first: the key's own tenant's charges of the fixture (read once beforeAll filled `page`). */
+  const ownOrder = () =>
+    [
+      page.unknown,
+      page.paidBoleto,
+      page.refunded,
+      page.boletoPixPast,
+      page.boletoCenter,
+      page.boleto,
+      page.pixCenter,
+    ] as string[];
+  /** With its child's charge, created last. */
+  const treeOrder = () => [page.kid, ...ownOrder()] as string[];
+
   async function assertViews(items: Record<string, unknown>[], expected: string[]) {
     assert.deepEqual(
       items.map((t) => t.id),
@@ -368,18 +382,9 @@ describe('the list item is the SPEC 2.2 view of GET /v1/transactions/{id} (issue
   }
 
   test('SPEC 2.2/4.3: centers, boletos (document and boleto URLs), refunded, unknown; own tenant and subtree', async () => {
-    const own_ = [
-      page.unknown,
-      page.paidBoleto,
-      page.refunded,
-      page.boletoPixPast,
-      page.boletoCenter,
-      page.boleto,
-      page.pixCenter,
-    ] as string[];
     const res = await list(own.key, '?limit=100');
     assert.equal(res.status, 200, res.text);
-    await assertViews(res.body.data, own_);
+    await assertViews(res.body.data, ownOrder());
     const by = (id: string | undefined) => res.body.data.find((t: { id: string }) => t.id === id);
     // What the SPEC says of these fields, independently of the GET by id.
     assert.equal(by(page.pixCenter).cost_center_name, 'Vendas São Paulo');
@@ -407,7 +412,7 @@ describe('the list item is the SPEC 2.2 view of GET /v1/transactions/{id} (issue
     }
     const tree = await list(own.key, '?include_descendants=true&limit=100');
     assert.equal(tree.status, 200, tree.text);
-    await assertViews(tree.body.data, [page.kid, ...own_] as string[]);
+    await assertViews(tree.body.data, treeOrder());
     assert.equal(tree.body.data[0].cost_center_name, 'Filial');
     // Filters keep the same view: a center, a method, a page of two.
     await assertViews(
@@ -437,45 +442,19 @@ describe('the list item is the SPEC 2.2 view of GET /v1/transactions/{id} (issue
       },
     );
     assert.equal(one.status, 200, one.text);
-    await assertViews(one.body.data, [
-      page.unknown,
-      page.paidBoleto,
-      page.refunded,
-      page.boletoPixPast,
-      page.boletoCenter,
-      page.boleto,
-      page.pixCenter,
-    ] as string[]);
+    await assertViews(one.body.data, ownOrder());
     const tree = await app.request('GET', `/admin/transactions?livemode=false&tenant_id=${own.tenantId}`, {
       headers: admin,
     });
     assert.equal(tree.status, 200, tree.text);
     assert.equal(tree.body.data.length, 8);
-    await assertViews(tree.body.data, [
-      page.kid,
-      page.unknown,
-      page.paidBoleto,
-      page.refunded,
-      page.boletoPixPast,
-      page.boletoCenter,
-      page.boleto,
-      page.pixCenter,
-    ] as string[]);
+    await assertViews(tree.body.data, treeOrder());
     // Unrestricted (every tenant): this tree's charges are among them with the same views.
     const all = await app.request('GET', '/admin/transactions?livemode=false&limit=100', { headers: admin });
     assert.equal(all.status, 200, all.text);
     const mine = all.body.data.filter((t: { tenant_id: string }) =>
       [own.tenantId, kid.tenantId].includes(t.tenant_id),
     );
-    await assertViews(mine, [
-      page.kid,
-      page.unknown,
-      page.paidBoleto,
-      page.refunded,
-      page.boletoPixPast,
-      page.boletoCenter,
-      page.boleto,
-      page.pixCenter,
-    ] as string[]);
+    await assertViews(mine, treeOrder());
   });
 });

@@ -1,7 +1,7 @@
-import { CompiledQuery, type Kysely } from 'kysely';
+import { CompiledQuery, type Kysely, type Selectable } from 'kysely';
 import pg from 'pg';
 import type { z } from 'zod';
-import type { Database } from '../../../db/schema.ts';
+import type { Database, TransactionsTable } from '../../../db/schema.ts';
 import type { publicTransactionQuery } from '../../../http/contract/transactions.ts';
 
 /**
@@ -28,46 +28,29 @@ export interface Scope {
   livemode: boolean;
 }
 
-/** A row of the list statement: what `transactionListViewOf` needs, timestamps as UTC text. */
-export interface ListRow {
-  id: string;
-  tenant_id: string;
-  livemode: boolean;
-  method: 'pix' | 'boleto' | 'credit_card';
-  status: 'processing' | 'pending' | 'paid' | 'expired' | 'failed' | 'unknown' | 'refunded';
-  /** bigint: a string. */
-  amount: string;
-  currency: string;
-  reference: string;
-  description: string;
-  simulated: boolean;
-  environment: 'sandbox' | 'production';
-  subaccount_id: string | null;
-  provider_reference: string | null;
-  cost_center_id: string | null;
-  callback_url: string | null;
-  pix_copy_paste: string | null;
-  pix_qr_code: string | null;
-  expires_at: string | null;
-  boleto_due_date: string | null;
-  /** `boleto_url is not null`: the view writes the signed URL itself. */
-  has_boleto_url: boolean;
-  boleto_digitable_line: string | null;
-  boleto_barcode: string | null;
-  boleto_pix_copy_paste: string | null;
-  boleto_pix_expires_at: string | null;
-  failure_code: string | null;
-  provider_error_code: string | null;
-  provider_error_message: string | null;
-  provider_http_status: number | null;
-  paid_with: 'pix' | 'boleto' | null;
-  paid_at: string | null;
-  duplicate_payment_at: string | null;
-  refund_status: string | null;
-  document_signature: string | null;
-  created_at: string;
-  updated_at: string;
-}
+/** The instants the list selects as UTC text. */
+type Instant =
+  | 'expires_at'
+  | 'boleto_pix_expires_at'
+  | 'paid_at'
+  | 'duplicate_payment_at'
+  | 'created_at'
+  | 'updated_at';
+
+/**
+ * A row of the list statement: the `transactions` columns the view reads (not the provider, the pending
+ * due date, the duplicate refund or the sequence), the instants as UTC text, `boleto_url` as a flag.
+ */
+export type ListRow = Omit<
+  Selectable<TransactionsTable>,
+  Instant | 'boleto_url' | 'provider_id' | 'duplicate_refund' | 'pending_due_date' | 'sequence'
+> &
+  Record<Exclude<Instant, 'created_at' | 'updated_at'>, string | null> & {
+    created_at: string;
+    updated_at: string;
+    /** `boleto_url is not null`: the view writes the signed URL itself. */
+    has_boleto_url: boolean;
+  };
 
 const utc = (column: string) => `(p.${column} at time zone 'UTC')::text as ${column}`;
 
