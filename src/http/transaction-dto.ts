@@ -10,7 +10,12 @@ import { signedDocumentUrl } from '../charge-page/signature.ts';
 import { documentSigningSecret } from '../charge-page/signing-secret.ts';
 import { documentSignatureOf } from '../charge-page/stored-signature.ts';
 import { isTenantInTree, loadCostCenter } from '../commands/cost-centers.ts';
-import { isoOfUtcText, isoOrNull, type ListRow } from '../commands/transactions/list/list-query.ts';
+import {
+  type Instant,
+  isoOfUtcText,
+  isoOrNull,
+  type ListRow,
+} from '../commands/transactions/list/list-query.ts';
 import { transactionStream } from '../commands/transactions/shared/stream.ts';
 import type { TransactionsTable } from '../db/schema.ts';
 import { transactionRowFromState } from '../projections/transactions.ts';
@@ -62,14 +67,6 @@ export interface ViewContext {
   /** The instant the boleto's Pix deadline is compared with. */
   now: Date;
 }
-
-type Instant =
-  | 'expires_at'
-  | 'boleto_pix_expires_at'
-  | 'paid_at'
-  | 'duplicate_payment_at'
-  | 'created_at'
-  | 'updated_at';
 
 /** What both views take as stored: every column they read but the instants and the boleto link. */
 type StoredColumns = Omit<ListRow, Instant | 'has_boleto_url' | 'document_signature'>;

@@ -1,17 +1,15 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { SCOPES } from '../../src/aggregates/access.ts';
-import { transaction } from '../../src/aggregates/transaction.ts';
 import { issueApiKey } from '../../src/commands/api-keys.ts';
-import { handleCommand } from '../../src/commands/command-handler.ts';
 import { createProvider, providerDeps } from '../../src/commands/providers.ts';
 import { createRoutingRule } from '../../src/commands/routing-rules.ts';
 import { transactionStream } from '../../src/commands/transactions/shared/stream.ts';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, assertError, roleTokens } from '../support/admin.ts';
 import { pixBody } from '../support/charges.ts';
-import { commandDeps, type SeededKey, seedTenantAndKey } from '../support/fixtures.ts';
+import { commandDeps, driveCharge, type SeededKey, seedTenantAndKey } from '../support/fixtures.ts';
 import { startTestApp, type TestApp } from '../support/http.ts';
-import { noDiagnostics, pixArtifacts, reserveCommand } from '../support/transactions.ts';
+import { noDiagnostics, pixArtifacts } from '../support/transactions.ts';
 
 /** SPEC 3.1, 4.6, 4.7, 5.3, 5.4, 5.7, 7: POST /v1/transactions/{id}/simulate|refresh and the panel simulate. */
 
@@ -261,23 +259,9 @@ describe('POST /v1/transactions/{id}/refresh (SPEC 4.6, 3.1)', () => {
 
   test('unknown without provider_reference: 409 reconciliation_required with error.transaction_id', async () => {
     const id = `txn_unknown_${++counter}`;
-    const deps = commandDeps(app.gateway.ctx);
-    const stream = transactionStream(id);
-    const reserve = reserveCommand(id, 'pix_test');
-    await handleCommand(
-      deps,
-      transaction,
-      stream,
-      { ...reserve, tenantId: test_.tenantId, request: { ...reserve.request, tenant_id: test_.tenantId } },
-      { metadata },
-    );
-    await handleCommand(
-      deps,
-      transaction,
-      stream,
+    await driveCharge(app.gateway.ctx, id, 'pix_test', test_.tenantId, [
       { kind: 'record_uncertain', providerReference: null, diagnostics: noDiagnostics },
-      { metadata },
-    );
+    ]);
     const res = await refresh(app, test_.key, id);
     assertError(res, 409, 'reconciliation_required');
     assert.equal(res.body.error.transaction_id, id);
@@ -287,23 +271,10 @@ describe('POST /v1/transactions/{id}/refresh (SPEC 4.6, 3.1)', () => {
 
   test('SPEC 4.6, 5.8: an external production charge with the production control off is 403 live_payments_disabled, state kept', async () => {
     const id = `txn_external_${++counter}`;
-    const deps = commandDeps(app.gateway.ctx);
     const stream = transactionStream(id);
-    const reserve = reserveCommand(id, 'pix_live');
-    await handleCommand(
-      deps,
-      transaction,
-      stream,
-      { ...reserve, tenantId: live.tenantId, request: { ...reserve.request, tenant_id: live.tenantId } },
-      { metadata },
-    );
-    await handleCommand(
-      deps,
-      transaction,
-      stream,
+    await driveCharge(app.gateway.ctx, id, 'pix_live', live.tenantId, [
       { kind: 'record_issued', artifacts: pixArtifacts() },
-      { metadata },
-    );
+    ]);
     const before_ = (await app.gateway.ctx.store.read(stream)).length;
     // The query itself is covered against the emulator in external-provider-refresh.test.ts (issue 13).
     const res = await refresh(app, live.key, id);

@@ -1,17 +1,20 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { SCOPES } from '../../src/aggregates/access.ts';
-import { transaction } from '../../src/aggregates/transaction.ts';
 import { issueApiKey } from '../../src/commands/api-keys.ts';
-import { handleCommand } from '../../src/commands/command-handler.ts';
 import { createCostCenter } from '../../src/commands/cost-centers.ts';
-import { transactionStream } from '../../src/commands/transactions/shared/stream.ts';
 import { createUser, identityDeps } from '../../src/commands/users.ts';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, assertError, bearer, logIn, PASSWORD } from '../support/admin.ts';
 import { pixBody } from '../support/charges.ts';
-import { commandDeps, type SeededKey, seedChildTenant, seedTenantAndKey } from '../support/fixtures.ts';
+import {
+  commandDeps,
+  driveCharge,
+  type SeededKey,
+  seedChildTenant,
+  seedTenantAndKey,
+} from '../support/fixtures.ts';
 import { startTestApp, type TestApp } from '../support/http.ts';
-import { boletoArtifacts, noDiagnostics, reserveCommand } from '../support/transactions.ts';
+import { boletoArtifacts, noDiagnostics } from '../support/transactions.ts';
 
 /** SPEC 4.3 (list), 2.1 (list envelope), 2.2 (Transaction), 5.3 (scopes), 5.7 (roles): GET /v1/transactions. */
 
@@ -289,22 +292,16 @@ describe('the list item is the SPEC 2.2 view of GET /v1/transactions/{id} (issue
     // Issued by a provider (boleto URL, numbers, the boleto's Pix): one with its Pix deadline ahead and a
     // center, one past its deadline (the Pix code withheld, SPEC 2.2).
     const issued = async (id: string, pixExpiresAt: string, costCenterId: string | null) => {
-      const stream = transactionStream(id);
-      const reserve = reserveCommand(id, 'boleto_simulated', {
-        livemode: false,
-        providerId: null,
-        providerRequest: null,
-        costCenterId,
-      });
-      await handleCommand(
-        deps,
-        transaction,
-        stream,
-        { ...reserve, tenantId: own.tenantId, request: { ...reserve.request, tenant_id: own.tenantId } },
-        { metadata },
-      );
       const artifacts = { ...boletoArtifacts(`ext_${id}`), boleto_pix_expires_at: pixExpiresAt };
-      await handleCommand(deps, transaction, stream, { kind: 'record_issued', artifacts }, { metadata });
+      const over = { livemode: false, providerId: null, providerRequest: null, costCenterId };
+      await driveCharge(
+        app.gateway.ctx,
+        id,
+        'boleto_simulated',
+        own.tenantId,
+        [{ kind: 'record_issued', artifacts }],
+        over,
+      );
       return id;
     };
     page.boletoCenter = await issued(
@@ -332,22 +329,9 @@ describe('the list item is the SPEC 2.2 view of GET /v1/transactions/{id} (issue
     assert.equal(paidBoleto.status, 200, paidBoleto.text);
     // Unknown (the provider's answer lost): the Pix codes are withheld (SPEC 2.2).
     page.unknown = `txn_list_unknown_${++counter}`;
-    const stream = transactionStream(page.unknown);
-    const reserve = reserveCommand(page.unknown, 'pix_test');
-    await handleCommand(
-      deps,
-      transaction,
-      stream,
-      { ...reserve, tenantId: own.tenantId, request: { ...reserve.request, tenant_id: own.tenantId } },
-      { metadata },
-    );
-    await handleCommand(
-      deps,
-      transaction,
-      stream,
+    await driveCharge(app.gateway.ctx, page.unknown, 'pix_test', own.tenantId, [
       { kind: 'record_uncertain', providerReference: null, diagnostics: noDiagnostics },
-      { metadata },
-    );
+    ]);
     page.kid = await charge(kid.key, '/v1/pix', pixBody({ cost_center_id: kidCenter.record.id }));
     // The async lane: every read model caught up before the list reads it.
     await app.settle();

@@ -1,11 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import type { AccessProfile, Scope } from '../../src/aggregates/access.ts';
 import { SCOPES } from '../../src/aggregates/access.ts';
+import {
+  type ReserveTransaction,
+  type TransactionCommand,
+  transaction as transactionDecider,
+} from '../../src/aggregates/transaction.ts';
 import { issueApiKey } from '../../src/commands/api-keys.ts';
-import type { CommandDeps } from '../../src/commands/command-handler.ts';
+import { type CommandDeps, handleCommand } from '../../src/commands/command-handler.ts';
 import { createTenant, createTenantType } from '../../src/commands/tenants.ts';
+import { transactionStream } from '../../src/commands/transactions/shared/stream.ts';
 import type { EventMetadata } from '../../src/events/event-store.ts';
 import type { AppContext } from '../../src/http/context.ts';
+import { type ChargeKind, reserveCommand } from './transactions.ts';
 
 export interface SeededKey {
   tenantId: string;
@@ -31,6 +38,26 @@ const metadata: EventMetadata = { actor: 'system:test', request_id: 'req_seed' }
 
 export function commandDeps(ctx: SeedContext): CommandDeps {
   return { store: ctx.store, registry: ctx.events, now: ctx.now };
+}
+
+/**
+ * A charge of `tenantId` driven through the Transaction decider, for states HTTP cannot reach on demand
+ * (unknown, issued by a provider that is not there): the reservation (`reserveCommand`), then `later`.
+ */
+export async function driveCharge(
+  ctx: SeedContext,
+  id: string,
+  kind: ChargeKind,
+  tenantId: string,
+  later: readonly TransactionCommand[],
+  over: Partial<ReserveTransaction> = {},
+): Promise<void> {
+  const deps = commandDeps(ctx);
+  const stream = transactionStream(id);
+  const reserve = reserveCommand(id, kind, over);
+  const reserveForTenant = { ...reserve, tenantId, request: { ...reserve.request, tenant_id: tenantId } };
+  await handleCommand(deps, transactionDecider, stream, reserveForTenant, { metadata });
+  for (const command of later) await handleCommand(deps, transactionDecider, stream, command, { metadata });
 }
 
 /**

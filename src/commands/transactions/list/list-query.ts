@@ -29,7 +29,7 @@ export interface Scope {
 }
 
 /** The instants the list selects as UTC text. */
-type Instant =
+export type Instant =
   | 'expires_at'
   | 'boleto_pix_expires_at'
   | 'paid_at'
