@@ -1,19 +1,9 @@
-/**
- * Issue 7 B3: `GET /v1/transactions?limit=100` and its filtered variants for a tenant holding 1,000,000
- * charges (the seed's primary tenant, a root with children), through the real gateway over HTTP (API-key
- * auth, validation, the list query, cost-center names, the view of each row). Target p99 <= 20 ms.
- * Reference in the same run: the list's SQL run directly on a bare `pg` pool with the same concurrency
- * (the query's own cost). Closed loop, `--concurrency` clients, `--duration` seconds per variant and side,
- * sides alternating; medians over `--runs`. Prints `EXPLAIN (ANALYZE, BUFFERS)` of every variant.
- */
-import type { Kysely } from 'kysely';
 import pg from 'pg';
 import { Agent, request } from 'undici';
 import { createGateway, type Gateway } from '../src/app.ts';
 import { issueApiKey } from '../src/commands/api-keys.ts';
-import { type ListFilters, listQuery } from '../src/commands/transactions/list/route.ts';
+import { type ListFilters, listQuery } from '../src/commands/transactions/list/list-query.ts';
 import { loadConfig } from '../src/config.ts';
-import type { Database } from '../src/db/schema.ts';
 import { createLogger } from '../src/logger.ts';
 import { floorProcess, type ServeProcess, serveProcess } from './http-server.ts';
 import { meterBackends } from './pg-backend-cpu.ts';
@@ -121,7 +111,7 @@ export async function explain(pool: pg.Pool, text: string, params: unknown[]): P
   return rows.map((r) => r['QUERY PLAN']).join('\n');
 }
 
-async function variants(pool: pg.Pool, db: SeededDatabase, kysely: Kysely<Database>): Promise<Variant[]> {
+async function variants(pool: pg.Pool, db: SeededDatabase): Promise<Variant[]> {
   const t = db.primary.id;
   const ref = await pool.query<{ reference: string }>(
     'select reference from transactions where tenant_id = $1 and livemode limit 1',
@@ -129,13 +119,10 @@ async function variants(pool: pg.Pool, db: SeededDatabase, kysely: Kysely<Databa
   );
   const reference = ref.rows[0]?.reference ?? 'none';
   const cc = db.primary.costCenterIds[0] ?? 'cc_none';
-  // The route's own SQL (src/http/routes/transaction-list.ts), compiled for the same filters.
+  // The route's own SQL (src/commands/transactions/list/list-query.ts) for the same filters.
   const v = (name: string, query: string, filters: Partial<ListFilters>, subtree = false): Variant => {
-    const compiled = listQuery(
-      { root: t, subtree, livemode: true },
-      { limit: 100, offset: 0, ...filters },
-    ).compile(kysely);
-    return { name, query, sql: compiled.sql, params: [...compiled.parameters] };
+    const statement = listQuery({ root: t, subtree, livemode: true }, { limit: 100, offset: 0, ...filters });
+    return { name, query, sql: statement.sql, params: [...statement.parameters] };
   };
   return [
     v('limit=100', '', {}),
@@ -185,7 +172,7 @@ export async function benchList(
     console.log(
       `\nB3 list: tenant ${db.primary.id} holds ${fmt(db.primary.transactions)} transactions, ${fmt(Number(live.rows[0]?.n))} of them live (the key's mode); ${opts.concurrency} clients, ${opts.duration} s per variant and side, ${opts.runs} runs`,
     );
-    const list = await variants(pool, db, gateway.ctx.db);
+    const list = await variants(pool, db);
     const call = (v: Variant) => async () => {
       const res = await request(`${base}/v1/transactions?limit=100${v.query}`, {
         headers: { 'x-api-key': key },

@@ -168,15 +168,11 @@ function parametersOf(scope: Scope, q: ListFilters): unknown[] {
 }
 
 /**
- * SPEC 4.3: newest first (created_at desc, id desc), one mode, the optional filters. Also the B3
- * benchmark's bare-SQL reference (`compile` keeps the shape of kysely's compiled query it used).
+ * SPEC 4.3: newest first (created_at desc, id desc), one mode, the optional filters. Also the text the B3
+ * benchmark's bare-SQL reference and floor server send.
  */
-export function listQuery(
-  scope: Scope,
-  q: ListFilters,
-): ListStatement & { compile(db?: unknown): ListStatement } {
-  const statement = { sql: textOf(shapeOf(scope, q), scope, q), parameters: parametersOf(scope, q) };
-  return { ...statement, compile: () => statement };
+export function listQuery(scope: Scope, q: ListFilters): ListStatement {
+  return { sql: textOf(shapeOf(scope, q), scope, q), parameters: parametersOf(scope, q) };
 }
 
 /** Runs `listQuery` through the Kysely instance (its pool and the connection's prepared statements). */

@@ -11,8 +11,6 @@ import { listViewContext, transactionListViewOf, transactionView } from '../../.
 import { costCenterNames, isTenantInTree } from '../../cost-centers.ts';
 import { type ListFilters, listRows, type Scope } from './list-query.ts';
 
-export { type ListFilters, listQuery, type Scope } from './list-query.ts';
-
 /** The page of `listQuery` as views; count = page size. */
 async function listTransactions(ctx: AppContext, scope: Scope, q: ListFilters) {
   const rows = await listRows(ctx.db, scope, q);
