@@ -41,6 +41,7 @@ import { listQuery } from '../src/commands/transactions/list/list-query.ts';
 import { livemodeOfKey, sha256Hex } from '../src/crypto/secrets.ts';
 import { READ_STREAM_SQL } from '../src/events/postgres-event-store.ts';
 import { KEY_BY_DIGEST_SQL } from '../src/http/api-key-auth.ts';
+import { transactionView } from '../src/http/contract/transactions.ts';
 import { ADMIT_LUA, LIMITS } from '../src/http/rate-limit.ts';
 
 const env = process.env;
@@ -283,12 +284,14 @@ async function create(req: IncomingMessage, res: ServerResponse): Promise<void> 
   } finally {
     client.release();
   }
-  // The SPEC 2.2 fields of the real answer (same keys, same size within a few bytes), without the view.
+  // The SPEC 2.2 fields of the real answer (same keys in the same order, same size within a few bytes),
+  // without the view: what a pending simulated Pix sets, every other field null.
   write(
     res,
     201,
     JSON.stringify({
       data: {
+        ...NULL_VIEW,
         id,
         tenant_id: p.tenantId,
         amount: body.amount,
@@ -305,34 +308,18 @@ async function create(req: IncomingMessage, res: ServerResponse): Promise<void> 
         pix_qr_code: copyPaste,
         expires_at: expiresAt.toISOString(),
         provider_reference: `sim_${id}`,
-        subaccount_id: null,
-        failure_code: null,
-        provider_error_code: null,
-        provider_error_message: null,
-        provider_http_status: null,
-        boleto_due_date: null,
-        boleto_url: null,
         document_url: `${env.BASE_URL ?? 'http://localhost:3000'}/c/${id}?signature=${sha256Hex(id).slice(0, 43)}`,
-        boleto_digitable_line: null,
-        boleto_barcode: null,
-        boleto_pix_copy_paste: null,
-        boleto_pix_expires_at: null,
-        paid_with: null,
-        paid_at: null,
-        duplicate_payment_at: null,
-        split: null,
-        tenant_fee_id: null,
-        fee_starts_on: null,
-        cost_center_id: null,
-        cost_center_name: null,
-        callback_url: null,
-        refund: null,
         created_at: reservedAt.toISOString(),
         updated_at: new Date().toISOString(),
       },
     }),
   );
 }
+
+/** Every SPEC 2.2 field null, in the view's order (the creation answer's template). */
+const NULL_VIEW: Record<string, null> = Object.fromEntries(
+  Object.keys(transactionView.shape).map((field) => [field, null]),
+);
 
 /** Claims read by this process (immutable once in the log): stream id -> charge id and request hash. */
 const claims = new Map<string, { id: string; hash: string }>();
