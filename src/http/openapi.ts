@@ -386,11 +386,8 @@ export async function registerOpenApi(app: FastifyInstance, serverUrl: string): 
         version: API_VERSION,
         description:
           'Multi-tenant payment gateway for Brazil: Pix and boleto charges, their lifecycle and webhooks. Public API under /v1 (X-API-Key) and panel API under /admin (Bearer session). Amounts are integer centavos (BRL). Errors are `{ error: { code, message, request_id } }` (SPEC 7): decide on `code`, never on the message.',
-        // package.json says UNLICENSED; SPDX has no id for "no license", so a LicenseRef- names it (docs/decisions.md).
-        license: {
-          name: 'Proprietary, no license granted (UNLICENSED)',
-          identifier: 'LicenseRef-Proprietary',
-        },
+        // The gateway's licence, as package.json and LICENSE (issue 23 item 1.1); OpenAPI 3.1 takes its SPDX id.
+        license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       },
       servers: [{ url: serverUrl, description: 'This instance' }],
       tags: TAGS.map(({ name, description }) => ({ name, description })),

@@ -27,6 +27,7 @@ interface Operation {
   responses: Record<string, Response>;
 }
 interface Doc {
+  info: { license?: { name?: string; identifier?: string; url?: string } };
   tags: { name: string; description?: string }[];
   paths: Record<string, Record<string, Operation>>;
   webhooks: Record<string, { post: Operation }>;
@@ -75,6 +76,12 @@ const operations = () =>
   );
 const keyParameter = (op: Operation) =>
   op.parameters?.find((p) => p.$ref?.startsWith('#/components/parameters/IdempotencyKey'))?.$ref;
+
+describe('issue 23 item 1.1: the licence', () => {
+  test('info.license is Apache-2.0 by its SPDX identifier (OpenAPI 3.1), not "no license granted"', () => {
+    assert.deepEqual(doc.info.license, { name: 'Apache-2.0', identifier: 'Apache-2.0' });
+  });
+});
 
 describe('issue 15 item 1: /openapi.json', () => {
   test('every operation has a unique camelCase operationId and a declared tag', () => {
