@@ -3,7 +3,7 @@ import { livemodeOfKey } from '../../src/crypto/secrets.ts';
 import { classifyValidation, entriesOf, type ValidationContext } from '../../src/http/contract/validation.ts';
 import { ERRORS, type ErrorCode } from '../../src/http/errors.ts';
 import { IDEMPOTENCY_KEY, IDEMPOTENCY_REPLAYED } from '../../src/http/schemas.ts';
-import { CalebeConnectionError, CalebeError, type ErrorBody } from './errors.ts';
+import { CalebeConnectionError, CalebeError, CalebeRedirectError, type ErrorBody } from './errors.ts';
 import { OPERATIONS, type Operation, type OperationId, type Operations } from './operations.ts';
 import { verifyWebhook, type WebhookEvent, type WebhookHeaders } from './webhooks.ts';
 
@@ -295,13 +295,26 @@ export class Calebe {
     let res: Response;
     let bytes: Uint8Array;
     try {
-      res = await this.#fetch(url, { method: req.method, headers, body: req.body, signal });
+      // No redirect is followed (issue 23 item 2.6): fetch drops Authorization on a cross-origin redirect but
+      // not X-API-Key, so following one would hand the key to whatever host the Location names.
+      res = await this.#fetch(url, {
+        method: req.method,
+        headers,
+        body: req.body,
+        signal,
+        redirect: 'manual',
+      });
       bytes = new Uint8Array(await res.arrayBuffer());
     } catch (cause) {
       throw new CalebeConnectionError(
         `${req.method} ${req.path}: no answer from the gateway (${(cause as Error)?.name ?? 'error'}); the outcome is unknown. Repeat with the same Idempotency-Key, or read the resource, to find out.`,
         { cause },
       );
+    }
+    // The gateway never redirects: a 3xx comes from a wrong baseUrl (http for https, a moved host) or from
+    // something between, and the request went no further (an opaque redirect is a browser fetch's form).
+    if ((res.status >= 300 && res.status < 400) || res.type === 'opaqueredirect') {
+      throw new CalebeRedirectError(req.method, req.path, res.status, res.headers.get('location'));
     }
     const text = new TextDecoder().decode(bytes);
     const requestId = res.headers.get('x-request-id') ?? '';

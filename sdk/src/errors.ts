@@ -59,12 +59,33 @@ export class CalebeError extends Error {
  * repeat the same request with the same Idempotency-Key, or read the charge, to find out.
  */
 export class CalebeConnectionError extends Error {
-  override readonly name = 'CalebeConnectionError';
+  override readonly name: string = 'CalebeConnectionError';
   /** HTTP status when an answer arrived but was not the error envelope; null when none arrived. */
   readonly status: number | null;
 
   constructor(message: string, options: { cause?: unknown; status?: number | null } = {}) {
     super(message, { cause: options.cause });
     this.status = options.status ?? null;
+  }
+}
+
+/**
+ * The address answered with a redirect (3xx), which the SDK never follows: it would send the API key to the
+ * host the redirect names (issue 23 item 2.6). The gateway itself never redirects, so this is a `baseUrl` to
+ * correct (e.g. `http:` where the gateway is served on `https:`) or something between that must not see the
+ * key. Nothing reached the gateway through this answer; as for any {@link CalebeConnectionError}, read the
+ * resource or repeat with the same Idempotency-Key once the address is right.
+ */
+export class CalebeRedirectError extends CalebeConnectionError {
+  override readonly name = 'CalebeRedirectError';
+  /** The redirect's `Location` header as sent (null when absent); never requested by the SDK. */
+  readonly location: string | null;
+
+  constructor(method: string, path: string, status: number, location: string | null) {
+    super(
+      `${method} ${path}: HTTP ${status} redirect${location ? ` to ${location}` : ''}, not followed: the SDK never sends the API key to another address. Set baseUrl to the gateway's own address.`,
+      { status },
+    );
+    this.location = location;
   }
 }

@@ -12,7 +12,14 @@ export {
   type RawRequest,
   type RequestOptions,
 } from './client.ts';
-export { CalebeConnectionError, CalebeError, ERROR_CODES, type ErrorBody, type ErrorCode } from './errors.ts';
+export {
+  CalebeConnectionError,
+  CalebeError,
+  CalebeRedirectError,
+  ERROR_CODES,
+  type ErrorBody,
+  type ErrorCode,
+} from './errors.ts';
 export { OPERATIONS, type Operation, type OperationId } from './operations.ts';
 export { CalebeWebhookError, verifyWebhook, type WebhookEvent, type WebhookHeaders } from './webhooks.ts';
 
