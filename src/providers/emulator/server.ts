@@ -3,6 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { wireCentavos, wireReais } from './amounts.ts';
 import { ChargeStore, type EmulatedCharge, readDetail } from './charges.ts';
 import { type Fault, FaultBook, OPERATIONS, type Operation } from './faults.ts';
+import { maskedForCallLog, routeTransfer, TransferStore, transferControl } from './transfers.ts';
 import { type Environment, route, type WireAnswer } from './wire.ts';
 
 /**
@@ -79,6 +80,18 @@ function saoPauloToday(): string {
 
 const MAX_BODY = 1024 * 1024;
 
+/**
+ * The real host a request without a `/payment` or `/api` prefix was addressed to, by its `Host` header: a
+ * client whose base URL is hard-coded (the official Node SDK) reaches the emulator with the provider's host
+ * names, and an endpoint asked on the wrong one still gets the router's 404.
+ */
+function hostOf(header: string | undefined): EmulatorCall['host'] {
+  const name = (header ?? '').toLowerCase();
+  if (name === 'payment.safe2pay.com.br' || name.startsWith('payment.safe2pay.com.br:')) return 'payment';
+  if (name === 'api.safe2pay.com.br' || name.startsWith('api.safe2pay.com.br:')) return 'api';
+  return 'any';
+}
+
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -153,6 +166,7 @@ export async function startProviderEmulator(options: EmulatorOptions = {}): Prom
     matrixSandbox: [...(options.keys?.matrixSandbox ?? DEFAULT_KEYS.matrixSandbox)],
   };
   const store = new ChargeStore(options.publicBaseUrl ?? 'https://emulador.safe2pay.test');
+  const transfers = new TransferStore(options.publicBaseUrl ?? 'https://emulador.safe2pay.test');
   const faults = new FaultBook(options.random);
   let calls: EmulatorCall[] = [];
   let seq = 0;
@@ -295,8 +309,11 @@ export async function startProviderEmulator(options: EmulatorOptions = {}): Prom
       }
       return sendJson(res, 200, { keys });
     }
+    const transfer = transferControl(transfers, req.method ?? 'GET', path, url.searchParams, b);
+    if (transfer) return sendJson(res, transfer.status, transfer.json);
     if (req.method === 'POST' && path === '/reset') {
       store.clear();
+      transfers.clear();
       faults.clear();
       calls = [];
       return sendJson(res, 200, { ok: true });
@@ -309,7 +326,7 @@ export async function startProviderEmulator(options: EmulatorOptions = {}): Prom
     if (url.pathname.startsWith('/_emulator/')) return control(req, res, url);
     const text = await readBody(req);
     let path = url.pathname;
-    let host: EmulatorCall['host'] = 'any';
+    let host = hostOf(req.headers.host);
     if (path.startsWith('/payment/')) {
       host = 'payment';
       path = path.slice('/payment'.length);
@@ -328,21 +345,19 @@ export async function startProviderEmulator(options: EmulatorOptions = {}): Prom
     }
     const key = req.headers['x-api-key'];
     const who = environmentOf(Array.isArray(key) ? key[0] : key);
-    const matched = who
-      ? route(
-          {
-            method: req.method ?? 'GET',
-            host,
-            path,
-            query: url.searchParams,
-            body,
-            environment: who.env,
-            matrixSandboxKey: who.matrix,
-            today: saoPauloToday(),
-          },
-          store,
-        )
+    const wire = who
+      ? {
+          method: req.method ?? 'GET',
+          host,
+          path,
+          query: url.searchParams,
+          body,
+          environment: who.env,
+          matrixSandboxKey: who.matrix,
+          today: saoPauloToday(),
+        }
       : null;
+    const matched = wire ? (route(wire, store) ?? routeTransfer(wire, transfers)) : null;
     const call: EmulatorCall = {
       seq: ++seq,
       at: new Date().toISOString(),
@@ -353,7 +368,8 @@ export async function startProviderEmulator(options: EmulatorOptions = {}): Prom
       reference: matched?.reference ?? null,
       chargeId: matched?.chargeId ?? null,
       environment: who?.env ?? null,
-      body,
+      // Issue 22 item 4.2: a transfer's bank account never enters the call log whole.
+      body: maskedForCallLog(body),
       fault: null,
       httpStatus: null,
     };
@@ -385,7 +401,10 @@ export async function startProviderEmulator(options: EmulatorOptions = {}): Prom
     call.fault = fault?.type ?? null;
     if (!fault) return answer(matched.run());
     if (fault.type === 'latency') {
-      const early = fault.answerFirst === true ? matched.run() : null;
+      // A write checks and changes the charge now, in the same synchronous step as its routing, so two calls
+      // in flight on one charge cannot both pass the check (issue 22 item 3.2); only its answer waits. A read
+      // is answered when the delay ends, unless `answerFirst`.
+      const early = matched.reads !== true || fault.answerFirst === true ? matched.run() : null;
       await new Promise((r) => setTimeout(r, Math.max(0, Math.min(fault.ms, 60_000))));
       return answer(early ?? matched.run());
     }

@@ -32,7 +32,47 @@ export interface Route {
   readonly operation: Operation;
   readonly reference: string | null;
   readonly chargeId: number | null;
+  /**
+   * True for a route that only reads. Every other route changes state, and the server runs it on arrival in
+   * one synchronous step (check and change), before any fault's delay: the emulator is atomic per charge.
+   */
+  readonly reads?: boolean;
   run(): WireAnswer;
+}
+
+/**
+ * One endpoint of the wire: a table entry, so another endpoint is one more entry. `path` is matched against
+ * the whole path case-insensitively, as the provider's router does (the official Node SDK asks
+ * `/v2/transaction/Get`); `open` reads the request (its id, reference) and answers the route to run.
+ */
+export interface Endpoint {
+  readonly method: string;
+  readonly host: 'payment' | 'api';
+  readonly path: RegExp;
+  open(req: WireRequest, store: ChargeStore, match: RegExpExecArray): Route;
+}
+
+/** A case-insensitive whole-path pattern, e.g. `wirePath('/v2/Pix/Cancel/([0-9]{1,15})')`. */
+export function wirePath(pattern: string): RegExp {
+  return new RegExp(`^${pattern}$`, 'i');
+}
+
+/** A query parameter by name, whatever its case (the provider binds them case-insensitively). */
+export function queryParam(query: URLSearchParams, name: string): string | null {
+  const wanted = name.toLowerCase();
+  for (const [key, value] of query) if (key.toLowerCase() === wanted) return value;
+  return null;
+}
+
+/** The first endpoint of `endpoints` matching the request; null means the router's 404 (no envelope). */
+export function routeIn(endpoints: readonly Endpoint[], req: WireRequest, store: ChargeStore): Route | null {
+  for (const endpoint of endpoints) {
+    if (endpoint.method !== req.method.toUpperCase()) continue;
+    if (req.host !== 'any' && req.host !== endpoint.host) continue;
+    const match = endpoint.path.exec(req.path);
+    if (match) return endpoint.open(req, store, match);
+  }
+  return null;
 }
 
 export const EMULATOR_CODES = {
@@ -115,166 +155,199 @@ function idParam(value: string | null | undefined): number | null {
   return value && /^[0-9]{1,15}$/.test(value) ? Number(value) : null;
 }
 
-/** Finds the endpoint; null means the router's 404 (no envelope), as for an unknown path on the real hosts. */
-export function route(req: WireRequest, store: ChargeStore): Route | null {
-  const on = (host: 'payment' | 'api') => req.host === 'any' || req.host === host;
+/** `POST /v2/Payment`: a creation, or with a real `Id` a change of an existing boleto (wire doc 2.5-2.7). */
+function payment(req: WireRequest, store: ChargeStore): Route {
   const env = req.environment;
-
-  if (req.method === 'POST' && req.path === '/v2/Payment' && on('payment')) {
-    const body = isRecord(req.body) ? req.body : {};
-    // The official Node SDK's Transaction model sends `Id: 0` on every creation, so only a real id is a change.
-    if (body.Id !== undefined && body.Id !== null && String(body.Id) !== '0') {
-      // Wire doc 2.7: change an existing boleto.
-      const id = idParam(String(body.Id));
-      const charge = visible(id === null ? undefined : store.get(id), env);
-      return {
-        operation: 'change_due_date',
-        reference: charge?.reference ?? null,
-        chargeId: id,
-        run() {
-          if (!charge?.boleto) return error(EMULATOR_CODES.notFound, 'Transação não encontrada.');
-          const po = isRecord(body.PaymentObject) ? body.PaymentObject : {};
-          if (po.Command !== 1 && po.Command !== '1')
-            return error(EMULATOR_CODES.unsupported, 'Comando não suportado pelo emulador.');
-          const dueDate = wireDate(po.DueDate);
-          if (!dueDate || dueDate < req.today)
-            return error(EMULATOR_CODES.invalidBody, 'Data de vencimento inválida.');
-          if (charge.status !== 1) return error(EMULATOR_CODES.notAllowed, 'Boleto não está pendente.');
-          store.changeDueDate(charge, dueDate);
-          return ok(creationDetail(charge));
-        },
-      };
-    }
-    const reference = typeof body.Reference === 'string' ? body.Reference : null;
+  const body = isRecord(req.body) ? req.body : {};
+  // The official Node SDK's Transaction model sends `Id: 0` on every creation, so only a real id is a change.
+  if (body.Id !== undefined && body.Id !== null && String(body.Id) !== '0') {
+    // Wire doc 2.7: change an existing boleto.
+    const id = idParam(String(body.Id));
+    const charge = visible(id === null ? undefined : store.get(id), env);
     return {
-      operation: 'create',
-      reference,
-      chargeId: null,
+      operation: 'change_due_date',
+      reference: charge?.reference ?? null,
+      chargeId: id,
       run() {
-        if (req.matrixSandboxKey) {
-          return error(
-            EMULATOR_CODES.matrixSandboxKey,
-            'A chave sandbox da conta matriz não emite cobranças.',
-          );
-        }
-        const valid = validateCreation(body);
-        if (typeof valid === 'string') return error(EMULATOR_CODES.invalidBody, valid);
-        if (body.IsSandbox !== (env === 'sandbox')) {
-          return error(EMULATOR_CODES.sandboxMismatch, 'IsSandbox não corresponde ao token utilizado.');
-        }
-        const products = body.Products as Record<string, unknown>[];
-        const charge = store.create({
-          reference: reference ?? '',
-          method: String(body.PaymentMethod) === '1' ? 'boleto' : 'pix',
-          amount: valid.amount,
-          sandbox: env === 'sandbox',
-          description: String(products[0]?.Description ?? ''),
-          dueDate: valid.dueDate,
-          today: req.today,
-        });
+        if (!charge?.boleto) return error(EMULATOR_CODES.notFound, 'Transação não encontrada.');
+        const po = isRecord(body.PaymentObject) ? body.PaymentObject : {};
+        if (po.Command !== 1 && po.Command !== '1')
+          return error(EMULATOR_CODES.unsupported, 'Comando não suportado pelo emulador.');
+        const dueDate = wireDate(po.DueDate);
+        if (!dueDate || dueDate < req.today)
+          return error(EMULATOR_CODES.invalidBody, 'Data de vencimento inválida.');
+        if (charge.status !== 1) return error(EMULATOR_CODES.notAllowed, 'Boleto não está pendente.');
+        store.changeDueDate(charge, dueDate);
         return ok(creationDetail(charge));
       },
     };
   }
+  const reference = typeof body.Reference === 'string' ? body.Reference : null;
+  return {
+    operation: 'create',
+    reference,
+    chargeId: null,
+    run() {
+      if (req.matrixSandboxKey) {
+        return error(EMULATOR_CODES.matrixSandboxKey, 'A chave sandbox da conta matriz não emite cobranças.');
+      }
+      const valid = validateCreation(body);
+      if (typeof valid === 'string') return error(EMULATOR_CODES.invalidBody, valid);
+      if (body.IsSandbox !== (env === 'sandbox')) {
+        return error(EMULATOR_CODES.sandboxMismatch, 'IsSandbox não corresponde ao token utilizado.');
+      }
+      const products = body.Products as Record<string, unknown>[];
+      const charge = store.create({
+        reference: reference ?? '',
+        method: String(body.PaymentMethod) === '1' ? 'boleto' : 'pix',
+        amount: valid.amount,
+        sandbox: env === 'sandbox',
+        description: String(products[0]?.Description ?? ''),
+        dueDate: valid.dueDate,
+        today: req.today,
+      });
+      return ok(creationDetail(charge));
+    },
+  };
+}
 
-  if (req.method === 'GET' && req.path === '/v2/Transaction/Get' && on('api')) {
-    const id = idParam(req.query.get('Id') ?? req.query.get('id'));
-    const charge = visible(id === null ? undefined : store.get(id), env);
-    return {
-      operation: 'query',
-      reference: charge?.reference ?? null,
-      chargeId: id,
-      run() {
-        if (!charge) return error(EMULATOR_CODES.notFound, 'Transação não encontrada.');
-        countQuery(charge);
-        return ok(readDetail(charge));
-      },
-    };
-  }
+/** Paid and not returned yet: what `Pix/Cancel` returns rather than cancels. */
+function isPaid(charge: EmulatedCharge): boolean {
+  return charge.status === 3 || charge.status === 4;
+}
 
-  if (req.method === 'GET' && req.path === '/v2/Transaction/Reference' && on('api')) {
-    const reference = req.query.get('reference') ?? req.query.get('Reference') ?? '';
-    return {
-      operation: 'query_by_reference',
-      reference,
-      chargeId: null,
-      run() {
-        const found = store.byReference(reference).filter((c) => visible(c, env));
-        for (const c of found) countQuery(c);
-        return ok({ TotalItems: found.length, Objects: found.map(readDetail) });
-      },
-    };
-  }
+/** The charge by the `idTransaction` query parameter, as the boleto and sandbox endpoints take it. */
+function byIdTransaction(req: WireRequest, store: ChargeStore) {
+  const id = idParam(queryParam(req.query, 'idTransaction'));
+  return { id, charge: visible(id === null ? undefined : store.get(id), req.environment) };
+}
 
-  const pixCancel = /^\/v2\/Pix\/Cancel\/([0-9]{1,15})$/.exec(req.path);
-  if (req.method === 'DELETE' && pixCancel && on('api')) {
-    const id = Number(pixCancel[1]);
-    const charge = visible(store.get(id), env);
-    const paid = charge !== undefined && (charge.status === 3 || charge.status === 4);
+/** A pending boleto's write-off (wire doc 2.11, status 12) or release (2.6, status 11). */
+function pendingBoleto(to: 11 | 12) {
+  return (req: WireRequest, store: ChargeStore): Route => {
+    const { id, charge } = byIdTransaction(req, store);
     return {
-      operation: paid ? 'refund' : 'cancel',
-      reference: charge?.reference ?? null,
-      chargeId: id,
-      run() {
-        if (!charge) return error(EMULATOR_CODES.notFound, 'Transação não encontrada.');
-        // A paid Pix (or a boleto paid by its Pix) is returned: 6 Devolvido. An open Pix is cancelled: the wire
-        // doc has no code for "Cancelado", so the emulator uses 12 "Em cancelamento".
-        // A boleto paid by both: only its Pix payment is returned; the boleto stays paid (SPEC 2.2).
-        if (paid && charge.duplicatePayment) {
-          charge.duplicatePayment = false;
-          return ok(true);
-        }
-        if (paid && (charge.method === 'pix' || charge.paidWith === 'pix')) {
-          charge.status = 6;
-          return ok(true);
-        }
-        if (!paid && charge.method === 'pix' && charge.status === 1) {
-          charge.status = 12;
-          return ok(true);
-        }
-        return error(EMULATOR_CODES.notAllowed, 'Transação não pode ser estornada via Pix.');
-      },
-    };
-  }
-
-  const boletoOp = /^\/v2\/BankSlip\/(WriteOffBankSlip|ReleaseBankSlip)$/.exec(req.path);
-  const boletoMethod = boletoOp?.[1] === 'WriteOffBankSlip' ? 'DELETE' : 'GET';
-  if (boletoOp && req.method === boletoMethod && on('api')) {
-    const id = idParam(req.query.get('idTransaction'));
-    const charge = visible(id === null ? undefined : store.get(id), env);
-    const writeOff = boletoOp[1] === 'WriteOffBankSlip';
-    return {
-      operation: writeOff ? 'cancel' : 'release',
+      operation: to === 12 ? 'cancel' : 'release',
       reference: charge?.reference ?? null,
       chargeId: id,
       run() {
         if (!charge?.boleto) return error(EMULATOR_CODES.notFound, 'Transação não encontrada.');
         if (charge.status !== 1) return error(EMULATOR_CODES.notAllowed, 'Boleto não está pendente.');
-        charge.status = writeOff ? 12 : 11; // wire doc 2.11 and 2.6
+        charge.status = to;
         return ok(true);
       },
     };
-  }
+  };
+}
 
-  if (req.method === 'PUT' && req.path === '/v2/Transaction/UpdateSandboxTransaction' && on('api')) {
-    const id = idParam(req.query.get('idTransaction'));
-    const charge = visible(id === null ? undefined : store.get(id), env);
-    const status = idParam(req.query.get('idTransactionStatus'));
-    return {
-      operation: 'sandbox_status',
-      reference: charge?.reference ?? null,
-      chargeId: id,
-      run() {
-        if (env !== 'sandbox') return error(EMULATOR_CODES.notAllowed, 'Disponível apenas em sandbox.');
-        if (!charge || status === null) return error(EMULATOR_CODES.notFound, 'Transação não encontrada.');
-        charge.status = status;
-        if (status === 3 && charge.paidWith === null) {
-          charge.paidWith = charge.method;
-          charge.paymentDate = req.today;
-        }
-        return ok(true);
-      },
-    };
-  }
-  return null;
+/** The Safe2Pay v2 endpoints the emulator speaks (docs/provider-emulator.md "Wire endpoints"). */
+export const WIRE_ENDPOINTS: readonly Endpoint[] = [
+  { method: 'POST', host: 'payment', path: wirePath('/v2/Payment'), open: payment },
+  {
+    method: 'GET',
+    host: 'api',
+    path: wirePath('/v2/Transaction/Get'),
+    open(req, store) {
+      const id = idParam(queryParam(req.query, 'Id'));
+      const charge = visible(id === null ? undefined : store.get(id), req.environment);
+      return {
+        operation: 'query',
+        reference: charge?.reference ?? null,
+        chargeId: id,
+        reads: true,
+        run() {
+          if (!charge) return error(EMULATOR_CODES.notFound, 'Transação não encontrada.');
+          countQuery(charge);
+          return ok(readDetail(charge));
+        },
+      };
+    },
+  },
+  {
+    method: 'GET',
+    host: 'api',
+    path: wirePath('/v2/Transaction/Reference'),
+    open(req, store) {
+      const reference = queryParam(req.query, 'reference') ?? '';
+      return {
+        operation: 'query_by_reference',
+        reference,
+        chargeId: null,
+        reads: true,
+        run() {
+          const found = store.byReference(reference).filter((c) => visible(c, req.environment));
+          for (const c of found) countQuery(c);
+          return ok({ TotalItems: found.length, Objects: found.map(readDetail) });
+        },
+      };
+    },
+  },
+  {
+    method: 'DELETE',
+    host: 'api',
+    path: wirePath('/v2/Pix/Cancel/([0-9]{1,15})'),
+    open(req, store, match) {
+      const id = Number(match[1]);
+      const charge = visible(store.get(id), req.environment);
+      return {
+        // A return asked on a paid or already returned charge is a `refund` (for the fault rules and the call
+        // log, so a second return of one charge counts as one); run() decides from the state itself.
+        operation: charge !== undefined && (isPaid(charge) || charge.status === 6) ? 'refund' : 'cancel',
+        reference: charge?.reference ?? null,
+        chargeId: id,
+        run() {
+          if (!charge) return error(EMULATOR_CODES.notFound, 'Transação não encontrada.');
+          const paid = isPaid(charge);
+          // A paid Pix (or a boleto paid by its Pix) is returned: 6 Devolvido. An open Pix is cancelled: the
+          // wire doc has no code for "Cancelado", so the emulator uses 12 "Em cancelamento".
+          // A boleto paid by both: only its Pix payment is returned; the boleto stays paid (SPEC 2.2).
+          if (paid && charge.duplicatePayment) {
+            charge.duplicatePayment = false;
+            return ok(true);
+          }
+          if (paid && (charge.method === 'pix' || charge.paidWith === 'pix')) {
+            charge.status = 6;
+            return ok(true);
+          }
+          if (!paid && charge.method === 'pix' && charge.status === 1) {
+            charge.status = 12;
+            return ok(true);
+          }
+          return error(EMULATOR_CODES.notAllowed, 'Transação não pode ser estornada via Pix.');
+        },
+      };
+    },
+  },
+  { method: 'DELETE', host: 'api', path: wirePath('/v2/BankSlip/WriteOffBankSlip'), open: pendingBoleto(12) },
+  { method: 'GET', host: 'api', path: wirePath('/v2/BankSlip/ReleaseBankSlip'), open: pendingBoleto(11) },
+  {
+    method: 'PUT',
+    host: 'api',
+    path: wirePath('/v2/Transaction/UpdateSandboxTransaction'),
+    open(req, store) {
+      const { id, charge } = byIdTransaction(req, store);
+      const status = idParam(queryParam(req.query, 'idTransactionStatus'));
+      return {
+        operation: 'sandbox_status',
+        reference: charge?.reference ?? null,
+        chargeId: id,
+        run() {
+          if (req.environment !== 'sandbox')
+            return error(EMULATOR_CODES.notAllowed, 'Disponível apenas em sandbox.');
+          if (!charge || status === null) return error(EMULATOR_CODES.notFound, 'Transação não encontrada.');
+          charge.status = status;
+          if (status === 3 && charge.paidWith === null) {
+            charge.paidWith = charge.method;
+            charge.paymentDate = req.today;
+          }
+          return ok(true);
+        },
+      };
+    },
+  },
+];
+
+/** Finds the endpoint; null means the router's 404 (no envelope), as for an unknown path on the real hosts. */
+export function route(req: WireRequest, store: ChargeStore): Route | null {
+  return routeIn(WIRE_ENDPOINTS, req, store);
 }
