@@ -85,6 +85,27 @@ describe('emulator writes are atomic per charge under a latency fault (issue 22 
     assert.equal(charge?.status, 6); // Devolvido, once
   });
 
+  test('two write-offs in flight on one pending boleto: one succeeds, the other answers 9004', async () => {
+    const id = await create('atomic-write-off', 'boleto');
+    await control.fault({ operation: 'cancel', times: 2, fault: { type: 'latency', ms: 300 } });
+    const writeOff = () => wire('DELETE', `/api/v2/BankSlip/WriteOffBankSlip?idTransaction=${id}`);
+    const first = writeOff();
+    await sleep(100);
+    const answers = await Promise.all([first, writeOff()]);
+    assert.deepEqual(
+      answers.map((a) => [a.HasError, a.ErrorCode]),
+      [
+        [false, '0'],
+        [true, '9004'],
+      ],
+    );
+    const calls = await control.calls({ reference: 'atomic-write-off', operation: 'cancel' });
+    assert.deepEqual(
+      calls.map((c) => c.fault),
+      ['latency', 'latency'],
+    );
+  });
+
   test('two due-date changes in flight: both succeed, each answer shows its own date, the last received stays', async () => {
     const id = await create('atomic-due', 'boleto', saoPauloDate(5));
     const [sooner, later] = [saoPauloDate(20), saoPauloDate(12)];

@@ -15,6 +15,7 @@ import type {
   RemoteCharge,
   Uncertain,
 } from '../port.ts';
+import { paymentBelowAmount, underpaidDiagnostics } from './amount-paid.ts';
 import { barcode, barcodeAmount, digitableLine, httpsUrl, pixCopyPaste, sameBoleto } from './artifacts.ts';
 import { buildPaymentBody, PAYMENT_METHOD } from './build-request.ts';
 import { endOfDueDayUtc, parseProviderDate, toProviderDate } from './dates.ts';
@@ -114,6 +115,12 @@ function interpret(answer: Awaited<ReturnType<typeof exchange>>): Interpreted {
 interface BoletoCheck {
   readonly amount: number;
   readonly dueDate: string | null;
+  /**
+   * Whether the boleto's Pix can be paid: production only. SPEC 1 (external provider / sandbox: "no Pix
+   * payable") and 2.2: a sandbox boleto's `KeyPix` is not read at all (issue 22 item 2), so neither a
+   * creation, a refresh nor a due-date change hands it out.
+   */
+  readonly payablePix: boolean;
 }
 
 /** Boleto artifacts (wire doc 2.6, 2.10 `PaymentObject`) checked per SPEC 4.2: malformed, or not the expected boleto. */
@@ -134,7 +141,7 @@ function boletoArtifacts(
   if (barcodeAmount(code) !== check.amount) return 'mismatch';
   if (check.dueDate !== null && dueDate !== check.dueDate) return 'mismatch';
   // The attached Pix (newer responses, wire doc 1 and 2.6): absent or null while it is being issued.
-  const rawPix = source.KeyPix;
+  const rawPix = check.payablePix ? source.KeyPix : null;
   const pixAbsent = rawPix === undefined || rawPix === null || rawPix === '';
   const pix = pixAbsent ? null : pixCopyPaste(rawPix);
   if (!pixAbsent && pix === null && !read) return 'invalid';
@@ -264,6 +271,7 @@ export function createSafe2PayAdapter(config: Safe2PayConfig = {}): ProviderPort
     method: 'pix' | 'boleto' | null,
     http: number,
     boletoDueDate: string | null,
+    payablePix: boolean,
   ): RemoteCharge | Uncertain {
     if (!isRecord(value)) return uncertain('incomplete', http);
     const id = idOf(value.IdTransaction);
@@ -287,7 +295,7 @@ export function createSafe2PayAdapter(config: Safe2PayConfig = {}): ProviderPort
     let artifacts: TransactionArtifacts | null = null;
     let dueDate: string | null = null;
     if (isBoleto && isRecord(po) && po.Barcode !== undefined) {
-      const b = boletoArtifacts(po, { amount, dueDate: boletoDueDate }, true);
+      const b = boletoArtifacts(po, { amount, dueDate: boletoDueDate, payablePix }, true);
       if (b === 'invalid')
         return uncertain('invalid_artifacts', http, { providerReference: id, providerStatus: code });
       if (b === 'mismatch')
@@ -348,6 +356,7 @@ export function createSafe2PayAdapter(config: Safe2PayConfig = {}): ProviderPort
       return issuedFrom(result, charge.method, {
         amount: charge.amount,
         dueDate: charge.boleto?.due_date ?? null,
+        payablePix: ctx.environment === 'production',
         expiresAt,
         expectedId: null,
       });
@@ -357,7 +366,14 @@ export function createSafe2PayAdapter(config: Safe2PayConfig = {}): ProviderPort
       const url = `${apiHost}/v2/Transaction/Get?Id=${encodeURIComponent(target.providerReference)}`;
       const result = await call(ctx, 'GET', url);
       if (!('ok' in result)) return result;
-      const charge = remoteCharge(result.detail, target.method, result.httpStatus, target.boletoDueDate);
+      const payablePix = ctx.environment === 'production';
+      const charge = remoteCharge(
+        result.detail,
+        target.method,
+        result.httpStatus,
+        target.boletoDueDate,
+        payablePix,
+      );
       if ('kind' in charge) return charge;
       // SPEC 4.6: external id, exact amount and internal reference must match.
       const same =
@@ -369,6 +385,17 @@ export function createSafe2PayAdapter(config: Safe2PayConfig = {}): ProviderPort
           providerReference: target.providerReference,
           providerStatus: charge.providerStatus,
         });
+      }
+      // Issue 22 item 2: "paid" with less than the amount (SPEC 3.1 exact-amount row) proves no payment of it.
+      const amountPayment = isRecord(result.detail) ? result.detail.AmountPayment : undefined;
+      if (charge.status === 'paid' && paymentBelowAmount(amountPayment, target.amount)) {
+        return {
+          ...uncertain('mismatch', result.httpStatus, {
+            providerReference: target.providerReference,
+            providerStatus: charge.providerStatus,
+          }),
+          diagnostics: underpaidDiagnostics(result.httpStatus),
+        };
       }
       return { kind: 'issued', charge };
     },
@@ -383,7 +410,7 @@ export function createSafe2PayAdapter(config: Safe2PayConfig = {}): ProviderPort
         return uncertain('incomplete', result.httpStatus);
       const charges: RemoteCharge[] = [];
       for (const item of detail.Objects) {
-        const charge = remoteCharge(item, null, result.httpStatus, null);
+        const charge = remoteCharge(item, null, result.httpStatus, null, ctx.environment === 'production');
         if ('kind' in charge) return charge;
         if (charge.reference !== transactionId) {
           return uncertain('mismatch', result.httpStatus, { providerReference: charge.providerReference });
@@ -419,6 +446,7 @@ export function createSafe2PayAdapter(config: Safe2PayConfig = {}): ProviderPort
       const outcome = issuedFrom(result, 'boleto', {
         amount: target.amount,
         dueDate: target.dueDate,
+        payablePix: ctx.environment === 'production',
         expiresAt: null,
         expectedId: target.providerReference,
       });
