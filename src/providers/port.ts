@@ -184,7 +184,7 @@ export interface CancelTarget {
   readonly providerReference: string;
 }
 
-export interface ProviderPort {
+export interface ProviderPort extends PayoutPort {
   readonly name: string;
   /**
    * SPEC 2.3 `provider_request`: the exact body `create` sends, built at reservation; null when the adapter
@@ -210,4 +210,95 @@ export interface ProviderPort {
   ): Promise<Outcome<{ readonly refundStatus: 'succeeded' }>>;
   changeDueDate(target: DueDateTarget, ctx: ProviderContext): Promise<Outcome<IssuedCharge>>;
   cancel(target: CancelTarget, ctx: ProviderContext): Promise<Outcome<{ readonly cancelled: true }>>;
+}
+
+/**
+ * Payouts (issue 22 item 4.2; wire doc wave 2b §5.2-5.3, §7.5): a bank transfer (TED) from the merchant's
+ * provider balance to an account in the payer's own name, the refund of a boleto paid by boleto. The provider
+ * has no idempotency: `identification` (`refund:txn_…`) is the only reference the gateway controls, so an
+ * uncertain `payout` is reconciled with `findPayout` before anything is sent again. Payouts run only where the
+ * provider record enables them (`boleto_refund_payout`, src/commands/providers.ts `refundPayoutEnabled`).
+ */
+
+/** The payer's account as a payout sends it: digits only, check digits apart; never stored, logged or echoed. */
+export interface PayoutBankAccount {
+  /** COMPE bank code, 3 digits. */
+  readonly bank_code: string;
+  /** Branch (agência) without its check digit. */
+  readonly branch: string;
+  readonly branch_digit?: string | null;
+  /** Account number without its check digit. */
+  readonly account: string;
+  readonly account_digit?: string | null;
+  readonly account_type: 'checking' | 'savings';
+}
+
+/**
+ * SPEC 4.8 `bank_account` (src/http/contract/transactions.ts: `account` is the number with its check digit as
+ * the last character, `12345-6` or `123456`; `branch` has none) to a {@link PayoutBankAccount}.
+ */
+export function payoutBankAccount(spec: {
+  readonly bank_code: string;
+  readonly branch: string;
+  readonly account: string;
+  readonly account_type: 'checking' | 'savings';
+}): PayoutBankAccount {
+  const account = spec.account.replace('-', '');
+  return {
+    bank_code: spec.bank_code,
+    branch: spec.branch,
+    account: account.slice(0, -1),
+    account_digit: account.slice(-1).toUpperCase(),
+    account_type: spec.account_type,
+  };
+}
+
+export interface PayoutRequest {
+  /** The refunded charge (`txn_…`). */
+  readonly transactionId: string;
+  /** The reference sent as `Identification`, e.g. `refund:txn_…` (at most 100 characters). */
+  readonly identification: string;
+  /** Integer centavos (SPEC 1); decimal reais only on the wire. */
+  readonly amount: number;
+  /** The account holder: the boleto payer's name and document (CPF/CNPJ), as the provider's panel requires. */
+  readonly receiverName: string;
+  readonly receiverDocument: string;
+  readonly bankAccount: PayoutBankAccount;
+  /** `YYYY-MM-DD`, today in America/Sao_Paulo for a transfer sent now. */
+  readonly compensationDate: string;
+}
+
+/** What a poll compares the answer with: the transfer, its reference and its amount must all match. */
+export interface PayoutQueryTarget {
+  readonly transferId: string;
+  readonly identification: string;
+  /** Integer centavos. */
+  readonly amount: number;
+}
+
+/** `processing` until the bank confirms (`transferred`) or gives the money back (`returned`). */
+export type PayoutState = 'processing' | 'transferred' | 'returned';
+
+export interface PayoutStatus {
+  readonly state: PayoutState;
+  /** `transferred`: the provider's confirmation (`HashConfirmation`), the refund's evidence; else null. */
+  readonly confirmation: string | null;
+  /** `returned`: the bank's occurrence code when one was given (1 to 10 letters or digits), else null. */
+  readonly returnReason: string | null;
+}
+
+export interface PayoutPort {
+  /**
+   * Sends one transfer. `issued`: accepted and funded from the provider balance (`transferId` is what
+   * {@link queryPayout} reads). `refused`: nothing will move (provider error; or an answer asking the merchant
+   * to fund the lot by boleto, reason `not_supported`, never to be shown as done). `uncertain`: call
+   * {@link findPayout} before sending again.
+   */
+  payout(input: PayoutRequest, ctx: ProviderContext): Promise<Outcome<{ readonly transferId: string }>>;
+  queryPayout(target: PayoutQueryTarget, ctx: ProviderContext): Promise<Outcome<PayoutStatus>>;
+  /** Every transfer the provider holds with this `identification`, oldest first; `[]`: none was made. */
+  findPayout(
+    identification: string,
+    ctx: ProviderContext,
+  ): Promise<Outcome<{ readonly transferIds: readonly string[] }>>;
 }

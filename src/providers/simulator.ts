@@ -4,6 +4,7 @@ import {
   NO_DIAGNOSTICS,
   type Outcome,
   type OutcomeReason,
+  type PayoutPort,
   type ProviderPort,
   type RemoteCharge,
   type RemoteStatus,
@@ -54,6 +55,15 @@ export interface SimulatedChargeInput {
   readonly now: Date;
   readonly [other: string]: unknown;
 }
+
+/**
+ * A payout's id at the simulator (issue 22 item 4.2): derived from its identification, so a payout sent again
+ * after a lost answer names the same transfer, and any process answers a poll about it the same way.
+ */
+export const simulatorTransferId = (identification: string) => `sim_tr_${identification}`;
+
+/** The confirmation a simulated payout reports: a marker, never a bank's end-to-end id. */
+export const SIMULATOR_TRANSFER_MARKER = 'SIMULADOR-TRANSFERENCIA';
 
 /** The local id's reference at the simulator: stable, so every answer about a charge names the same id. */
 export const simulatorReference = (transactionId: string) => `sim_${transactionId}`;
@@ -121,6 +131,8 @@ export interface SimulatorAdapter extends ProviderPort {
 export function createSimulatorAdapter(options: { memory?: number } = {}): SimulatorAdapter {
   const limit = options.memory ?? MEMORY;
   const charges = new Map<string, Remembered>();
+  /** Payouts this process accepted, by identification (bounded like the charges). */
+  const payouts = new Set<string>();
 
   function remember(reference: string, charge: Remembered): void {
     charges.delete(reference);
@@ -224,6 +236,8 @@ export function createSimulatorAdapter(options: { memory?: number } = {}): Simul
       return { kind: 'issued', cancelled: true };
     },
 
+    ...simulatedPayouts(payouts, limit),
+
     settle(providerReference, via, now = new Date()) {
       const c = charges.get(providerReference);
       if (c?.status !== 'pending') return false;
@@ -231,6 +245,44 @@ export function createSimulatorAdapter(options: { memory?: number } = {}): Simul
       c.paidWith = c.method === 'pix' ? 'pix' : via;
       c.paidOn = new Date(now.getTime() - 3 * 3_600_000).toISOString().slice(0, 10);
       return true;
+    },
+  };
+}
+
+/**
+ * Payouts for test keys and simulator records (issue 22 item 4.2): test mode mirrors live, so a payout is
+ * accepted (`sim_tr_<identification>`) and the first poll, and every later one, reports it `transferred` with
+ * a marker confirmation; it is never `returned`. No money moves and no bank is called. It never answers
+ * `uncertain`; a request the real adapter would refuse before sending (amount not a positive integer of
+ * centavos) is refused here too. `findPayout` answers from this process's memory: the deterministic id makes
+ * sending again after a miss harmless.
+ */
+function simulatedPayouts(remembered: Set<string>, limit: number): PayoutPort {
+  return {
+    async payout(input) {
+      if (!Number.isSafeInteger(input.amount) || input.amount < 1 || input.identification === '') {
+        return refusedState('not_supported');
+      }
+      remembered.delete(input.identification);
+      remembered.add(input.identification);
+      while (remembered.size > limit) {
+        const oldest = remembered.values().next().value;
+        if (oldest === undefined) break;
+        remembered.delete(oldest);
+      }
+      return { kind: 'issued', transferId: simulatorTransferId(input.identification) };
+    },
+    async queryPayout(target) {
+      return {
+        kind: 'issued',
+        state: 'transferred',
+        confirmation: `${SIMULATOR_TRANSFER_MARKER}:${target.transferId}`,
+        returnReason: null,
+      };
+    },
+    async findPayout(identification) {
+      const known = remembered.has(identification);
+      return { kind: 'issued', transferIds: known ? [simulatorTransferId(identification)] : [] };
     },
   };
 }

@@ -15,6 +15,10 @@ export const OPERATIONS = [
   'cancel',
   'release',
   'sandbox_status',
+  // Issue 22 item 4.2: the transfer API (transfers.ts).
+  'transfer_create',
+  'transfer_get',
+  'transfer_list',
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 

@@ -23,6 +23,7 @@ import { diagnosticsFor } from './diagnostics.ts';
 import { exchange } from './http.ts';
 import { reaisToCentavos } from './money.ts';
 import { mapStatus, statusCode } from './status.ts';
+import { createSafe2PayPayouts } from './transfers.ts';
 
 /**
  * The Safe2Pay adapter (wire doc `shared/providers/safe2pay-wire.md`; issue 13). Hosts are configuration:
@@ -44,7 +45,7 @@ export interface Safe2PayConfig {
 }
 
 type Detail = Readonly<Record<string, unknown>>;
-type Interpreted =
+export type Interpreted =
   | { readonly ok: true; readonly detail: unknown; readonly httpStatus: number }
   | Refused
   | Uncertain;
@@ -340,6 +341,8 @@ export function createSafe2PayAdapter(config: Safe2PayConfig = {}): ProviderPort
 
   return {
     name: 'safe2pay',
+    // Issue 22 item 4.2: payouts over `v2/Transfer` (transfers.ts), same hosts, key and envelope rules.
+    ...createSafe2PayPayouts({ paymentHost, apiHost, call }),
 
     buildRequest(charge, ctx) {
       return buildPaymentBody(charge, ctx.environment, buildOptions);
