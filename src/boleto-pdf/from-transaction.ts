@@ -28,9 +28,36 @@ export interface BoletoTransaction {
 
 /** The parts of the creation request the PDF uses; anything missing prints as blank. */
 const requestFields = z.object({
-  customer: z.object({ name: z.string().optional(), document: z.string().optional() }).partial().optional(),
+  customer: z
+    .object({
+      name: z.string().optional(),
+      document: z.string().optional(),
+      // SPEC 4.1: required on a new charge; a legacy record may lack it.
+      address: z
+        .object({
+          zip_code: z.string(),
+          street: z.string(),
+          number: z.string(),
+          complement: z.string().optional(),
+          district: z.string(),
+          city: z.string(),
+          state: z.string(),
+        })
+        .optional(),
+    })
+    .partial()
+    .optional(),
   boleto: z.object({ instruction: z.string().nullable().optional() }).partial().optional(),
 });
+
+type Address = NonNullable<NonNullable<z.infer<typeof requestFields>['customer']>['address']>;
+
+/** A Brazilian postal address on one line: `Av. Paulista, 1000, sala 1 — Bela Vista — Sao Paulo/SP — CEP 01310-100`. */
+export function formatAddress(a: Address): string {
+  const street = [a.street, a.number, a.complement].filter(Boolean).join(', ');
+  const zip = /^[0-9]{8}$/.test(a.zip_code) ? `${a.zip_code.slice(0, 5)}-${a.zip_code.slice(5)}` : a.zip_code;
+  return `${street} — ${a.district} — ${a.city}/${a.state} — CEP ${zip}`;
+}
 
 /** Printed on a boleto that is no longer payable, so a stored copy is not paid (again). */
 const STATUS_NOTE: Record<ChargeStatus, string | null> = {
@@ -56,11 +83,20 @@ export function boletoPdfInput(
   // The Pix of a boleto is payable only on a real production charge (SPEC 1: no Pix sandbox), and the view
   // already hides it outside `pending` and past its deadline.
   const real = t.environment === 'production' && t.livemode && !t.simulated;
+  const address = fields.customer?.address;
   return {
     transactionId: t.id,
     payeeName: payeeName ?? '',
+    // No record of the gateway holds the beneficiary's CNPJ or address (the tenant has a name only), and the
+    // issuance keeps neither the provider's nosso número nor its agência/código (docs/decisions.md "Boleto
+    // PDF: FEBRABAN fields..."): the PDF says so instead of printing made-up values.
+    payeeDocument: null,
+    payeeAddress: null,
+    ourNumber: null,
+    agencyCode: null,
     payerName: fields.customer?.name ?? null,
     payerDocument: fields.customer?.document ?? null,
+    payerAddress: address ? formatAddress(address) : null,
     amount: t.amount,
     dueDate: t.boleto_due_date,
     digitableLine: line,

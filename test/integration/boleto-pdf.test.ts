@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
 import { formatDigitableLine, formatPayerDocument } from '../../src/boleto-pdf/format.ts';
-import { type BoletoPdfInput, renderBoletoPdf, TEST_MARK } from '../../src/boleto-pdf/render.ts';
+import { type BoletoPdfInput, NOT_KNOWN, renderBoletoPdf, TEST_MARK } from '../../src/boleto-pdf/render.ts';
 import { boletoNumbers } from '../../src/providers/emulator/boleto.ts';
 import { dynamicPixPayload } from '../../src/providers/emulator/pix.ts';
 import { readPdf } from '../support/pdf.ts';
@@ -19,8 +19,13 @@ function input(over: Partial<BoletoPdfInput> = {}): BoletoPdfInput {
   return {
     transactionId: 'txn_01KBOLETOPDF',
     payeeName: 'Loja da Ana Ltda',
+    payeeDocument: null,
+    payeeAddress: null,
+    ourNumber: null,
+    agencyCode: null,
     payerName: 'Joao Souza',
     payerDocument: '12345678000190',
+    payerAddress: 'Rua Augusta, 500, ap 12 — Consolação — Sao Paulo/SP — CEP 01304-000',
     amount: 123456,
     dueDate: '2026-12-15',
     digitableLine: numbers.digitableLine,
@@ -63,6 +68,76 @@ describe('boleto PDF (SPEC 2.2 boleto_url, SPEC 1)', () => {
     }
     // The copy-and-paste text is printed whole (wrapped across lines).
     assert.ok(read.text.replace(/\s+/g, '').includes(pix.replace(/\s+/g, '')));
+  });
+
+  test('FEBRABAN layout (issue 23 item 1.11): bank name and code with its digit, the form fields, both parts', async () => {
+    const text = flat((await readPdf(await renderBoletoPdf(input()))).text);
+    const count = (s: string) => text.split(s).length - 1;
+    // The code alone, not inside a document number such as the payer's CNPJ (…/0001-90).
+    const bankCode = text.match(/(?<![0-9])001-9(?![0-9])/g) ?? [];
+    // The bank of the line (001: Banco do Brasil, check digit 9) heads both the receipt and the slip.
+    assert.equal(count('Banco do Brasil S.A.'), 2, text);
+    assert.equal(bankCode.length, 2, text);
+    assert.ok(text.includes('Recibo do Pagador'), text);
+    assert.ok(text.includes('Ficha de Compensação'), text);
+    for (const label of [
+      'Local de pagamento',
+      'Agência/Código do Beneficiário',
+      'Nosso número',
+      'Data do documento',
+      'Nº do documento',
+      'Espécie doc.',
+      'Aceite',
+      'Data do processamento',
+      'Carteira',
+      'Espécie',
+      '(=) Valor do documento',
+      '(=) Valor cobrado',
+      'Sacador/Avalista',
+    ]) {
+      assert.ok(text.includes(label), `${label} in:\n${text}`);
+    }
+    // Espécie: the line's currency code 9, reais. Document date: the charge's creation (20/11/2026).
+    assert.ok(text.includes('R$'), text);
+    assert.ok(text.includes('20/11/2026'), text);
+    // The payer's address from the creation request, on both parts.
+    assert.equal(count('Rua Augusta, 500, ap 12 — Consolação — Sao Paulo/SP — CEP 01304-000'), 2, text);
+    // What the gateway does not know is said, not invented: the beneficiary's CNPJ and address.
+    assert.ok(text.includes(`Loja da Ana Ltda — CNPJ ${NOT_KNOWN}`), text);
+    assert.ok(text.includes(`Endereço: ${NOT_KNOWN}`), text);
+    assert.ok(text.includes(`"${NOT_KNOWN}": dado que o gateway não recebe`), text);
+  });
+
+  test('FEBRABAN fields the caller knows are printed as given; another bank heads its own boleto', async () => {
+    const bradesco = boletoNumbers('237', 5000, '2026-12-15', '0000001234567890123456789');
+    const text = flat(
+      (
+        await readPdf(
+          await renderBoletoPdf(
+            input({
+              payeeDocument: '11222333000181',
+              payeeAddress: 'Rua do Beneficiário, 1 — Centro — Curitiba/PR — CEP 80010-000',
+              ourNumber: '31285570001000001',
+              agencyCode: '1234-5 / 0012345-6',
+              digitableLine: bradesco.digitableLine,
+              barcode: bradesco.barcode,
+              amount: 5000,
+            }),
+          ),
+        )
+      ).text,
+    );
+    for (const shown of [
+      'Banco Bradesco S.A.',
+      '237-2',
+      'CNPJ 11.222.333/0001-81',
+      'Rua do Beneficiário, 1 — Centro — Curitiba/PR — CEP 80010-000',
+      '31285570001000001',
+      '1234-5 / 0012345-6',
+    ]) {
+      assert.ok(text.includes(shown), `${shown} in:\n${text}`);
+    }
+    assert.ok(!text.includes('Banco do Brasil'), text);
   });
 
   test('sandbox boleto: the test mark is printed; the barcode still decodes', async () => {
