@@ -27,7 +27,9 @@ import { settleDuplicateRefund } from './duplicate-refund.ts';
  * `POST /v1/transactions/{id}/refresh` and the reconciler (as `system:reconciler`).
  *
  * With an external id, the port's `query` reads the charge; the adapter already refuses an answer whose
- * external id, exact amount or internal reference differ (`uncertain`, reason `mismatch`). The remote status
+ * external id, exact amount or internal reference differ, or that says paid with less than the amount
+ * (`uncertain`, reason `mismatch`; issue 22 item 2, safe2pay/amount-paid.ts), so no command is built from
+ * it. On a sandbox provider the read carries no boleto Pix (SPEC 1: none is payable). The remote status
  * becomes one refresh command of the transaction decider, conditioned on the status read before the query
  * (a concurrent refresh that got there first wins: the stale result is dropped, never overwriting a newer
  * confirmation):
