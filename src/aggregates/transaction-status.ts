@@ -27,6 +27,8 @@ export const STATUS_AFTER = {
   'Transaction.RefundRefused': null,
   'Transaction.DueDateChangeUnconfirmed': null,
   'Transaction.DueDateChangeRefused': null,
+  'Transaction.RefundRequested': null,
+  'Transaction.DueDateChangeRequested': null,
 } as const satisfies { readonly [T in TransactionEventType]: TransactionStatus | null };
 
 /** The status after `type`, or null when the event leaves the status as it was. */

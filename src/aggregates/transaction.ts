@@ -48,12 +48,21 @@ import type { TransitionTable } from './transition-table.ts';
  *       call) | `provider` (a later read shows the Pix already returned).
  *   Transaction.DuplicateRefundRefused v1 -> paid (stays). attempt and sanitized diagnostics; not retried
  *       automatically.
+ *   Transaction.RefundRequested v1     -> paid (stays), refund.status `pending`: the reservation of a SPEC 4.8
+ *       refund, appended with the stream's version before the provider is called (issue 22: one provider
+ *       operation per intent). While it has no outcome, another refund is 409 refund_in_progress.
+ *       requested_at.
  *   Transaction.RefundUnconfirmed v1   -> paid (stays), refund.status `pending`: the provider's answer to a
- *       refund was uncertain; a later refund call or the reconciler queries before anything is sent again.
- *   Transaction.RefundRefused v1       -> paid (stays), refund.status `failed`: the provider refused it.
+ *       refund was uncertain (or the reservation outlived any call); the reconciler reads the provider,
+ *       nothing is sent again.
+ *   Transaction.RefundRefused v1       -> paid (stays), refund.status `failed`: the provider refused it (or the
+ *       provider shows it never happened); a new request may be made.
+ *   Transaction.DueDateChangeRequested v1 -> pending (stays): the reservation of a due-date change,
+ *       boleto_due_date, requested_at; while it is open another change is 409 change_in_progress.
  *   Transaction.DueDateChangeUnconfirmed v1 -> pending (stays), a pending change to `boleto_due_date`.
  *   Transaction.DueDateChangeRefused v1     -> pending (stays), the provider refused the change; no pending one.
- *   The last four carry the sanitized diagnostics of that answer; the charge's own diagnostics are kept.
+ *   The Unconfirmed and Refused events carry the sanitized diagnostics of that answer; the charge's own
+ *   diagnostics are kept.
  */
 
 export const TRANSACTION_STATUSES = [
@@ -223,6 +232,12 @@ const dueDateChangedData = z.strictObject({
   boleto_pix_expires_at: instant.nullable().optional(),
 });
 const refundAttemptData = z.strictObject({ transaction_id: txnId, ...diagnostics });
+const refundRequestedData = z.strictObject({ transaction_id: txnId, requested_at: instant });
+const dueDateRequestedData = z.strictObject({
+  transaction_id: txnId,
+  boleto_due_date: isoDate,
+  requested_at: instant,
+});
 const dueDateAttemptData = z.strictObject({
   transaction_id: txnId,
   boleto_due_date: isoDate,
@@ -282,6 +297,8 @@ export const transactionEvents = [
   defineEvent({ type: 'Transaction.RefundRefused', version: 1, schema: refundAttemptData }),
   defineEvent({ type: 'Transaction.DueDateChangeUnconfirmed', version: 1, schema: dueDateAttemptData }),
   defineEvent({ type: 'Transaction.DueDateChangeRefused', version: 1, schema: dueDateAttemptData }),
+  defineEvent({ type: 'Transaction.RefundRequested', version: 1, schema: refundRequestedData }),
+  defineEvent({ type: 'Transaction.DueDateChangeRequested', version: 1, schema: dueDateRequestedData }),
 ];
 
 export type TransactionEvent =
@@ -304,7 +321,9 @@ export type TransactionEvent =
   | DomainEvent<'Transaction.RefundUnconfirmed', z.infer<typeof refundAttemptData>>
   | DomainEvent<'Transaction.RefundRefused', z.infer<typeof refundAttemptData>>
   | DomainEvent<'Transaction.DueDateChangeUnconfirmed', z.infer<typeof dueDateAttemptData>>
-  | DomainEvent<'Transaction.DueDateChangeRefused', z.infer<typeof dueDateAttemptData>>;
+  | DomainEvent<'Transaction.DueDateChangeRefused', z.infer<typeof dueDateAttemptData>>
+  | DomainEvent<'Transaction.RefundRequested', z.infer<typeof refundRequestedData>>
+  | DomainEvent<'Transaction.DueDateChangeRequested', z.infer<typeof dueDateRequestedData>>;
 
 export type TransactionEventType = TransactionEvent['type'];
 
@@ -322,8 +341,16 @@ export interface TransactionFacts {
   readonly boletoDueDate: string | null;
   /** The automatic refund of the Pix of a boleto paid twice (SPEC 2.2); null when there was no double payment. */
   readonly duplicateRefund: DuplicateRefund | null;
-  /** A due-date change whose provider answer was uncertain, awaiting settlement (never sent twice). */
+  /** A due-date change reserved or left uncertain, awaiting its outcome (never sent twice). */
   readonly pendingDueDate: string | null;
+  /** When the refund still pending was reserved (null: none, or pending from before reservations). */
+  readonly refundRequestedAt: string | null;
+  /** The refund reservation has no recorded answer yet: a provider call may be in flight. */
+  readonly refundInFlight: boolean;
+  /** When the due-date change still pending was reserved (null: none, or from before reservations). */
+  readonly dueDateRequestedAt: string | null;
+  /** The due-date change reservation has no recorded answer yet. */
+  readonly dueDateInFlight: boolean;
   /** Something after the reservation was recorded (an answer or a refresh): the reconciler leaves it alone. */
   readonly answered: boolean;
 }
@@ -479,6 +506,18 @@ export interface RecordDuplicateRefundRefused {
   readonly attempt: number;
   readonly diagnostics: Diagnostics;
 }
+/**
+ * Reserve a SPEC 4.8 refund before the provider is called: appended with the version that was read, so of
+ * two concurrent requests one reserves and the other is 409 refund_in_progress, never a second call.
+ */
+export interface RequestRefund {
+  readonly kind: 'request_refund';
+}
+/** Reserve a due-date change before the provider is called (409 change_in_progress while one is open). */
+export interface RequestDueDateChange {
+  readonly kind: 'request_due_date_change';
+  readonly dueDate: string;
+}
 /** The provider confirmed an integral refund requested through SPEC 4.8. */
 export interface RefundTransaction {
   readonly kind: 'refund';
@@ -500,6 +539,8 @@ export type BoletoChangeArtifacts = Pick<
 export interface RefundUnconfirmed {
   readonly kind: 'refund_unconfirmed';
   readonly diagnostics: Diagnostics;
+  /** The reconciler: only a reservation older than this, with no answer recorded (a crash); else a no-op. */
+  readonly staleAfterSeconds?: number;
 }
 /** The provider refused the refund: the charge stays paid, refund.status `failed`. */
 export interface RefundRefused {
@@ -511,6 +552,8 @@ export interface DueDateUnconfirmed {
   readonly kind: 'due_date_unconfirmed';
   readonly dueDate: string;
   readonly diagnostics: Diagnostics;
+  /** As for RefundUnconfirmed: only a reservation older than this with no answer recorded. */
+  readonly staleAfterSeconds?: number;
 }
 /** The provider refused the due-date change: the date stays, no change is pending. */
 export interface DueDateRefused {
@@ -537,7 +580,9 @@ export type TransactionCommand =
   | SimulatePaid
   | SimulateExpired
   | RefreshCommand
+  | RequestRefund
   | RefundTransaction
+  | RequestDueDateChange
   | ChangeDueDate
   | ClaimDuplicateRefund
   | RecordDuplicateRefund
@@ -603,6 +648,17 @@ export type TransactionCommandKind = TransactionCommand['kind'];
  *  unknown   |409 conflict      |409 conflict  |409 conflict        |409 conflict
  *  refunded  |=                 |=             |409 conflict        |409 conflict
  *
+ *  state     |request_refund     |request_due_date_change
+ *  ----------+-------------------+-----------------------
+ *  none      |404 not_found      |404 not_found
+ *  processing|409 conflict       |409 conflict
+ *  pending   |409 conflict       |DueDateRequested (q)
+ *  paid      |RefundRequested (q)|409 conflict
+ *  expired   |409 conflict       |409 conflict
+ *  failed    |409 conflict       |409 conflict
+ *  unknown   |409 conflict       |409 conflict
+ *  refunded  |=                  |409 conflict
+ *
  *  psc = provider_status_conflict (a regression of a final state, or a refund of an unpaid charge: "only move
  *  allowed from paid" is refunded and expired/failed/refunded are never reopened); sim_n_a =
  *  simulation_not_allowed. Every refresh_* cell first applies the staleness rule: when `observedStatus` is
@@ -627,7 +683,12 @@ export type TransactionCommandKind = TransactionCommand['kind'];
  *      `retryAfterMs`, the results only for the current
  *      claimed attempt (`provider` also before any claim: the Pix was returned without us); else no-op.
  *  (u2) a real boleto recorded paid without a double payment; otherwise a no-op.
- *  (w) the status stays; the same pending refund or pending date again is a no-op.
+ *  (w) the status stays; it records the answer to the open reservation; with none open, the same pending
+ *      refund or pending date again is a no-op. With `staleAfterSeconds` (the reconciler) it applies only to
+ *      a reservation older than that with no answer recorded (a crash between the call and its record).
+ *  (q) one at a time (issue 22): while a refund is reserved or pending another is 409 refund_in_progress,
+ *      while a due-date change is, another is 409 change_in_progress; the date checks of (d) apply, and the
+ *      current date with nothing pending is a no-op.
  *  Refresh results also check that Paid carries a valid `paid_with` (a Pix paid with boleto is 502
  *  provider_refresh_failed).
  */
@@ -667,6 +728,8 @@ function finalRow(same: 'refresh_expired' | 'refresh_refunded' | null) {
     refund_refused: same === 'refresh_refunded' ? noop : conflict,
     due_date_unconfirmed: conflict,
     due_date_refused: conflict,
+    request_refund: same === 'refresh_refunded' ? noop : conflict,
+    request_due_date_change: conflict,
   } as const;
 }
 
@@ -696,6 +759,8 @@ export const transactionTransitions: Table = {
     refund_refused: notFound,
     due_date_unconfirmed: notFound,
     due_date_refused: notFound,
+    request_refund: notFound,
+    request_due_date_change: notFound,
   },
   processing: {
     reserve: repeat,
@@ -722,6 +787,8 @@ export const transactionTransitions: Table = {
     refund_refused: conflict,
     due_date_unconfirmed: conflict,
     due_date_refused: conflict,
+    request_refund: conflict,
+    request_due_date_change: conflict,
   },
   pending: {
     reserve: repeat,
@@ -748,6 +815,8 @@ export const transactionTransitions: Table = {
     refund_refused: conflict,
     due_date_unconfirmed: { emits: 'Transaction.DueDateChangeUnconfirmed', to: 'pending' },
     due_date_refused: { emits: 'Transaction.DueDateChangeRefused', to: 'pending' },
+    request_refund: conflict,
+    request_due_date_change: { emits: 'Transaction.DueDateChangeRequested', to: 'pending' },
   },
   paid: {
     reserve: repeat,
@@ -774,6 +843,8 @@ export const transactionTransitions: Table = {
     refund_refused: { emits: 'Transaction.RefundRefused', to: 'paid' },
     due_date_unconfirmed: conflict,
     due_date_refused: conflict,
+    request_refund: { emits: 'Transaction.RefundRequested', to: 'paid' },
+    request_due_date_change: conflict,
   },
   expired: finalRow('refresh_expired'),
   failed: finalRow(null),
@@ -802,6 +873,8 @@ export const transactionTransitions: Table = {
     refund_refused: conflict,
     due_date_unconfirmed: conflict,
     due_date_refused: conflict,
+    request_refund: conflict,
+    request_due_date_change: conflict,
   },
   refunded: finalRow('refresh_refunded'),
 };
@@ -1117,9 +1190,21 @@ function emit(
         },
       ];
     }
+    case 'Transaction.RefundRequested': {
+      if (c.kind !== 'request_refund') break;
+      if (s.refundStatus === 'pending') {
+        return refuse('refund_in_progress', 'A refund of this charge is already in progress.', {
+          transaction_id: id,
+        });
+      }
+      return [{ type, data: { transaction_id: id, requested_at: now.toISOString() } }];
+    }
     case 'Transaction.RefundUnconfirmed': {
       if (c.kind !== 'refund_unconfirmed') break;
-      if (s.refundStatus === 'pending') return [];
+      const pending = s.refundStatus === 'pending';
+      if (!recordsUncertainty(s.refundInFlight, s.refundRequestedAt, pending, c.staleAfterSeconds, now)) {
+        return [];
+      }
       return [{ type, data: { transaction_id: id, ...c.diagnostics } }];
     }
     case 'Transaction.RefundRefused': {
@@ -1134,8 +1219,32 @@ function emit(
       }
       if (!isRealDate(c.dueDate))
         return invalid('due_date', 'The due date must be a real date (YYYY-MM-DD).');
-      if (c.kind === 'due_date_unconfirmed' && s.pendingDueDate === c.dueDate) return [];
+      if (c.kind === 'due_date_unconfirmed') {
+        const pending = s.pendingDueDate === c.dueDate;
+        const { dueDateInFlight: inFlight, dueDateRequestedAt: at } = s;
+        if (!recordsUncertainty(inFlight, at, pending, c.staleAfterSeconds, now)) return [];
+      }
       return [{ type, data: { transaction_id: id, boleto_due_date: c.dueDate, ...c.diagnostics } }];
+    }
+    case 'Transaction.DueDateChangeRequested': {
+      if (c.kind !== 'request_due_date_change') break;
+      const current = s.boletoDueDate;
+      if (!policy.dueDate || current === null) {
+        return refuse('conflict', 'Only an open boleto has a due date to change.', { transaction_id: id });
+      }
+      const outside = dueDateOutsideWindow(c.dueDate, now);
+      if (outside) return outside;
+      if (s.pendingDueDate !== null) {
+        return refuse(
+          'change_in_progress',
+          `A change of the due date to ${s.pendingDueDate} is already in progress.`,
+          { transaction_id: id },
+        );
+      }
+      if (c.dueDate === current) return [];
+      return [
+        { type, data: { transaction_id: id, boleto_due_date: c.dueDate, requested_at: now.toISOString() } },
+      ];
     }
     case 'Transaction.DueDateChanged': {
       if (c.kind !== 'change_due_date') break;
@@ -1143,10 +1252,8 @@ function emit(
       if (!policy.dueDate || current === null) {
         return refuse('conflict', 'Only an open boleto has a due date to change.', { transaction_id: id });
       }
-      const today = saoPauloDate(now);
-      if (!isRealDate(c.dueDate) || c.dueDate < today || c.dueDate > addDays(today, 365)) {
-        return invalid('due_date', 'The due date must be between today and today + 365 days (Sao Paulo).');
-      }
+      const outside = dueDateOutsideWindow(c.dueDate, now);
+      if (outside) return outside;
       // The same date: nothing changes, and a change pending for it is settled by the date itself.
       if (c.dueDate === current && s.pendingDueDate === null) return [];
       const data = {
@@ -1229,6 +1336,31 @@ function emit(
   throw new Error(`transaction state table: ${c.kind} cannot emit ${type} from ${s.status}`);
 }
 
+/** SPEC 4.8 (d): a new due date lies between today and today + 365 days in America/Sao_Paulo. */
+function dueDateOutsideWindow(dueDate: string, now: Date): DomainError | null {
+  const today = saoPauloDate(now);
+  if (isRealDate(dueDate) && dueDate >= today && dueDate <= addDays(today, 365)) return null;
+  return invalid('due_date', 'The due date must be between today and today + 365 days (Sao Paulo).');
+}
+
+/**
+ * (w): an uncertain answer is recorded for the open reservation (for the reconciler, `staleAfterSeconds`,
+ * only one that outlived any call), or, with none open, when the change is not pending already.
+ */
+function recordsUncertainty(
+  inFlight: boolean,
+  requestedAt: string | null,
+  alreadyPending: boolean,
+  staleAfterSeconds: number | undefined,
+  now: Date,
+): boolean {
+  if (staleAfterSeconds !== undefined) {
+    const age = requestedAt === null ? 0 : now.getTime() - Date.parse(requestedAt);
+    return inFlight && age >= staleAfterSeconds * 1000;
+  }
+  return inFlight || !alreadyPending;
+}
+
 function simulationNotAllowed(id: string): DomainError {
   return refuse('simulation_not_allowed', 'Only a pending simulated transaction can be simulated.', {
     transaction_id: id,
@@ -1284,14 +1416,14 @@ function afterReservation(state: TransactionFacts, event: TransactionEvent): Tra
           event.data.duplicate_payment_at === null ? null : { status: 'due', attempts: 0, attemptedAt: null },
       };
     case 'Transaction.Refunded':
-      return { ...state, refundStatus: event.data.refund_status };
+      return { ...state, refundStatus: event.data.refund_status, ...NO_REFUND_REQUEST };
     case 'Transaction.DueDateChanged': {
       const { transaction_id: _, boleto_due_date, previous_due_date: _p, ...changed } = event.data;
       const artifacts = Object.fromEntries(Object.entries(changed).filter(([, v]) => v !== undefined));
       return {
         ...state,
         boletoDueDate: boleto_due_date,
-        pendingDueDate: null,
+        ...NO_DUE_DATE_REQUEST,
         artifacts: { ...state.artifacts, ...artifacts },
       };
     }
@@ -1324,17 +1456,38 @@ function afterReservation(state: TransactionFacts, event: TransactionEvent): Tra
       return { ...state, duplicateRefund: settled(state, 'succeeded', event.data.attempt) };
     case 'Transaction.DuplicateRefundRefused':
       return { ...state, duplicateRefund: settled(state, 'refused', event.data.attempt) };
+    case 'Transaction.RefundRequested':
+      return {
+        ...state,
+        refundStatus: 'pending',
+        refundRequestedAt: event.data.requested_at,
+        refundInFlight: true,
+      };
     case 'Transaction.RefundUnconfirmed':
-      return { ...state, refundStatus: 'pending' };
+      return { ...state, refundStatus: 'pending', refundInFlight: false };
     case 'Transaction.RefundRefused':
-      return { ...state, refundStatus: 'failed' };
+      return { ...state, refundStatus: 'failed', ...NO_REFUND_REQUEST };
+    case 'Transaction.DueDateChangeRequested':
+      return {
+        ...state,
+        pendingDueDate: event.data.boleto_due_date,
+        dueDateRequestedAt: event.data.requested_at,
+        dueDateInFlight: true,
+      };
     case 'Transaction.DueDateChangeUnconfirmed':
-      return { ...state, pendingDueDate: event.data.boleto_due_date };
+      return { ...state, pendingDueDate: event.data.boleto_due_date, dueDateInFlight: false };
     case 'Transaction.DueDateChangeRefused':
-      return { ...state, pendingDueDate: null };
+      return { ...state, ...NO_DUE_DATE_REQUEST };
   }
   return state;
 }
+
+const NO_REFUND_REQUEST = { refundRequestedAt: null, refundInFlight: false } as const;
+const NO_DUE_DATE_REQUEST = {
+  pendingDueDate: null,
+  dueDateRequestedAt: null,
+  dueDateInFlight: false,
+} as const;
 
 function settled(
   state: TransactionFacts,
@@ -1361,7 +1514,8 @@ export const transaction: Decider<TransactionCommand, TransactionEvent, Transact
         refundStatus: null,
         boletoDueDate: event.data.boleto?.due_date ?? null,
         duplicateRefund: null,
-        pendingDueDate: null,
+        ...NO_REFUND_REQUEST,
+        ...NO_DUE_DATE_REQUEST,
         answered: false,
       };
     }

@@ -30,6 +30,14 @@ export const ERRORS = {
   type_has_children: [409, 'The tenant type is in use by tenants with children.'],
   cannot_suspend_self: [409, 'You cannot suspend your own tenant or user.'],
   conflict: [409, 'The resource conflicts with an existing one.'],
+  refund_in_progress: [
+    409,
+    'A refund of this charge is already in progress; read the charge or retry later with the same key.',
+  ],
+  change_in_progress: [
+    409,
+    'A due-date change of this boleto is already in progress; read the charge or retry later with the same key.',
+  ],
   request_too_large: [413, 'The body is larger than 1 MiB.'],
   validation_error: [422, 'A field is invalid.'],
   tenant_from_api_key: [422, 'Do not send tenant_id: the tenant comes from the API key.'],

@@ -52,6 +52,8 @@ export const AUDIT_ACTIONS: Readonly<Record<string, string>> = {
   'Transaction.RefundRefused': 'transaction.refund_refused',
   'Transaction.DueDateChangeUnconfirmed': 'transaction.due_date_change_unconfirmed',
   'Transaction.DueDateChangeRefused': 'transaction.due_date_change_refused',
+  'Transaction.RefundRequested': 'transaction.refund_requested',
+  'Transaction.DueDateChangeRequested': 'transaction.due_date_change_requested',
 };
 
 const snake = (part: string) => part.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();

@@ -327,6 +327,10 @@ function factsOf(event: LaterEvent): Changes {
       return { pending_due_date: event.data.boleto_due_date };
     case 'Transaction.DueDateChangeRefused':
       return { pending_due_date: null };
+    case 'Transaction.RefundRequested':
+      return { refund_status: 'pending' };
+    case 'Transaction.DueDateChangeRequested':
+      return { pending_due_date: event.data.boleto_due_date };
   }
 }
 

@@ -92,7 +92,11 @@ export type OutcomeReason =
   | 'incomplete'
   | 'unknown_status'
   | 'invalid_artifacts'
-  | 'mismatch';
+  | 'mismatch'
+  /** Gateway-side: a reserved change whose call ended with no recorded answer (a crash); nothing known sent. */
+  | 'interrupted'
+  /** Gateway-side: the provider's reads show a change left uncertain never happened. */
+  | 'not_applied';
 
 export interface Refused {
   readonly kind: 'refused';

@@ -27,12 +27,11 @@ export interface SettleResult {
 }
 
 /**
- * SPEC 4.8, issue 13 item 8: a refund (`refund.status` pending) or a due-date change whose provider answer
- * was uncertain is settled here when nobody asks again: the charge is read at its provider first and the
- * request is sent again only when the read shows it did not happen (src/commands/transactions/shared/provider-changes.ts), so
- * a refund never moves money twice and a date never changes twice. Called from the reconciler's loop; like
- * it, several instances need no lock (the append's expected version lets one decision through, and the
- * provider's own state refuses a second integral refund).
+ * SPEC 4.8, issue 13 item 8, issue 22: a refund (`refund.status` pending) or a due-date change whose provider
+ * answer was uncertain, or whose reservation outlived any provider call, is settled here by reading the
+ * charge at its provider (src/commands/transactions/shared/provider-changes.ts); nothing is sent again, so a
+ * refund never moves money twice and a date never changes twice. Called from the reconciler's loop; like
+ * it, several instances need no lock (the append's expected version lets one decision through).
  */
 export class PendingChangesSettler {
   private readonly batchSize: number;
@@ -71,7 +70,7 @@ export class PendingChangesSettler {
     for (const row of rows) {
       let outcome: Awaited<ReturnType<typeof settlePendingChange>>;
       try {
-        outcome = await settlePendingChange(deps, ctx, row, SETTLER_ACTOR);
+        outcome = await settlePendingChange(deps, ctx, row, SETTLER_ACTOR, this.opts.olderThanSeconds);
       } catch (err) {
         this.opts.logger?.error(
           { err, transaction_id: row.id },

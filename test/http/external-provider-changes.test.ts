@@ -196,17 +196,31 @@ describe('SPEC 4.8 refund through the provider', () => {
     assert.ok((await calls(id, 'query')) >= 2, 'the retry read the provider first');
   });
 
-  test('uncertain (503, nothing done): 202; the same key asks again, reads still paid, refunds once', async () => {
+  test('uncertain (503, nothing done): asking again only reads (202, nothing sent); a day later the reconciler closes it not applied, and a new request refunds once', async () => {
     const { id } = await paidCharge(PIX, 'paid_pix');
     const key = randomUUID();
     await fault('refund', id, { type: 'http_error', status: 503 });
     const first = await refund(PIX, id, undefined, key);
     assert.equal(first.status, 202, first.text);
     assert.equal((await remote(id)).status, 3);
+    // Issue 22: an uncertain outcome is never followed by a second call, whatever the key.
+    for (const again of [key, randomUUID()]) {
+      const res = await refund(PIX, id, undefined, again);
+      assert.equal(res.status, 202, res.text);
+      assert.deepEqual(res.body.data.refund, { status: 'pending' });
+    }
+    assert.equal(await calls(id, 'refund'), 1, 'asking again sent nothing');
+    // A day of reads showing it still paid: not applied, refund.status failed, a new request may send it.
+    const closed = await reconcileLater();
+    assert.ok(closed.settled.includes(id), JSON.stringify(closed));
+    const failed = await read(PIX, id);
+    assert.equal(failed.status, 'paid');
+    assert.deepEqual(failed.refund, { status: 'failed' });
     const second = await refund(PIX, id, undefined, key);
     assert.equal(second.status, 200, second.text);
     assert.equal(second.body.data.status, 'refunded');
     assert.equal((await remote(id)).status, 6);
+    assert.equal(await calls(id, 'refund'), 2, 'the first never happened; one refund in all');
     // The same key after confirmation: the stored answer, no provider call.
     const before = (await world.control.calls({ reference: id })).length;
     const replay = await refund(PIX, id, undefined, key);
@@ -303,7 +317,7 @@ describe('SPEC 4.8 due date through the provider (wire doc 2.7, Command 1)', () 
     assert.equal(first.body.data.boleto_due_date, before.boleto_due_date);
     assert.equal((await remote(id)).boleto?.dueDate, due, 'the provider did change it');
 
-    assertError(await moveDue(id, addDays(today(), 50)), 409, 'conflict');
+    assertError(await moveDue(id, addDays(today(), 50)), 409, 'change_in_progress');
     const second = await moveDue(id, due);
     assert.equal(second.status, 200, second.text);
     assert.equal(second.body.data.boleto_due_date, due);
@@ -375,18 +389,23 @@ describe('SPEC 4.8 due date through the provider (wire doc 2.7, Command 1)', () 
     assert.equal(after.boleto_digitable_line, before.boleto_digitable_line);
     assert.ok(!(await eventsOf(id)).some((e) => e.type === 'Transaction.DueDateChanged'));
     // Still pending: another date is refused while it awaits the provider (SPEC 4.8, one change at a time).
-    assertError(await moveDue(id, addDays(today(), 50)), 409, 'conflict');
+    assertError(await moveDue(id, addDays(today(), 50)), 409, 'change_in_progress');
   });
 
-  test('uncertain and nobody asks again: the reconciler settles the change (503: not done, sent once more)', async () => {
+  test('uncertain and nobody asks again (503: not done): a day later the reconciler closes it not applied, never sending it again; a new request changes it once', async () => {
     const { id } = await pendingCharge(BOLETO);
+    const before = await read(BOLETO, id);
     const due = addDays(today(), 35);
     await fault('change_due_date', id, { type: 'http_error', status: 503 });
     assert.equal((await moveDue(id, due)).status, 202);
     const settled = await reconcileLater();
     assert.ok(settled.settled.includes(id), JSON.stringify(settled));
     const after = await read(BOLETO, id);
-    assert.equal(after.boleto_due_date, due);
+    assert.equal(after.boleto_due_date, before.boleto_due_date);
+    assert.equal(await calls(id, 'change_due_date'), 1, 'the reconciler only read');
+    const again = await moveDue(id, due);
+    assert.equal(again.status, 200, again.text);
+    assert.equal(again.body.data.boleto_due_date, due);
     assert.equal((await remote(id)).boleto?.dueDate, due);
     assert.equal(await calls(id, 'change_due_date'), 2, 'the first was not applied; one change in all');
   });

@@ -78,7 +78,7 @@ beforeAll(async () => {
 afterAll(() => app.close());
 
 describe('POST /v1/transactions/{id}/refund (SPEC 4.8, 3.1)', () => {
-  test('a paid Pix is refunded in full: 200, status refunded, refund.status; one Refunded event', async () => {
+  test('a paid Pix is refunded in full: 200, status refunded, refund.status; the reservation, then one Refunded event', async () => {
     const id = await paid(key.key, '/v1/pix', pixBody());
     const res = await refund(key.key, id);
     assert.equal(res.status, 200, res.text);
@@ -86,7 +86,12 @@ describe('POST /v1/transactions/{id}/refund (SPEC 4.8, 3.1)', () => {
     assert.deepEqual(res.body.data.refund, { status: 'succeeded' });
     assert.equal(res.headers.get('idempotency-replayed'), null);
     const events = await app.gateway.ctx.store.read(transactionStream(id));
-    assert.deepEqual(events.map((e) => e.type).slice(-2), ['Transaction.Paid', 'Transaction.Refunded']);
+    // Issue 22: reserved before the provider (the simulator) is called, then recorded.
+    assert.deepEqual(events.map((e) => e.type).slice(-3), [
+      'Transaction.Paid',
+      'Transaction.RefundRequested',
+      'Transaction.Refunded',
+    ]);
     assert.equal(events.at(-1)?.metadata.request_id, res.headers.get('x-request-id'));
     // A transaction read shows the refund too; an unrefunded one shows null.
     const got = await app.request('GET', `/v1/transactions/${id}`, { headers: { 'x-api-key': key.key } });
@@ -194,7 +199,7 @@ describe('POST /v1/transactions/{id}/refund (SPEC 4.8, 3.1)', () => {
 });
 
 describe('PATCH /v1/transactions/{id}/boleto (SPEC 4.8)', () => {
-  test('an open boleto gets a new due date: 200, one DueDateChanged event, no new charge', async () => {
+  test('an open boleto gets a new due date: 200, the reservation then one DueDateChanged event, no new charge', async () => {
     const id = await create(key.key, '/v1/boleto', boletoBody());
     const due = addDays(today(), 20);
     const before_ = await eventCount();
@@ -203,7 +208,8 @@ describe('PATCH /v1/transactions/{id}/boleto (SPEC 4.8)', () => {
     assert.equal(res.body.data.id, id);
     assert.equal(res.body.data.boleto_due_date, due);
     assert.equal(res.body.data.status, 'pending');
-    // One DueDateChanged plus the key's claim and its completion (issue 12); no Reserved (no new charge).
+    // The reservation (issue 22), one DueDateChanged, the key's claim and its completion (issue 12); no
+    // Reserved (no new charge).
     const appended = await sql<{ type: string }>`
       select type from events order by global_position desc limit ${(await eventCount()) - before_}`.execute(
       app.gateway.ctx.db,
@@ -211,6 +217,7 @@ describe('PATCH /v1/transactions/{id}/boleto (SPEC 4.8)', () => {
     assert.deepEqual(appended.rows.map((r) => r.type).sort(), [
       'Idempotency.Claimed',
       'Idempotency.Completed',
+      'Transaction.DueDateChangeRequested',
       'Transaction.DueDateChanged',
     ]);
   });

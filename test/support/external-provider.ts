@@ -49,7 +49,10 @@ export const CHARGE_CASES: ChargeCase[] = [
 
 const metadata = { actor: 'system:test', request_id: 'req_test' };
 
-export async function startExternalProviderWorld(): Promise<ExternalProviderWorld> {
+/** `env`: more gateway configuration (say a higher RATE_LIMIT_PER_MINUTE for a burst of 50 requests). */
+export async function startExternalProviderWorld(
+  env: Record<string, string> = {},
+): Promise<ExternalProviderWorld> {
   const emulator = await startProviderEmulator({ port: 0, host: '127.0.0.1' });
   const control = emulatorControl(emulator.url);
   const app = await startAdminApp({
@@ -57,6 +60,7 @@ export async function startExternalProviderWorld(): Promise<ExternalProviderWorl
     ALLOW_LIVE_PAYMENTS: 'true',
     ALLOW_UNSCOPED_LIVE_PAYMENTS: 'true',
     PROVIDER_TIMEOUT_MS: String(PROVIDER_TIMEOUT_MS),
+    ...env,
   });
   const admin = bearer(await logIn(app, ADMIN_EMAIL, ADMIN_PASSWORD));
 
@@ -130,14 +134,14 @@ export async function startExternalProviderWorld(): Promise<ExternalProviderWorl
  * calls cleared before each test. Returned before it starts, so it can be bound at the top of the file; its
  * fields are read at test time (reading one outside a test or hook throws).
  */
-export function useExternalProviderWorld(): ExternalProviderWorld {
+export function useExternalProviderWorld(env: Record<string, string> = {}): ExternalProviderWorld {
   let current: ExternalProviderWorld | undefined;
   const started = (): ExternalProviderWorld => {
     if (!current) throw new Error('the provider emulator world is read before its beforeAll ran');
     return current;
   };
   beforeAll(async () => {
-    current = await startExternalProviderWorld();
+    current = await startExternalProviderWorld(env);
   });
   afterAll(async () => {
     await current?.close();

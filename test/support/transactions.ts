@@ -204,6 +204,10 @@ export function commandOf(
     case 'due_date_unconfirmed':
     case 'due_date_refused':
       return { kind, dueDate: '2026-03-25', diagnostics: { ...noDiagnostics, provider_error_code: '88' } };
+    case 'request_refund':
+      return { kind };
+    case 'request_due_date_change':
+      return { kind, dueDate: '2026-03-25' };
   }
 }
 
@@ -232,6 +236,8 @@ export const COMMAND_KINDS: readonly TransactionCommand['kind'][] = [
   'refund_refused',
   'due_date_unconfirmed',
   'due_date_refused',
+  'request_refund',
+  'request_due_date_change',
 ];
 
 /**

@@ -133,6 +133,7 @@ function fittingKind(kind: TransactionCommand['kind']): ChargeKind {
   const boleto: readonly TransactionCommand['kind'][] = [
     'refresh_processing',
     'change_due_date',
+    'request_due_date_change',
     'refresh_boleto_pix',
     'refresh_duplicate_payment',
     'claim_duplicate_refund',
@@ -935,6 +936,8 @@ const GUARD_REFUSALS: Partial<Record<TransactionCommand['kind'], readonly ErrorC
   refresh_duplicate_payment: ['provider_refresh_failed'],
   due_date_unconfirmed: ['conflict', 'validation_error'],
   due_date_refused: ['conflict', 'validation_error'],
+  request_refund: ['refund_in_progress'],
+  request_due_date_change: ['conflict', 'validation_error', 'change_in_progress'],
 };
 /** Kinds whose `emits` cell may decide nothing: (t) before the timeout, (e) before the deadline, (d) same date. */
 const CONDITIONAL_NOOPS: readonly TransactionCommand['kind'][] = [
@@ -949,6 +952,7 @@ const CONDITIONAL_NOOPS: readonly TransactionCommand['kind'][] = [
   'record_duplicate_refund_refused',
   'refund_unconfirmed',
   'due_date_unconfirmed',
+  'request_due_date_change',
 ];
 
 /** One step checked against the table and its footnotes. Returns the events to append. */
@@ -999,6 +1003,150 @@ function stepTransaction(
   for (const e of decision) registry.encode(e);
   return decision;
 }
+
+describe('transaction decider: one provider operation per intent (SPEC 3.1 reserve then call, 4.8; issue 22)', () => {
+  const diagnostics = { provider_error_code: null, provider_error_message: null, provider_http_status: 503 };
+  const requested = (at: Date = T0): TransactionEvent => ({
+    type: 'Transaction.RefundRequested',
+    data: { transaction_id: ID, requested_at: at.toISOString() },
+  });
+  const dueRequested = (date: string, at: Date = T0): TransactionEvent => ({
+    type: 'Transaction.DueDateChangeRequested',
+    data: { transaction_id: ID, boleto_due_date: date, requested_at: at.toISOString() },
+  });
+
+  test('a paid charge reserves its refund: refund.status pending, in flight; a second reservation is 409 refund_in_progress', () => {
+    const given = historyOf('paid', 'pix_live');
+    const state = sc().given(given).when({ kind: 'request_refund' }).thenEmits([requested()]);
+    assert.ok(state.status === 'paid' && state.refundStatus === 'pending' && state.refundInFlight);
+    sc()
+      .given([...given, requested()])
+      .when({ kind: 'request_refund' })
+      .thenFails('refund_in_progress');
+    // Left uncertain, it is still in progress: the reconciler reads, nothing is reserved again.
+    const uncertain: TransactionEvent = {
+      type: 'Transaction.RefundUnconfirmed',
+      data: { transaction_id: ID, ...diagnostics },
+    };
+    sc()
+      .given([...given, requested(), uncertain])
+      .when({ kind: 'request_refund' })
+      .thenFails('refund_in_progress');
+  });
+
+  test('the answer closes the reservation: refunded is final; refused frees a new request; refunded again is a no-op', () => {
+    const given = [...historyOf('paid', 'pix_live'), requested()];
+    const refused: TransactionEvent = {
+      type: 'Transaction.RefundRefused',
+      data: { transaction_id: ID, ...diagnostics },
+    };
+    const after = sc().given(given).when({ kind: 'refund_refused', diagnostics }).thenEmits([refused]);
+    assert.ok(after.status === 'paid' && after.refundStatus === 'failed' && !after.refundInFlight);
+    sc()
+      .given([...given, refused])
+      .when({ kind: 'request_refund' }, later(5))
+      .thenEmits([requested(later(5).now)]);
+    sc().given(historyOf('refunded', 'pix_live')).when({ kind: 'request_refund' }).thenEmits([]);
+    for (const status of ['pending', 'expired', 'failed', 'unknown'] as const) {
+      sc().given(historyOf(status, 'pix_live')).when({ kind: 'request_refund' }).thenFails('conflict');
+    }
+  });
+
+  test('the reconciler records a reservation with no answer as uncertain only once it outlived any call', () => {
+    const given = [...historyOf('paid', 'pix_live'), requested()];
+    const stale = { kind: 'refund_unconfirmed', diagnostics, staleAfterSeconds: 120 } as const;
+    sc().given(given).when(stale, later(119)).thenEmits([]);
+    const state = sc()
+      .given(given)
+      .when(stale, later(120))
+      .thenEmits([{ type: 'Transaction.RefundUnconfirmed', data: { transaction_id: ID, ...diagnostics } }]);
+    assert.ok(state.status === 'paid' && state.refundStatus === 'pending' && !state.refundInFlight);
+    // Nothing in flight: nothing for the reconciler to record.
+    sc().given(historyOf('paid', 'pix_live')).when(stale, later(500)).thenEmits([]);
+    // The call's own uncertain answer is recorded at once.
+    sc()
+      .given(given)
+      .when({ kind: 'refund_unconfirmed', diagnostics })
+      .thenEmits([{ type: 'Transaction.RefundUnconfirmed', data: { transaction_id: ID, ...diagnostics } }]);
+  });
+
+  test('a due-date change is reserved once: another date or the same one while it is open is 409 change_in_progress', () => {
+    const given = historyOf('pending', 'boleto_live');
+    const state = sc()
+      .given(given)
+      .when({ kind: 'request_due_date_change', dueDate: '2026-03-20' })
+      .thenEmits([dueRequested('2026-03-20')]);
+    assert.ok(state.status === 'pending' && state.pendingDueDate === '2026-03-20' && state.dueDateInFlight);
+    for (const dueDate of ['2026-03-20', '2026-03-25']) {
+      sc()
+        .given([...given, dueRequested('2026-03-20')])
+        .when({ kind: 'request_due_date_change', dueDate })
+        .thenFails('change_in_progress');
+    }
+    // The current date with nothing open: nothing to reserve; a date out of the window: 422.
+    sc().given(given).when({ kind: 'request_due_date_change', dueDate: '2026-03-10' }).thenEmits([]);
+    sc()
+      .given(given)
+      .when({ kind: 'request_due_date_change', dueDate: '2027-03-02' })
+      .thenFails('validation_error');
+    sc()
+      .given(historyOf('pending', 'pix_live'))
+      .when({ kind: 'request_due_date_change', dueDate: '2026-03-20' })
+      .thenFails('conflict');
+    // The change recorded closes it; a new date may then be reserved.
+    const changed: TransactionEvent = {
+      type: 'Transaction.DueDateChanged',
+      data: {
+        transaction_id: ID,
+        boleto_due_date: '2026-03-20',
+        previous_due_date: '2026-03-10',
+        expires_at: null,
+      },
+    };
+    const closed = fold(transaction, [...given, dueRequested('2026-03-20'), changed]);
+    assert.ok(closed.status === 'pending' && closed.pendingDueDate === null && !closed.dueDateInFlight);
+    sc()
+      .given([...given, dueRequested('2026-03-20'), changed])
+      .when({ kind: 'request_due_date_change', dueDate: '2026-03-25' })
+      .thenEmits([dueRequested('2026-03-25')]);
+  });
+
+  test('property: of any interleaving of reservations and answers, at most one reservation is ever open', () => {
+    const steps = fc.array(
+      fc.constantFrom<TransactionCommand>(
+        { kind: 'request_refund' },
+        { kind: 'refund', refundStatus: 'succeeded' },
+        { kind: 'refund_refused', diagnostics },
+        { kind: 'refund_unconfirmed', diagnostics },
+        { kind: 'refund_unconfirmed', diagnostics, staleAfterSeconds: 60 },
+      ),
+      { maxLength: 30 },
+    );
+    fc.assert(
+      fc.property(steps, fc.array(fc.integer({ min: 0, max: 120 }), { maxLength: 30 }), (commands, gaps) => {
+        let history: readonly TransactionEvent[] = historyOf('paid', 'pix_live');
+        let clock = T0.getTime();
+        let open = 0;
+        commands.forEach((command, i) => {
+          clock += (gaps[i] ?? 0) * 1000;
+          const decision = transaction.decide(command, fold(transaction, history), { now: new Date(clock) });
+          if (decision instanceof DomainError) {
+            if (command.kind === 'request_refund') {
+              assert.ok(['refund_in_progress', 'conflict'].includes(decision.code), decision.code);
+            }
+            return;
+          }
+          for (const e of decision) {
+            if (e.type === 'Transaction.RefundRequested') open += 1;
+            if (['Transaction.Refunded', 'Transaction.RefundRefused'].includes(e.type)) open = 0;
+          }
+          assert.ok(open <= 1, 'two refunds reserved without an answer between them');
+          history = [...history, ...decision];
+        });
+      }),
+    );
+  });
+});
 
 describe('transaction state table (property, SPEC 3.1)', () => {
   test('random command sequences never leave the table; paid only to refunded; finals never reopen', () => {

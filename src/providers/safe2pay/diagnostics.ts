@@ -46,6 +46,10 @@ const BY_REASON: Readonly<Record<OutcomeReason, string>> = {
     'Dados de pagamento recebidos do provedor inválidos; resultado não confirmado. / Invalid payment data received from the provider; outcome unconfirmed.',
   mismatch:
     'A resposta do provedor diverge da cobrança (id, valor, referência ou vencimento). / The provider answer differs from the charge (id, amount, reference or due date).',
+  interrupted:
+    'A operação reservada foi interrompida antes de registrar a resposta do provedor. / The reserved operation was interrupted before the provider answer was recorded.',
+  not_applied:
+    'As consultas ao provedor mostram que a operação não foi realizada; pode ser pedida de novo. / Provider reads show the operation did not happen; it may be requested again.',
 };
 
 function sanitizedCode(code: unknown): string | null {

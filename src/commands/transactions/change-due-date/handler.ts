@@ -27,17 +27,17 @@ export async function changeBoletoDueDate(
   };
   const precheck = (state: TransactionFacts) => {
     dryRun(state);
-    // One change at a time: a change awaiting the provider's confirmation is settled before another is sent.
+    // One change at a time (issue 22): one in flight or awaiting confirmation is settled before another.
     if (state.pendingDueDate !== null && state.pendingDueDate !== input.dueDate) {
       throw new DomainError(
-        'conflict',
-        `A change to ${state.pendingDueDate} awaits the provider's confirmation; repeat it or wait.`,
+        'change_in_progress',
+        `A change of the due date to ${state.pendingDueDate} is already in progress; read the charge or wait.`,
         { transaction_id: state.reserved.transaction_id },
       );
     }
   };
-  return idempotentChange(ctx, input, metadata, precheck, async (state, rerun) => {
+  return idempotentChange(ctx, input, metadata, precheck, async (state, reserve) => {
     if (state.status === 'pending' && state.reserved.boleto !== null) dryRun(state);
-    return dueDateAttempt(adapterContext(ctx), state, input.dueDate, { queryFirst: rerun });
+    return dueDateAttempt(adapterContext(ctx), state, input.dueDate, reserve);
   });
 }

@@ -7,10 +7,11 @@ import {
   transaction,
 } from '../../../aggregates/transaction.ts';
 import type { EventMetadata } from '../../../events/event-store.ts';
+import { diagnosticsFor } from '../../../providers/safe2pay/diagnostics.ts';
 import { type CommandDeps, handleCommand } from '../../command-handler.ts';
 import { foldStream } from '../../fold-stream.ts';
 import { type RefreshContext, refreshAtProvider } from '../refresh/handler.ts';
-import { type AdapterContext, dueDateAttempt, refundAttempt } from '../shared/provider-changes.ts';
+import { type AdapterContext, readDueDate, readRefund } from '../shared/provider-changes.ts';
 import { transactionStream } from '../shared/stream.ts';
 
 /**
@@ -92,35 +93,45 @@ export async function settleAtProvider(
 }
 
 /**
- * SPEC 4.8, issue 13 item 8: a refund or due-date change left pending by an uncertain answer, settled by
- * reading the charge at its provider first (sent again only when the read shows it did not happen:
- * ../shared/provider-changes.ts). `open`: the provider could not tell yet; `none`: nothing was pending.
+ * SPEC 4.8, issue 13 item 8, issue 22: a refund or due-date change left pending, settled by reading the charge
+ * at its provider (../shared/provider-changes.ts), never by sending it again. A reservation that outlived any
+ * provider call (`staleAfterSeconds`, a crash between the call and its record) is first recorded uncertain;
+ * for a simulated charge, whose record is the simulator's truth, it is then closed as interrupted.
+ * `open`: the provider could not tell yet, or the reservation is young; `none`: nothing was pending.
  */
 export async function settlePendingChange(
   deps: CommandDeps,
   ctx: AdapterContext,
   row: PickedCharge,
   actor: string,
+  staleAfterSeconds: number,
 ): Promise<'settled' | 'open' | 'none'> {
-  const state = await foldStream(deps, transaction, transactionStream(row.id));
+  const stream = transactionStream(row.id);
+  const options = { metadata: metadataOf(actor, row), retryOnConflict: true, maxAttempts: 3 };
+  let state = await foldStream(deps, transaction, stream);
   if (state.status === 'none') return 'none';
-  let command: TransactionCommand | null = null;
-  let settled = false;
-  if (state.status === 'paid' && state.refundStatus === 'pending') {
-    const attempt = await refundAttempt(ctx, state, null, { queryFirst: true });
-    command = attempt.command;
-    settled = attempt.kind !== 'pending';
-  } else if (state.status === 'pending' && state.pendingDueDate !== null) {
-    const attempt = await dueDateAttempt(ctx, state, state.pendingDueDate, { queryFirst: true });
-    command = attempt.command;
-    settled = attempt.kind !== 'pending';
+  const refund = state.status === 'paid' && state.refundStatus === 'pending';
+  const dueDate = state.status === 'pending' ? state.pendingDueDate : null;
+  if (!refund && dueDate === null) return 'none';
+  const interrupted = diagnosticsFor('interrupted', null, null);
+  const closed = (kind: 'unconfirmed' | 'refused'): TransactionCommand =>
+    dueDate === null
+      ? { kind: `refund_${kind}`, diagnostics: interrupted }
+      : { kind: `due_date_${kind}`, dueDate, diagnostics: interrupted };
+  if (refund ? state.refundInFlight : state.dueDateInFlight) {
+    const stale = { ...closed('unconfirmed'), staleAfterSeconds } as TransactionCommand;
+    const recorded = await handleCommand(deps, transaction, stream, stale, options);
+    if (recorded.events.length === 0 || recorded.state.status === 'none') return 'open';
+    state = recorded.state;
   }
-  if (command) {
-    await handleCommand(deps, transaction, transactionStream(row.id), command, {
-      metadata: metadataOf(actor, row),
-      retryOnConflict: true,
-      maxAttempts: 3,
-    });
+  let command: TransactionCommand | null;
+  let settled: boolean;
+  if (state.reserved.simulated) {
+    [command, settled] = [closed('refused'), true];
+  } else {
+    const attempt = refund ? await readRefund(ctx, state) : await readDueDate(ctx, state);
+    [command, settled] = [attempt.command, attempt.kind !== 'pending'];
   }
+  if (command) await handleCommand(deps, transaction, stream, command, options);
   return settled ? 'settled' : 'open';
 }

@@ -41,7 +41,7 @@ export async function refundTransaction(
       );
     }
   };
-  return idempotentChange(ctx, input, metadata, precheck, (state, rerun) =>
-    refundAttempt(adapterContext(ctx), state, input.bankAccount, { queryFirst: rerun }),
+  return idempotentChange(ctx, input, metadata, precheck, (state, reserve) =>
+    refundAttempt(adapterContext(ctx), state, input.bankAccount, reserve),
   );
 }

@@ -12,7 +12,7 @@ import {
   readClaim,
   requestHash,
 } from '../../idempotency.ts';
-import type { AdapterContext, Attempt } from './provider-changes.ts';
+import type { AdapterContext, Attempt, Reserve } from './provider-changes.ts';
 import { transactionStream } from './stream.ts';
 
 export type { BankAccount } from './provider-changes.ts';
@@ -22,7 +22,9 @@ export type { BankAccount } from './provider-changes.ts';
  * date of an open boleto, sent through the charge's provider adapter (provider-changes.ts).
  * Order: the key is looked up first (a replay answers the stored outcome, even after the charge moved on);
  * a new key is checked against the folded state before it is claimed, so only a request that can succeed
- * holds a key; then the provider is called and its answer appended.
+ * holds a key; then the change is reserved on the charge's stream (issue 22: of concurrent requests, with
+ * any keys, one reaches the provider, the others are 409 refund_in_progress / change_in_progress), the
+ * provider is called and its answer appended.
  *
  * Once the provider confirmed the change it is appended naming the claim (causation) and the claim is
  * marked completed (`Idempotency.Completed`); a replay then answers the stored record with no event and no
@@ -32,9 +34,10 @@ export type { BankAccount } from './provider-changes.ts';
  *
  * A refused or uncertain answer is appended without the claim's causation and leaves the claim open, so
  * the same key asks again: an uncertain change is `pending` (202), and the next call with any key, or the
- * reconciler (src/workers/settle-pending-changes.ts), first queries the provider and sends nothing again
- * when the change is already there (issue 13 item 8). A refusal answers `502 provider_rejected` with that
- * answer's diagnostics; the charge's state is kept.
+ * reconciler (src/workers/settle-pending-changes.ts), only reads the provider (provider-changes.ts). A
+ * refusal answers `502 provider_rejected` with that answer's diagnostics; the charge's state is kept, and
+ * asking again reserves and sends again. A request that lost the reservation leaves its key open too: asked
+ * again once the winner is recorded, it answers the state then (a refunded charge is 200, nothing sent).
  */
 
 export interface ChangeContext {
@@ -70,7 +73,8 @@ export interface ChangeOutcome {
   result: ChangeResult;
 }
 
-export type Prepare = (state: TransactionFacts, rerun: boolean) => Promise<Attempt>;
+/** Decides and makes the provider call, reserving the change first with `reserve`. */
+export type Prepare = (state: TransactionFacts, reserve: Reserve) => Promise<Attempt>;
 
 async function currentFacts(ctx: ChangeContext, id: string): Promise<TransactionFacts> {
   const state = await foldStream(ctx.deps, transaction, transactionStream(id));
@@ -83,10 +87,10 @@ export function adapterContext(ctx: ChangeContext): AdapterContext {
 }
 
 /**
- * Runs `precheck` on a new key before claiming it, then `prepare` (which calls the provider) and appends the
- * resulting command: a confirmed one as the claim's effect (then the key is completed), a pending or refused
- * one without it (the key stays open and asking again re-runs `prepare`, told by `rerun` to read first). A
- * DomainError of `prepare` after the claim is answered as is, and the key stays open likewise.
+ * Runs `precheck` on a new key before claiming it, then `prepare` (which reserves and calls the provider)
+ * and appends the resulting command: a confirmed one as the claim's effect (then the key is completed), a
+ * pending or refused one without it (the key stays open and asking again re-runs `prepare`). A DomainError
+ * of `prepare` after the claim (say 409 refund_in_progress) is answered as is, and the key stays open.
  */
 export async function idempotentChange(
   ctx: ChangeContext,
@@ -141,9 +145,17 @@ export async function idempotentChange(
       state = await currentFacts(ctx, input.transactionId);
     }
   }
-  // A key asked before (its claim was held) may have reached the provider without an answer: query first.
-  const attempt = await prepare(state, replayed);
   const stream = transactionStream(input.transactionId);
+  // The reservation names no claim: it is not the change itself, and a replay must not take it for one.
+  const reserve: Reserve = async (command) => {
+    const reserved = await handleCommand(ctx.deps, transaction, stream, command, {
+      metadata,
+      // Re-decided on a concurrent append: the decider then refuses (in progress) or finds nothing to do.
+      retryOnConflict: true,
+    });
+    return reserved.events.length > 0;
+  };
+  const attempt = await prepare(state, reserve);
   if (attempt.kind !== 'confirmed') {
     // Not the claim's effect: the key stays open, so asking again settles (pending) or retries (refused).
     if (attempt.command) {

@@ -2,6 +2,8 @@ import { DomainError, isDomainError } from '../../../aggregates/decider.ts';
 import type {
   BoletoChangeArtifacts,
   Diagnostics,
+  RequestDueDateChange,
+  RequestRefund,
   TransactionArtifacts,
   TransactionCommand,
   TransactionFacts,
@@ -9,6 +11,7 @@ import type {
 import type { Outcome, RemoteCharge, Uncertain } from '../../../providers/port.ts';
 import { endOfDueDayUtc } from '../../../providers/safe2pay/dates.ts';
 import { diagnosticsFor } from '../../../providers/safe2pay/diagnostics.ts';
+import type { CommandDeps } from '../../command-handler.ts';
 import { authorizeLiveRefresh } from '../../live-payments.ts';
 import type { LivePaymentsConfig } from '../../payment-settings.ts';
 import {
@@ -20,26 +23,32 @@ import {
 /** The adapter's context plus the production controls every call to a production provider passes. */
 export type AdapterContext = BaseAdapterContext & {
   config: BaseAdapterContext['config'] & LivePaymentsConfig;
+  /** The clock of the reads' "a day after the reservation" rule. */
+  deps: BaseAdapterContext['deps'] & Pick<CommandDeps, 'now'>;
 };
 
 /**
- * Refund and due-date change through the charge's provider adapter (SPEC 4.8; issue 13 item 8), as one
- * {@link Attempt} each: what to append, and whether the provider confirmed it. Used by the HTTP commands
+ * Refund and due-date change through the charge's provider adapter (SPEC 4.8; issue 13 item 8; issue 22), as
+ * one {@link Attempt} each: what to append, and whether the provider confirmed it. Used by the HTTP commands
  * (idempotent-change.ts) and by the reconciler (src/workers/settle-pending-changes.ts).
+ *
+ * Reserve -> call -> record, as for a creation (SPEC 3.1): before the provider is called a reservation
+ * (`request_refund`, `request_due_date_change`) is appended with the version the request read, so of several
+ * concurrent requests for one charge exactly one reaches the provider; the others get the decider's `409
+ * refund_in_progress` / `409 change_in_progress` and send nothing. The answer is then recorded:
  *
  *   confirmed -> `refund` (refunded) / `change_due_date` (new date, line, barcode and boleto Pix)
  *   refused   -> `refund_refused` / `due_date_refused`: state kept, 502 provider_rejected with the diagnostics
  *   uncertain -> `refund_unconfirmed` / `due_date_unconfirmed`: refund.status `pending` / a pending date
  *
- * Never a second money movement, never two changes: while a refund or a change is pending (or when the same
- * key asks again, `queryFirst`), the charge is read at the provider first. A refund the provider already
- * shows (status 6 Devolvido) or a due date it already has is recorded without sending anything; the request
- * is sent again only when the read shows it did not happen (still paid, still the old date). A read that
- * fails sends nothing and leaves the change pending. The provider's own state keeps a refund from happening
- * twice too: an integral refund is accepted only for a paid charge (wire doc 2.11).
+ * An uncertain change is never sent again: a later request (any key) and the reconciler only read the
+ * charge at its provider. A refund the provider shows (status 6 Devolvido) or a due date it has is recorded
+ * from the read; a read that still shows the old state a day after the reservation closes the change as not
+ * applied (`not_applied`), and only then may a new request send it (issue 22: "never a second call").
  *
  * Simulated charges skip the read: the gateway's record is the simulator's truth and the simulator never
- * answers uncertain (SPEC 1 simulator row).
+ * answers uncertain (SPEC 1 simulator row); a simulated reservation interrupted by a crash is closed by the
+ * reconciler as `interrupted` (nothing was returned).
  *
  * A production charge asks the production control first, as a refresh does (SPEC 5.8: `403
  * live_payments_disabled`, `503 payment_settings_unavailable`, a scope limits the providers reached): a
@@ -114,34 +123,43 @@ async function readBack(
   );
 }
 
-const refundPending = (diagnostics: Diagnostics): Attempt => ({
-  kind: 'pending',
-  command: { kind: 'refund_unconfirmed', diagnostics },
-});
+/**
+ * Appends a reservation before the provider is called. `false`: the decider found nothing to do any more (the
+ * charge was refunded, or the date changed, by the request that won the race): nothing may be sent.
+ */
+export type Reserve = (command: RequestRefund | RequestDueDateChange) => Promise<boolean>;
+
+/** A change left uncertain that reads still show undone this long after its reservation did not happen. */
+export const UNAPPLIED_AFTER_MS = 24 * 3_600_000;
+
+const stillUndone = (requestedAt: string | null, now: Date) =>
+  requestedAt !== null && now.getTime() - Date.parse(requestedAt) >= UNAPPLIED_AFTER_MS;
+
+/** Nothing to record yet: the change stays pending (202) until a read settles it. */
+const stillPending: Attempt = { kind: 'pending', command: null };
 const refunded: Attempt = { kind: 'confirmed', command: { kind: 'refund', refundStatus: 'succeeded' } };
+
+function refusedAs(command: TransactionCommand & { diagnostics: Diagnostics }): Attempt {
+  return { kind: 'refused', command, diagnostics: command.diagnostics };
+}
 
 /** The integral refund of a paid charge (SPEC 3.1 `paid` -> `refunded`, 4.8). */
 export async function refundAttempt(
   ctx: AdapterContext,
   state: TransactionFacts,
   bankAccount: BankAccount | null,
-  opts: { queryFirst: boolean },
+  reserve: Reserve,
 ): Promise<Attempt> {
   // Refunded already (a no-op) or not paid (409 conflict): the decider answers.
   if (state.status !== 'paid') return refunded;
-  const reference = state.artifacts.provider_reference;
+  // Left uncertain by an earlier request: only read, never sent again.
+  if (state.refundStatus === 'pending' && !state.refundInFlight) return readRefund(ctx, state);
   const resolved = await adapterOf(ctx, state);
+  if (!(await reserve({ kind: 'request_refund' }))) return refunded;
+  const reference = state.artifacts.provider_reference;
   if ('blocked' in resolved || reference === null) {
     const diagnostics = 'blocked' in resolved ? resolved.blocked : diagnosticsFor('incomplete', null, null);
-    return { kind: 'refused', command: { kind: 'refund_refused', diagnostics }, diagnostics };
-  }
-  const external = !state.reserved.simulated;
-  if (external && (opts.queryFirst || state.refundStatus === 'pending')) {
-    const read = await readBack(resolved, state);
-    if (read.kind !== 'issued') return refundPending(read.diagnostics);
-    if (read.charge.status === 'refunded') return refunded;
-    // Anything but "still paid" (a dispute, an unknown code) is not a state to refund from blindly.
-    if (read.charge.status !== 'paid') return refundPending(diagnosticsFor('unknown_status', null, null));
+    return refusedAs({ kind: 'refund_refused', diagnostics });
   }
   const outcome = await guarded(() =>
     resolved.adapter.refund(
@@ -159,14 +177,28 @@ export async function refundAttempt(
     case 'issued':
       return refunded;
     case 'refused':
-      return {
-        kind: 'refused',
-        command: { kind: 'refund_refused', diagnostics: outcome.diagnostics },
-        diagnostics: outcome.diagnostics,
-      };
+      return refusedAs({ kind: 'refund_refused', diagnostics: outcome.diagnostics });
     case 'uncertain':
-      return refundPending(outcome.diagnostics);
+      return { kind: 'pending', command: { kind: 'refund_unconfirmed', diagnostics: outcome.diagnostics } };
   }
+}
+
+/**
+ * A refund left uncertain, read at the provider (issue 13 item 8): refunded there -> recorded; still paid a
+ * day after the reservation -> not applied (refund.status `failed`, a new request may send it); otherwise
+ * still pending. Nothing is ever sent from here.
+ */
+export async function readRefund(ctx: AdapterContext, state: TransactionFacts): Promise<Attempt> {
+  if (state.reserved.simulated) return stillPending;
+  const resolved = await adapterOf(ctx, state);
+  if ('blocked' in resolved) return stillPending;
+  const read = await readBack(resolved, state);
+  if (read.kind !== 'issued') return stillPending;
+  if (read.charge.status === 'refunded') return refunded;
+  if (read.charge.status === 'paid' && stillUndone(state.refundRequestedAt, ctx.deps.now())) {
+    return refusedAs({ kind: 'refund_refused', diagnostics: diagnosticsFor('not_applied', null, null) });
+  }
+  return stillPending;
 }
 
 /**
@@ -205,49 +237,36 @@ export function dueDateChangeRead(
   };
 }
 
-const dueDatePending = (dueDate: string, diagnostics: Diagnostics): Attempt => ({
-  kind: 'pending',
-  command: { kind: 'due_date_unconfirmed', dueDate, diagnostics },
-});
-
 /** A new due date for an open boleto with the provider's command (SPEC 4.8; wire doc 2.7 Command 1). */
 export async function dueDateAttempt(
   ctx: AdapterContext,
   state: TransactionFacts,
   dueDate: string,
-  opts: { queryFirst: boolean },
+  reserve: Reserve,
 ): Promise<Attempt> {
   const options = state.reserved.boleto;
   const same = state.boletoDueDate === dueDate && state.pendingDueDate === null;
   // Not an open boleto (409 conflict) or the same date (a no-op): the decider answers, nothing is sent.
-  const nothingToSend = { kind: 'change_due_date', dueDate, expiresAt: state.artifacts.expires_at } as const;
-  if (state.status !== 'pending' || options === null || same) {
-    return { kind: 'confirmed', command: nothingToSend };
-  }
-  if (state.pendingDueDate !== null && state.pendingDueDate !== dueDate) {
+  const nothingToSend: Attempt = {
+    kind: 'confirmed',
+    command: { kind: 'change_due_date', dueDate, expiresAt: state.artifacts.expires_at },
+  };
+  if (state.status !== 'pending' || options === null || same) return nothingToSend;
+  // Left uncertain by an earlier request: the same date is only read, another waits for it.
+  if (state.pendingDueDate !== null && !state.dueDateInFlight) {
+    if (state.pendingDueDate === dueDate) return readDueDate(ctx, state);
     throw new DomainError(
-      'conflict',
-      `A change to ${state.pendingDueDate} awaits the provider's confirmation; repeat it or wait.`,
+      'change_in_progress',
+      `A change of the due date to ${state.pendingDueDate} awaits the provider's confirmation.`,
       { transaction_id: state.reserved.transaction_id },
     );
   }
-  const reference = state.artifacts.provider_reference;
   const resolved = await adapterOf(ctx, state);
+  if (!(await reserve({ kind: 'request_due_date_change', dueDate }))) return nothingToSend;
+  const reference = state.artifacts.provider_reference;
   if ('blocked' in resolved || reference === null) {
     const diagnostics = 'blocked' in resolved ? resolved.blocked : diagnosticsFor('incomplete', null, null);
-    return { kind: 'refused', command: { kind: 'due_date_refused', dueDate, diagnostics }, diagnostics };
-  }
-  if (!state.reserved.simulated && (opts.queryFirst || state.pendingDueDate !== null)) {
-    const read = await readBack(resolved, state);
-    if (read.kind !== 'issued') return dueDatePending(dueDate, read.diagnostics);
-    const remote = read.charge.boletoDueDate;
-    if (remote === dueDate) {
-      // Already moved: recorded from the read, nothing sent again.
-      return { kind: 'confirmed', command: dueDateChangeRead(state, dueDate, read.charge) };
-    }
-    // A third date (changed elsewhere) is not ours to overwrite blindly: left pending for a person.
-    if (remote !== state.boletoDueDate)
-      return dueDatePending(dueDate, diagnosticsFor('mismatch', null, null));
+    return refusedAs({ kind: 'due_date_refused', dueDate, diagnostics });
   }
   const outcome = await guarded(() =>
     resolved.adapter.changeDueDate(
@@ -273,12 +292,33 @@ export async function dueDateAttempt(
         },
       };
     case 'refused':
-      return {
-        kind: 'refused',
-        command: { kind: 'due_date_refused', dueDate, diagnostics: outcome.diagnostics },
-        diagnostics: outcome.diagnostics,
-      };
+      return refusedAs({ kind: 'due_date_refused', dueDate, diagnostics: outcome.diagnostics });
     case 'uncertain':
-      return dueDatePending(dueDate, outcome.diagnostics);
+      return {
+        kind: 'pending',
+        command: { kind: 'due_date_unconfirmed', dueDate, diagnostics: outcome.diagnostics },
+      };
   }
+}
+
+/**
+ * A due-date change left uncertain, read at the provider: the new date there -> recorded from the read; the
+ * old date a day after the reservation -> not applied; a third date (changed elsewhere) stays pending for a
+ * person. Nothing is ever sent from here.
+ */
+export async function readDueDate(ctx: AdapterContext, state: TransactionFacts): Promise<Attempt> {
+  const dueDate = state.pendingDueDate;
+  if (dueDate === null || state.reserved.simulated) return stillPending;
+  const resolved = await adapterOf(ctx, state);
+  if ('blocked' in resolved) return stillPending;
+  const read = await readBack(resolved, state);
+  if (read.kind !== 'issued') return stillPending;
+  const remote = read.charge.boletoDueDate;
+  if (remote === dueDate)
+    return { kind: 'confirmed', command: dueDateChangeRead(state, dueDate, read.charge) };
+  if (remote === state.boletoDueDate && stillUndone(state.dueDateRequestedAt, ctx.deps.now())) {
+    const diagnostics = diagnosticsFor('not_applied', null, null);
+    return refusedAs({ kind: 'due_date_refused', dueDate, diagnostics });
+  }
+  return stillPending;
 }
