@@ -1,15 +1,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import {
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -19,15 +11,27 @@ import { createTestDatabase, type TestDatabase } from '../../test/support/databa
 import { Calebe } from '../src/index.ts';
 
 /**
- * Issue 15 "Done when": a newcomer copies the README's SDK example and creates a Pix and verifies its
- * webhook in under twenty lines. This test builds the SDK the documented way (`npm run build -w sdk`), puts
- * the README's ```ts block as is into a fresh project that depends on the built package, type-checks it
- * against the emitted declarations, and runs it against a served gateway (`calebe serve`, whose worker
- * delivers the webhooks over a real socket to the example's receiver).
+ * Issue 15 "Done when" and issue 23 item 1.2: a newcomer installs the SDK the way its README says and the
+ * examples run as written. The SDK is packed the documented way (`npm pack -w sdk`, which builds in
+ * `prepack`), installed into an empty `npm init -y` project (CommonJS, as npm makes it) from that tarball,
+ * so only what the tarball carries and declares is there. In that project the sdk/README.md first charge
+ * runs from CommonJS (`pix.cjs`, `require`) and from an ES module (`pix.mjs`, `import`), and the root
+ * README's ```ts block is type-checked against the installed declarations and run; all against a served
+ * gateway (`calebe serve`, whose worker delivers the webhooks over a real socket to the example's receiver).
  */
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const ADMIN = { email: 'admin@example.com', password: 'change me, at least 12' };
+
+/** A ```js block of sdk/README.md by the file name on its first line (`// pix.cjs`). */
+function sdkReadmeExample(file: string): string {
+  const readme = readFileSync(join(ROOT, 'sdk/README.md'), 'utf8');
+  const block = [...readme.matchAll(/^```js\n([\s\S]*?)^```$/gm)].find((m) =>
+    m[1]?.startsWith(`// ${file}\n`),
+  );
+  assert.ok(block?.[1], `sdk/README.md has a \`\`\`js block starting with // ${file}`);
+  return block[1];
+}
 
 /** The first ```ts block of the README's "SDK" section. */
 function readmeExample(): string {
@@ -95,9 +99,25 @@ let baseUrl: string;
 let receiverPort: number;
 const PATH = `${dirname(process.execPath)}:${process.env.PATH ?? ''}`;
 
+let tarball: string;
+
 beforeAll(async () => {
-  const build = await run('npm', ['run', 'build', '-w', 'sdk'], ROOT, { ...process.env, PATH });
-  assert.equal(build.code, 0, build.out);
+  // The documented install: pack (prepack builds sdk/dist), then npm init -y and npm install <tgz>.
+  const packs = mkdtempSync(join(tmpdir(), 'calebe-sdk-pack-'));
+  const packed = await run('npm', ['pack', '-w', 'sdk', '--pack-destination', packs], ROOT, {
+    ...process.env,
+    PATH,
+  });
+  assert.equal(packed.code, 0, packed.out);
+  const tgz = readdirSync(packs).filter((f) => f.endsWith('.tgz'));
+  assert.deepEqual(tgz, ['calebe-sdk-0.1.0.tgz'], 'the tarball name the READMEs give');
+  tarball = join(packs, tgz[0] as string);
+  project = mkdtempSync(join(tmpdir(), 'calebe-sdk-example-'));
+  const init = await run('npm', ['init', '-y'], project, { ...process.env, PATH });
+  assert.equal(init.code, 0, init.out);
+  const npmFlags = ['--prefer-offline', '--no-audit', '--no-fund', '--no-package-lock'];
+  const installed = await run('npm', ['install', tarball, ...npmFlags], project, { ...process.env, PATH });
+  assert.equal(installed.code, 0, installed.out);
 
   db = await createTestDatabase();
   const port = await freePort();
@@ -122,10 +142,6 @@ beforeAll(async () => {
   gateway = spawn(process.execPath, [BIN, 'serve'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   await waitFor(gateway, /Next step:/, { text: '' });
 
-  // A fresh project that depends on the built package, as a newcomer's would.
-  project = mkdtempSync(join(tmpdir(), 'calebe-sdk-example-'));
-  writeFileSync(join(project, 'package.json'), JSON.stringify({ type: 'module', private: true }));
-  symlinkSync(join(ROOT, 'node_modules'), join(project, 'node_modules'), 'dir');
   writeFileSync(
     join(project, 'tsconfig.json'),
     JSON.stringify({
@@ -135,6 +151,8 @@ beforeAll(async () => {
         moduleResolution: 'NodeNext',
         strict: true,
         skipLibCheck: true,
+        // The newcomer's own @types/node; here the repository's, so the project installs only the tarball.
+        typeRoots: [join(ROOT, 'node_modules/@types')],
         types: ['node'],
         outDir: 'out',
       },
@@ -142,63 +160,97 @@ beforeAll(async () => {
     }),
   );
   writeFileSync(join(project, 'pix.ts'), readmeExample());
+  writeFileSync(join(project, 'pix.cjs'), sdkReadmeExample('pix.cjs'));
+  writeFileSync(join(project, 'pix.mjs'), sdkReadmeExample('pix.mjs'));
 });
+
+/** What the README's reader has: a test key of a new tenant and its callback secret (via the panel methods). */
+async function testTenant(name: string) {
+  const slug = name.replace(/[^A-Za-z0-9._:-]/g, '-');
+  const login = await new Calebe({ baseUrl }).createSession(ADMIN);
+  const panel = new Calebe({ baseUrl, sessionToken: login.data.token });
+  const type = await panel.createTenantType(
+    { name: `Merchant ${name}`, allows_children: true },
+    { idempotencyKey: `t-${slug}` },
+  );
+  const tenant = await panel.createTenant({ name, type_id: type.data.id }, { idempotencyKey: `n-${slug}` });
+  const key = await panel.createApiKey(
+    { tenant_id: tenant.data.id, mode: 'test', scopes: ['pix:write', 'transactions:read'], name: 'example' },
+    { idempotencyKey: `k-${slug}` },
+  );
+  const secret = await panel.getWebhookCallbackSecret({ tenant_id: tenant.data.id, mode: 'test' });
+  return { key: key.data.key, secret: secret.data.secret };
+}
 
 afterAll(async () => {
   await stop(example);
   await stop(gateway);
   await db?.drop();
   if (project) rmSync(project, { recursive: true, force: true });
+  if (tarball) rmSync(dirname(tarball), { recursive: true, force: true });
 });
 
-describe('issue 15 item 3: the SDK build and the README example', () => {
-  test('npm run build -w sdk writes JavaScript and declarations that need only zod and standardwebhooks', () => {
-    const dist = join(ROOT, 'sdk/dist');
-    assert.ok(existsSync(join(dist, 'sdk/src/index.js')));
-    assert.ok(existsSync(join(dist, 'sdk/src/index.d.ts')));
-    const pkg = JSON.parse(readFileSync(join(ROOT, 'sdk/package.json'), 'utf8'));
-    assert.equal(pkg.exports['.'].types, './dist/sdk/src/index.d.ts');
-    assert.equal(pkg.exports['.'].import, './dist/sdk/src/index.js');
-    // The server schemas it bundles are pure: nothing of the server's runtime (database, fastify, bcrypt).
-    const files = readdirSync(dist, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js'));
+describe('issue 23 item 1.2: the SDK installs from its tarball', () => {
+  test('the tarball carries an ESM and a CommonJS build with their types, and declares what they import', () => {
+    const pkgDir = join(project, 'node_modules/@calebe/sdk');
+    const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8'));
+    assert.equal(pkg.license, 'MIT');
+    assert.ok(existsSync(join(pkgDir, 'LICENSE')));
+    const entry = pkg.exports['.'];
+    for (const condition of ['import', 'require'] as const) {
+      assert.ok(existsSync(join(pkgDir, entry[condition].types)), `${condition} types`);
+      assert.ok(existsSync(join(pkgDir, entry[condition].default)), `${condition} JavaScript`);
+    }
+    // The CommonJS copy is marked as such, for Node and for TypeScript's reading of its .d.ts.
+    const cjsDir = dirname(entry.require.default.replace(/\/sdk\/src\/index\.js$/, '/package.json'));
+    assert.equal(JSON.parse(readFileSync(join(pkgDir, cjsDir, 'package.json'), 'utf8')).type, 'commonjs');
+    // The server schemas it carries are pure: nothing of the server's runtime (database, fastify, bcrypt).
+    const files = readdirSync(join(pkgDir, 'dist'), { recursive: true, encoding: 'utf8' }).filter((f) =>
+      f.endsWith('.js'),
+    );
     const bare = new Set<string>();
     for (const f of files) {
-      for (const m of readFileSync(join(dist, f), 'utf8').matchAll(/(?:from|import)\s+'([^'.][^']*)'/g)) {
+      const code = readFileSync(join(pkgDir, 'dist', f), 'utf8');
+      for (const m of code.matchAll(/(?:from\s+|import\s+|require\()['"]([^'".][^'"]*)['"]/g)) {
         bare.add(m[1] as string);
       }
     }
     assert.deepEqual([...bare].filter((s) => !s.startsWith('node:')).sort(), ['standardwebhooks', 'zod']);
     assert.deepEqual(Object.keys(pkg.dependencies).sort(), ['standardwebhooks', 'zod']);
+    // npm installed those dependencies beside it, from the registry, as for any integrator.
+    for (const dep of ['standardwebhooks', 'zod']) assert.ok(existsSync(join(project, 'node_modules', dep)));
   });
 
+  for (const file of ['pix.cjs', 'pix.mjs']) {
+    test(`sdk/README.md's ${file} creates a Pix on the simulator and reads it back`, async () => {
+      const { key } = await testTenant(`Acme ${file}`);
+      const env = { ...process.env, CALEBE_URL: baseUrl, CALEBE_API_KEY: key };
+      const first = await run(process.execPath, [file], project, env);
+      assert.equal(first.code, 0, first.out);
+      const created = /^201 (txn_\S+) pending$/m.exec(first.out);
+      assert.ok(created, first.out);
+      const id = created[1] as string;
+      assert.match(first.out, /^order-1 1250 \S+/m);
+      // The gateway's own answer, not the example's print: the charge is there, a test charge of this key.
+      const pix = await new Calebe({ baseUrl, apiKey: key }).getTransaction(id);
+      assert.equal(pix.data.reference, 'order-1');
+      assert.equal(pix.data.amount, 1250);
+      assert.equal(pix.data.livemode, false);
+      // The README's promise for a second run: the same idempotency key answers the same charge again.
+      const second = await run(process.execPath, [file], project, env);
+      assert.equal(second.code, 0, second.out);
+      assert.match(second.out, new RegExp(`^200 ${id} `, 'm'));
+    });
+  }
+});
+
+describe('issue 15 item 3: the root README example, in the installed project', () => {
   test('the README block is under twenty lines, type-checks, creates a Pix and verifies its webhook', async () => {
     const code = readmeExample();
     assert.ok(code.trimEnd().split('\n').length < 20, 'under twenty lines');
+    const { key, secret } = await testTenant('Acme README');
 
-    // What the README's reader has: a test key of a tenant and the callback secret (via the SDK's panel methods).
-    const login = await new Calebe({ baseUrl }).createSession(ADMIN);
-    const panel = new Calebe({ baseUrl, sessionToken: login.data.token });
-    const type = await panel.createTenantType(
-      { name: 'Merchant', allows_children: true },
-      { idempotencyKey: 't-1' },
-    );
-    const tenant = await panel.createTenant(
-      { name: 'Acme', type_id: type.data.id },
-      { idempotencyKey: 'n-1' },
-    );
-    const key = await panel.createApiKey(
-      {
-        tenant_id: tenant.data.id,
-        mode: 'test',
-        scopes: ['pix:write', 'transactions:read'],
-        name: 'example',
-      },
-      { idempotencyKey: 'k-1' },
-    );
-    const secret = await panel.getWebhookCallbackSecret({ tenant_id: tenant.data.id, mode: 'test' });
-    assert.ok(key.data.key);
-
-    // Type-checked against the emitted declarations, then run.
+    // Type-checked against the installed declarations (the project is CommonJS: the `require` types), then run.
     const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
     const compiled = await run(process.execPath, [tsc, '-p', 'tsconfig.json'], project);
     assert.equal(compiled.code, 0, `the README example does not type-check:\n${compiled.out}`);
@@ -208,8 +260,8 @@ describe('issue 15 item 3: the SDK build and the README example', () => {
       env: {
         ...process.env,
         CALEBE_URL: baseUrl,
-        CALEBE_API_KEY: key.data.key,
-        CALEBE_WEBHOOK_SECRET: secret.data.secret,
+        CALEBE_API_KEY: key,
+        CALEBE_WEBHOOK_SECRET: secret,
         PORT: String(receiverPort),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -218,7 +270,7 @@ describe('issue 15 item 3: the SDK build and the README example', () => {
     const id = created[1] as string;
     // Printed by the receiver only after verifyWebhook accepted the delivery's signature.
     await waitFor(example, new RegExp(`^transaction\\.created ${id} `, 'm'), output);
-    const pix = await new Calebe({ baseUrl, apiKey: key.data.key }).getTransaction(id);
+    const pix = await new Calebe({ baseUrl, apiKey: key }).getTransaction(id);
     assert.equal(pix.data.reference, 'order-3');
     assert.equal(pix.data.livemode, false);
   });
