@@ -32,6 +32,8 @@ const createdData = z.strictObject({
   /** Issue 13: Safe2Pay hosts of an external provider; absent in events written before them (defaults). */
   payment_host: host,
   api_host: host,
+  /** Issue 22 item 4.2: a boleto paid by boleto may be refunded by a payout; absent (events before it): false. */
+  boleto_refund_payout: z.boolean().optional(),
 });
 /** Only the fields that changed. */
 const updatedData = z.strictObject({
@@ -42,6 +44,7 @@ const updatedData = z.strictObject({
   credentials_ciphertext: z.string().nullable().optional(),
   payment_host: host,
   api_host: host,
+  boleto_refund_payout: z.boolean().optional(),
 });
 
 export const providerEvents = [
@@ -70,6 +73,8 @@ export type ProviderState =
       /** null: the adapter's default host. */
       readonly paymentHost: string | null;
       readonly apiHost: string | null;
+      /** Issue 22 item 4.2: boleto refunds by payout (`v2/Transfer`) allowed; false by default. */
+      readonly boletoRefundPayout: boolean;
     };
 
 export interface CreateProvider {
@@ -83,6 +88,7 @@ export interface CreateProvider {
   readonly credentialsCiphertext: string | null;
   readonly paymentHost?: string | null | undefined;
   readonly apiHost?: string | null | undefined;
+  readonly boletoRefundPayout?: boolean | undefined;
 }
 export interface UpdateProvider {
   readonly kind: 'update';
@@ -94,6 +100,7 @@ export interface UpdateProvider {
   /** A new host; null returns to the default; absent keeps the stored one. */
   readonly paymentHost?: string | null | undefined;
   readonly apiHost?: string | null | undefined;
+  readonly boletoRefundPayout?: boolean | undefined;
 }
 export type ProviderCommand = CreateProvider | UpdateProvider;
 
@@ -168,6 +175,9 @@ function update(command: UpdateProvider, state: Extract<ProviderState, { status:
     data.payment_host = command.paymentHost;
   }
   if (command.apiHost !== undefined && command.apiHost !== state.apiHost) data.api_host = command.apiHost;
+  if (command.boletoRefundPayout !== undefined && command.boletoRefundPayout !== state.boletoRefundPayout) {
+    data.boleto_refund_payout = command.boletoRefundPayout;
+  }
   return Object.keys(data).length === 1 ? [] : [{ type: 'Provider.Updated', data }];
 }
 
@@ -190,6 +200,7 @@ export const provider: Decider<ProviderCommand, ProviderEvent, ProviderState> = 
           credentialsCiphertext: d.credentials_ciphertext,
           paymentHost: d.payment_host ?? null,
           apiHost: d.api_host ?? null,
+          boletoRefundPayout: d.boleto_refund_payout ?? false,
         };
       }
       case 'Provider.Updated': {
@@ -204,6 +215,7 @@ export const provider: Decider<ProviderCommand, ProviderEvent, ProviderState> = 
             d.credentials_ciphertext !== undefined ? d.credentials_ciphertext : state.credentialsCiphertext,
           paymentHost: d.payment_host !== undefined ? d.payment_host : state.paymentHost,
           apiHost: d.api_host !== undefined ? d.api_host : state.apiHost,
+          boletoRefundPayout: d.boleto_refund_payout ?? state.boletoRefundPayout,
         };
       }
     }
@@ -225,6 +237,7 @@ export const provider: Decider<ProviderCommand, ProviderEvent, ProviderState> = 
         sameList(state.enabledMethods, command.enabledMethods) &&
         state.paymentHost === (command.paymentHost ?? null) &&
         state.apiHost === (command.apiHost ?? null) &&
+        state.boletoRefundPayout === (command.boletoRefundPayout ?? false) &&
         (state.credentialsCiphertext === null) === (command.credentialsCiphertext === null);
       return same ? [] : new DomainError('conflict', 'This provider already exists with other values.');
     }
@@ -254,6 +267,7 @@ export const provider: Decider<ProviderCommand, ProviderEvent, ProviderState> = 
             // Written only when set, so a provider without hosts keeps the event shape it always had.
             ...(command.paymentHost ? { payment_host: command.paymentHost } : {}),
             ...(command.apiHost ? { api_host: command.apiHost } : {}),
+            ...(command.boletoRefundPayout ? { boleto_refund_payout: true } : {}),
           },
         },
       ];

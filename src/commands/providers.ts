@@ -34,6 +34,8 @@ export interface ProviderView {
   /** Issue 13: the effective Safe2Pay hosts of an external provider (defaults: the real ones); null for the simulator. */
   payment_host: string | null;
   api_host: string | null;
+  /** Issue 22 item 4.2: a boleto paid by boleto may be refunded by a payout through this provider. */
+  boleto_refund_payout: boolean;
 }
 
 /** The hosts a provider answers with: the stored ones, else the real Safe2Pay hosts; none for the simulator. */
@@ -60,6 +62,7 @@ export function providerView(state: ProviderState): ProviderView | undefined {
     enabled: state.enabled,
     has_credentials: state.credentialsCiphertext !== null,
     ...effectiveHosts(state.kind, state),
+    boleto_refund_payout: state.boletoRefundPayout,
   };
 }
 
@@ -104,6 +107,7 @@ export interface CreateProviderInput {
   credentials?: Credentials | undefined;
   paymentHost?: string | undefined;
   apiHost?: string | undefined;
+  boletoRefundPayout?: boolean | undefined;
 }
 
 export async function createProvider(
@@ -128,6 +132,7 @@ export async function createProvider(
       credentialsCiphertext,
       paymentHost: input.paymentHost,
       apiHost: input.apiHost,
+      boletoRefundPayout: input.boletoRefundPayout,
     },
     // A concurrent identical creation (two instances bootstrapping) re-decides into a no-op.
     { metadata, retryOnConflict: true },
@@ -143,6 +148,7 @@ export interface UpdateProviderInput {
   /** null returns to the default host. */
   paymentHost?: string | null | undefined;
   apiHost?: string | null | undefined;
+  boletoRefundPayout?: boolean | undefined;
 }
 
 export async function updateProvider(
@@ -166,11 +172,28 @@ export async function updateProvider(
       credentialsCiphertext,
       paymentHost: input.paymentHost,
       apiHost: input.apiHost,
+      boletoRefundPayout: input.boletoRefundPayout,
     },
     // The decision depends on the stream alone, and the sealed secret is bound to the id, not the version.
     { metadata, retryOnConflict: true },
   );
   return existing(r.state);
+}
+
+/**
+ * Issue 22 item 4.2: whether a charge's boleto refund may go out as a payout (`v2/Transfer`): only where its
+ * provider record enables it (`boleto_refund_payout`). A test-mode charge follows the same record (test mode
+ * mirrors live; its payout is the simulator's); a charge with no record, or a record that does not exist, never.
+ * The record is folded from its stream (consistent, also while async read models catch up). Whether the
+ * record is enabled for new charges does not matter: existing charges keep their provider (SPEC 2.8).
+ */
+export async function refundPayoutEnabled(
+  deps: Pick<CommandDeps, 'store' | 'registry'>,
+  charge: { readonly providerId: string | null; readonly simulated: boolean },
+): Promise<boolean> {
+  if (charge.providerId === null) return false;
+  const state = await foldStream(deps, provider, providerStream(charge.providerId));
+  return state.status === 'active' && state.boletoRefundPayout;
 }
 
 export function providerDeps(ctx: {

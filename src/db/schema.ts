@@ -105,6 +105,8 @@ export interface ProvidersTable {
   /** Issue 13: external provider hosts; null means the real Safe2Pay hosts. */
   payment_host: string | null;
   api_host: string | null;
+  /** Issue 22 item 4.2 (migration 0019): boleto refunds by payout allowed. */
+  boleto_refund_payout: boolean;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -212,6 +212,7 @@ export const componentExamples: Record<string, unknown> = {
     // The simulator talks to no host; an external provider shows the Safe2Pay hosts in effect.
     payment_host: null,
     api_host: null,
+    boleto_refund_payout: false,
   },
   RoutingRule: {
     id: 'rul_01jd3v6z8b0d2f4h6k8m0p2r4t',

@@ -32,6 +32,7 @@ export const providersProjection: Projection = {
             credentials_ciphertext: d.credentials_ciphertext,
             payment_host: d.payment_host ?? null,
             api_host: d.api_host ?? null,
+            boleto_refund_payout: d.boleto_refund_payout ?? false,
             created_at: at,
             updated_at: at,
           })
@@ -52,6 +53,7 @@ export const providersProjection: Projection = {
               : {}),
             ...(d.payment_host !== undefined ? { payment_host: d.payment_host } : {}),
             ...(d.api_host !== undefined ? { api_host: d.api_host } : {}),
+            ...(d.boleto_refund_payout !== undefined ? { boleto_refund_payout: d.boleto_refund_payout } : {}),
           })
           .where('id', '=', d.provider_id)
           .execute();

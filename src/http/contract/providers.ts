@@ -60,6 +60,10 @@ export const providerDto = z
     api_host: z.string().nullable().meta({
       description: 'External provider: base of queries and changes (default https://api.safe2pay.com.br).',
     }),
+    boleto_refund_payout: z.boolean().meta({
+      description:
+        "Issue 22 item 4.2: a boleto paid by boleto is refunded by a payout (bank transfer through the provider, from its balance) to the payer's account; false: the refund is completed by an operator. Default false.",
+    }),
   })
   .meta({ id: 'Provider', description: 'SPEC 2.7. Credentials are never returned, only has_credentials.' });
 
@@ -72,6 +76,7 @@ export const createProviderBody = z.strictObject({
   credentials: credentials.optional(),
   payment_host: host.optional(),
   api_host: host.optional(),
+  boleto_refund_payout: z.boolean().default(false),
 });
 
 export const updateProviderBody = z.strictObject({
@@ -82,4 +87,5 @@ export const updateProviderBody = z.strictObject({
   /** null returns to the real host. */
   payment_host: host.nullable().optional(),
   api_host: host.nullable().optional(),
+  boleto_refund_payout: z.boolean().optional(),
 });

@@ -28,6 +28,7 @@ type ProviderRow = {
   has_credentials: boolean | number;
   payment_host: string | null;
   api_host: string | null;
+  boleto_refund_payout: boolean;
 };
 
 const toDto = (row: ProviderRow) => ({
@@ -58,6 +59,7 @@ export function registerProviderRoutes(app: HttpServer, ctx: AppContext): void {
         eb('credentials_ciphertext', 'is not', null).as('has_credentials'),
         'payment_host',
         'api_host',
+        'boleto_refund_payout',
       ]);
   }
 
@@ -87,6 +89,7 @@ export function registerProviderRoutes(app: HttpServer, ctx: AppContext): void {
           credentials: b.credentials,
           paymentHost: b.payment_host,
           apiHost: b.api_host,
+          boletoRefundPayout: b.boleto_refund_payout,
         },
         eventMetadata(request),
       );
@@ -142,7 +145,8 @@ export function registerProviderRoutes(app: HttpServer, ctx: AppContext): void {
       config: { access },
       schema: {
         operationId: 'updateProvider',
-        summary: 'Change a provider (super_admin): name, enabled, enabled_methods, credentials, hosts',
+        summary:
+          'Change a provider (super_admin): name, enabled, enabled_methods, credentials, hosts, boleto_refund_payout',
         description:
           'Kind, environment and is_marketplace are fixed. Changes apply to new charges only (SPEC 2.8). New credentials replace the stored ones.',
         params: idParams,
@@ -162,6 +166,7 @@ export function registerProviderRoutes(app: HttpServer, ctx: AppContext): void {
           credentials: b.credentials,
           paymentHost: b.payment_host,
           apiHost: b.api_host,
+          boletoRefundPayout: b.boleto_refund_payout,
         },
         eventMetadata(request),
       );

@@ -11,7 +11,8 @@ import { EMULATOR_CODES, type Environment, error, ok, type Route, type WireReque
  * do. Like the provider it has no idempotency: two creations with the same `Identification` are two lots.
  *
  * Every state change happens inside a route's synchronous `run()`, checked and changed with no await in
- * between, so a latency fault (which awaits before `run()`) cannot let two calls act on one stale read.
+ * between; the server runs a write on arrival, before a latency fault's delay, and a read (`reads: true`)
+ * when the delay ends, so no two calls act on one stale read.
  * The bank account is kept and answered masked (bank, branch and account type, the account's last two digits),
  * and the call log gets the same masked copy (`maskedForCallLog`).
  */
@@ -331,6 +332,7 @@ export function routeTransfer(req: WireRequest, store: TransferStore): Route | n
     const id = raw !== null && /^[0-9]{1,15}$/.test(raw) ? Number(raw) : null;
     return {
       operation: 'transfer_get',
+      reads: true,
       reference: visible(id === null ? undefined : store.register(id))?.identification ?? null,
       chargeId: null,
       run() {
@@ -348,6 +350,7 @@ export function routeTransfer(req: WireRequest, store: TransferStore): Route | n
     const lotFilter = param(req.query, 'Object.IdTransferRegisterLot');
     return {
       operation: 'transfer_list',
+      reads: true,
       reference: null,
       chargeId: null,
       run() {
