@@ -16,7 +16,7 @@
  *     refused on the very next request, so no credential is cached; the gateway's own statement
  *     (KEY_BY_DIGEST_SQL) over the key's SHA-256.
  *   - Rate-limit admit on every request (SPEC 8, shared across processes): one EVALSHA of the gateway's
- *     ADMIT_LUA (the address's failure bucket checked, the actor's bucket counted).
+ *     ADMIT_LUA (the actor's bucket counted; a valid key never reads its address's failures, issue 23 2.2).
  *   - Creation (SPEC 3.1): the reservation is durable before the provider is called and the outcome is a
  *     second write: two commits, with the rows and statements of bench/pgbench-create-floor.sql (ids fresh
  *     per request; the request hash of the body computed as the claim must store it). The provider is the
@@ -54,10 +54,8 @@ const pool = new pg.Pool({
   application_name: 'calebe-floor',
 });
 const redis = new Redis(env.REDIS_URL ?? 'redis://127.0.0.1:6379', { connectionName: 'calebe-floor' });
-redis.defineCommand('admit', { numberOfKeys: 2, lua: ADMIT_LUA });
-const admitScript = redis as unknown as {
-  admit(failureKey: string, apiKey: string, failureLimit: number, seconds: number): Promise<number>;
-};
+redis.defineCommand('admit', { numberOfKeys: 1, lua: ADMIT_LUA });
+const admitScript = redis as unknown as { admit(apiKey: string, seconds: number): Promise<number> };
 const prefix = env.REDIS_KEY_PREFIX ?? 'calebe:floor';
 const apiPerMinute = Number(env.RATE_LIMIT_PER_MINUTE ?? LIMITS.api.points);
 
@@ -105,13 +103,8 @@ async function authenticate(req: IncomingMessage, scope: string): Promise<Princi
   if (!row || row.revoked_at !== null || row.livemode !== livemode) throw new Refused(401);
   if (row.suspended) throw new Refused(403);
   if (!row.scopes.includes(scope)) throw new Refused(403);
-  const count = await admitScript.admit(
-    `${prefix}:auth_failure:${req.socket.remoteAddress ?? ''}`,
-    `${prefix}:api:api_key:${row.id}`,
-    LIMITS.auth_failure.points,
-    LIMITS.api.duration,
-  );
-  if (count < 0 || count > apiPerMinute) throw new Refused(429);
+  const count = await admitScript.admit(`${prefix}:api:api_key:${row.id}`, LIMITS.api.duration);
+  if (count > apiPerMinute) throw new Refused(429);
   return { keyId: row.id, tenantId: row.tenant_id, livemode: row.livemode };
 }
 

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 /** An exact browser origin as browsers send it: scheme, host and optional port; no path, no trailing slash. */
@@ -20,6 +21,47 @@ const allowedHost = z.string().refine((entry) => {
     new URL(`http://${entry}/`).hostname === m[1] && (port === undefined || (port >= 1 && port <= 65535))
   );
 }, 'each entry must be a lower-case host or host:port, like localhost:8080 or 127.0.0.1');
+
+/** Names proxy-addr (fastify's `trustProxy`) reads as ranges: 127.0.0.0/8 and ::1, 169.254/16 and fe80::/10, private. */
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** One trusted-proxy entry: an address, an address/prefix-length range, or a range name of PROXY_RANGE_NAMES. */
+function isProxyEntry(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.includes(entry)) return true;
+  const [address = '', bits, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * Issue 23 item 2.2: `TRUST_PROXY`, the proxies whose `X-Forwarded-For` sets the client address (fastify's
+ * `trustProxy`, proxy-addr). Unset, empty or `false`: none, the connection's own address counts (SPEC 8).
+ * Otherwise a comma-separated list of the proxies' addresses or ranges. `true` (trust whoever connects) and
+ * hop counts (which cannot tell a proxy from a client reaching the gateway directly; fastify 5 ignores
+ * them) are refused: any client could then choose the address its failures are counted under.
+ */
+const trustProxy = z
+  .string()
+  .default('')
+  .transform((text, ctx): false | string[] => {
+    const value = text.trim();
+    if (value === '' || value === 'false') return false;
+    const entries = value
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean);
+    if (entries.length === 0 || !entries.every(isProxyEntry)) {
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'must be false or the comma-separated addresses or ranges of the proxies in front of the gateway (10.0.0.5, 10.0.0.0/8, loopback); `true` and hop counts are refused: any client could choose its address',
+      });
+      return z.NEVER;
+    }
+    return entries;
+  });
 
 /** A boolean variable: exactly `true` or `false` (a typo must not silently mean either). */
 const envBoolean = z
@@ -81,10 +123,12 @@ const schema = z
      */
     RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(10_000_000).default(120),
     /**
-     * Issue 12 (OWASP API4): failed authentications (401 for an API key or session) per minute per direct
-     * connection address; past it the address gets 429 before any lookup (docs/decisions.md).
+     * Issue 12 (OWASP API4), issue 23 item 2.2: failed authentications (401 for an API key or session) per
+     * minute per client address; past it that address's failing attempts get 429, while a valid credential
+     * is always served (docs/decisions.md "HTTP edge security findings").
      */
     AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(20),
+    TRUST_PROXY: trustProxy,
     CORS_ORIGINS: z
       .string()
       .default('')

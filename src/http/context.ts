@@ -10,16 +10,11 @@ export interface RateLimiter {
   /** Throws `429 rate_limit_exceeded` past the limit, `503 rate_limiter_unavailable` when the store fails. */
   consume(bucket: 'api' | 'login' | 'auth_failure', actor: string): Promise<void>;
   /**
-   * Throws `429 rate_limit_exceeded` when the actor has already used the bucket's minute, without counting
-   * this call (a blocked address is refused before its credential is looked up); 503 when the store fails.
+   * `consume('api', actor)` in one store round trip (issue 14): an authenticated request's whole rate-limit
+   * work. Failures counted against its address are not consulted (issue 23 item 2.2): 429 only when the
+   * actor is past its own minute; 503 when the store fails.
    */
-  check(bucket: 'auth_failure', actor: string): Promise<void>;
-  /**
-   * `check('auth_failure', address)` then `consume('api', actor)` in one store round trip (issue 14): an
-   * authenticated request's whole rate-limit work. 429 when the address is blocked (nothing counted) or the
-   * actor is past its minute; 503 when the store fails.
-   */
-  admit(address: string, actor: string): Promise<void>;
+  admit(actor: string): Promise<void>;
   /** Readiness probe of the store; rejects when it does not answer. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -13,7 +13,8 @@ import { ApiError } from './errors.ts';
 
 /**
  * SPEC 8: 120 requests per minute per actor (key or user); 10 login attempts per minute per address.
- * Issue 12 (OWASP API4): 20 failed authentications (401) per minute per address, AUTH_FAILURES_PER_MINUTE.
+ * Issue 12 (OWASP API4): 20 failed authentications (401) per minute per client address,
+ * AUTH_FAILURES_PER_MINUTE; past it only that address's failing attempts are refused (issue 23 item 2.2).
  */
 export const LIMITS = {
   api: { points: 120, duration: 60 },
@@ -31,19 +32,17 @@ type Bucket = keyof typeof LIMITS;
 export const REDIS_TIMEOUTS = { connectMs: 2_000, commandMs: 1_000, maxReconnectDelayMs: 1_000 } as const;
 
 /**
- * One authenticated request's rate-limit work in one Redis round trip (issue 14): refuse when the address's
- * `auth_failure` bucket is full (counting nothing), else count one in the actor's `api` bucket exactly as
- * rate-limiter-flexible's own increment script does (same keys, same fixed window), so both paths share
- * the counts. KEYS: the address's auth_failure key, the actor's api key; ARGV: failure limit, api window (s).
- * Returns -1 when the address is blocked, else the actor's count in this window. Exported for the
- * benchmarks' floor server (bench/floor-server.ts).
+ * One authenticated request's rate-limit work in one Redis round trip (issue 14): count one in the actor's
+ * `api` bucket exactly as rate-limiter-flexible's own increment script does (same key, same fixed window),
+ * so both paths share the counts. Since issue 23 item 2.2 the address's failures are not read here: a valid
+ * credential is never refused for failures counted against its address. KEYS: the actor's api key; ARGV:
+ * the api window (s). Returns the actor's count in this window. Exported for the benchmarks' floor server
+ * (bench/floor-server.ts).
  */
 export const ADMIT_LUA = `
-local failures = tonumber(redis.call('get', KEYS[1]) or '0')
-if failures >= tonumber(ARGV[1]) then return -1 end
-redis.call('set', KEYS[2], 0, 'EX', ARGV[2], 'NX')
-local consumed = redis.call('incrby', KEYS[2], 1)
-if redis.call('pttl', KEYS[2]) == -1 then redis.call('expire', KEYS[2], ARGV[2]) end
+redis.call('set', KEYS[1], 0, 'EX', ARGV[1], 'NX')
+local consumed = redis.call('incrby', KEYS[1], 1)
+if redis.call('pttl', KEYS[1]) == -1 then redis.call('expire', KEYS[1], ARGV[1]) end
 return consumed
 `;
 
@@ -52,8 +51,8 @@ function limiterOver(
   limiters: Record<Bucket, RateLimiterAbstract>,
   store: Pick<RateLimiter, 'ping' | 'close'>,
   guardMs?: number,
-  /** The Redis form of `admit`: -1 blocked, else the actor's count (see ADMIT_LUA). */
-  admitScript?: (address: string, actor: string) => Promise<number>,
+  /** The Redis form of `admit`: the actor's count (see ADMIT_LUA). */
+  admitScript?: (actor: string) => Promise<number>,
 ): RateLimiter {
   const guarded = <T>(p: Promise<T>) =>
     guardMs === undefined ? p : withTimeout(p, guardMs, 'rate-limit store');
@@ -66,27 +65,15 @@ function limiterOver(
         throw new ApiError('rate_limiter_unavailable');
       }
     },
-    async check(bucket, actor) {
-      let used: number;
-      try {
-        used = (await guarded(limiters[bucket].get(actor)))?.consumedPoints ?? 0;
-      } catch {
-        throw new ApiError('rate_limiter_unavailable');
-      }
-      if (used >= limiters[bucket].points) throw new ApiError('rate_limit_exceeded');
-    },
-    async admit(address, actor) {
-      if (!admitScript) {
-        await limiter.check('auth_failure', address);
-        return limiter.consume('api', actor);
-      }
+    async admit(actor) {
+      if (!admitScript) return limiter.consume('api', actor);
       let count: number;
       try {
-        count = await guarded(admitScript(address, actor));
+        count = await guarded(admitScript(actor));
       } catch {
         throw new ApiError('rate_limiter_unavailable');
       }
-      if (count < 0 || count > limiters.api.points) throw new ApiError('rate_limit_exceeded');
+      if (count > limiters.api.points) throw new ApiError('rate_limit_exceeded');
     },
     ...store,
   };
@@ -171,15 +158,8 @@ export function createRedisRateLimiter({
     });
 
   const limiters = { api: limiter('api'), login: limiter('login'), auth_failure: limiter('auth_failure') };
-  client.defineCommand('calebeAdmit', { numberOfKeys: 2, lua: ADMIT_LUA });
-  const admit = client as unknown as {
-    calebeAdmit(
-      failureKey: string,
-      apiKey: string,
-      failureLimit: number,
-      apiSeconds: number,
-    ): Promise<number>;
-  };
+  client.defineCommand('calebeAdmit', { numberOfKeys: 1, lua: ADMIT_LUA });
+  const admit = client as unknown as { calebeAdmit(apiKey: string, apiSeconds: number): Promise<number> };
   return limiterOver(
     limiters,
     {
@@ -198,15 +178,10 @@ export function createRedisRateLimiter({
     },
     // ioredis bounds each command; this also bounds the script-loading round trip that can precede one.
     REDIS_TIMEOUTS.commandMs * 2,
-    async (address, actor) => {
+    async (actor) => {
       // Like rate-limiter-flexible: refuse at once while (re)connecting.
       if (client.status !== 'ready') throw new Error('Redis connection is not ready');
-      return admit.calebeAdmit(
-        limiters.auth_failure.getKey(address),
-        limiters.api.getKey(actor),
-        limiters.auth_failure.points,
-        limiters.api.duration,
-      );
+      return admit.calebeAdmit(limiters.api.getKey(actor), limiters.api.duration);
     },
   );
 }

@@ -42,7 +42,10 @@ export interface HttpDeps {
   inFlight?: InFlight;
 }
 
-export function createFastify(logger: Logger) {
+/** The proxies fastify may read X-Forwarded-For from (TRUST_PROXY in src/config.ts); false trusts none. */
+export type TrustProxy = false | readonly string[];
+
+export function createFastify(logger: Logger, trustProxy: TrustProxy = false) {
   const loggerInstance: FastifyBaseLogger = logger;
   return Fastify({
     loggerInstance,
@@ -51,8 +54,9 @@ export function createFastify(logger: Logger) {
     genReqId: () => newId('req'),
     requestIdHeader: false,
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
-    // Login is limited per direct connection address; X-Forwarded-For is never trusted (SPEC 8).
-    trustProxy: false,
+    // `request.ip`, the address the login and failed-authentication limits count: the connection's own
+    // (SPEC 8), or with TRUST_PROXY the client's as the configured proxies report it (issue 23 item 2.2).
+    trustProxy: trustProxy === false ? false : [...trustProxy],
     // A URL the router cannot read (bad percent-encoding, a path parameter over its length) names no
     // resource: the SPEC 7 `404 not_found` envelope, with the request id, instead of fastify's own body.
     frameworkErrors: (_error, request, reply) => {
@@ -72,7 +76,7 @@ export type HttpServer = ReturnType<typeof createFastify>;
  * then strict JSON and the zod schema; every failure leaves as the SPEC 7 envelope.
  */
 export async function buildHttpServer({ ctx, authenticators, inFlight }: HttpDeps): Promise<HttpServer> {
-  const app = createFastify(ctx.logger);
+  const app = createFastify(ctx.logger, ctx.config.TRUST_PROXY);
   if (inFlight) {
     app.addHook('onRoute', (route) => {
       const handler = route.handler;
@@ -97,25 +101,21 @@ export async function buildHttpServer({ ctx, authenticators, inFlight }: HttpDep
   app.addHook('onRequest', async (request) => {
     const access = request.routeOptions.config.access;
     if (!access?.auth) return;
-    // Failed authentication is limited per direct connection address (issue 12, OWASP API4): a blocked
-    // address is refused whatever its credential. X-Forwarded-For is never trusted (SPEC 8). The block is
-    // read with the actor's count after the lookup: one store round trip per request (issue 14).
-    const address = request.socket.remoteAddress ?? 'unknown';
+    // Issue 23 item 2.2: the credential is looked up first, and a valid one is always served, subject only
+    // to its actor's own limit; failures from other clients sharing the address never refuse it. Only a
+    // failing attempt counts against the client address (issue 12, OWASP API4), and past
+    // AUTH_FAILURES_PER_MINUTE that address's failing attempts get 429 instead of 401.
     let principal: ApiKeyPrincipal | SessionPrincipal;
     try {
       principal = await authenticators[access.auth](request);
     } catch (error) {
-      await ctx.rateLimiter.check('auth_failure', address);
       if (error instanceof ApiError && error.code === 'unauthorized') {
-        await ctx.rateLimiter.consume('auth_failure', address).catch((limited: unknown) => {
-          // This failure is answered as what it is (401); the next request from the address gets the 429.
-          if (!(limited instanceof ApiError && limited.code === 'rate_limit_exceeded')) throw limited;
-        });
+        await ctx.rateLimiter.consume('auth_failure', request.ip);
       }
       throw error;
     }
     request.principal = principal;
-    await ctx.rateLimiter.admit(address, principal.actor);
+    await ctx.rateLimiter.admit(principal.actor);
     checkAccess(principal, access);
     if (access.idempotencyKey === true) idempotencyKeyOf(request);
   });

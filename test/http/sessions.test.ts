@@ -46,8 +46,7 @@ describe('panel sessions over HTTP (SPEC 5.6, 5.9, 7, 8)', () => {
           if (bucket === 'login') loginCharges.push(actor);
           else await real.consume(bucket, actor);
         },
-        check: (bucket, actor) => real.check(bucket, actor),
-        admit: (address, actor) => real.admit(address, actor),
+        admit: (actor) => real.admit(actor),
         ping: () => real.ping(),
         close: () => real.close(),
       };

@@ -32,8 +32,7 @@ export async function startAdminApp(env: Record<string, string> = {}): Promise<T
         async consume(bucket, actor) {
           if (bucket !== 'login') await real.consume(bucket, actor);
         },
-        check: (bucket, actor) => real.check(bucket, actor),
-        admit: (address, actor) => real.admit(address, actor),
+        admit: (actor) => real.admit(actor),
         ping: () => real.ping(),
         close: () => real.close(),
       };

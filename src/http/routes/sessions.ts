@@ -15,9 +15,10 @@ export function registerSessionRoutes(app: HttpServer, ctx: AppContext): void {
   app.post(
     '/admin/sessions',
     {
-      // Counted before the body is read, per direct connection address; X-Forwarded-For is never trusted.
+      // Counted before the body is read, per client address: the connection's own (SPEC 8), or with
+      // TRUST_PROXY the one the configured proxies report (issue 23 item 2.2, src/http/server.ts).
       onRequest: async (request) => {
-        await ctx.rateLimiter.consume('login', request.socket.remoteAddress ?? 'unknown');
+        await ctx.rateLimiter.consume('login', request.ip);
       },
       schema: {
         operationId: 'createSession',
