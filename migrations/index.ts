@@ -16,6 +16,7 @@ import * as m0014 from './0014_document_signature.ts';
 import * as m0015 from './0015_duplicate_refund.ts';
 import * as m0016 from './0016_pending_due_date.ts';
 import * as m0017 from './0017_reconcile_backoff.ts';
+import * as m0018 from './0018_personal_data_vault.ts';
 import * as m0019 from './0019_provider_refund_payout.ts';
 
 /** Every migration, in order. Kept as static imports so the same list works under tsx and a bundle. */
@@ -37,5 +38,6 @@ export const migrations: Record<string, Migration> = {
   '0015_duplicate_refund': m0015,
   '0016_pending_due_date': m0016,
   '0017_reconcile_backoff': m0017,
+  '0018_personal_data_vault': m0018,
   '0019_provider_refund_payout': m0019,
 };

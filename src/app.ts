@@ -29,6 +29,7 @@ import { bootstrapSimulator, simulatorEnabled } from './routing/simulator.ts';
 import { JobLease } from './workers/lease.ts';
 import { Reconciler } from './workers/reconciler.ts';
 import { PendingChangesSettler } from './workers/settle-pending-changes.ts';
+import { VaultExpiryWorker } from './workers/vault-expiry.ts';
 import { WebhookDeliveryWorker } from './workers/webhook-delivery.ts';
 
 export type Role = 'api' | 'worker' | 'all';
@@ -51,6 +52,8 @@ export interface Gateway {
   pendingChanges: PendingChangesSettler;
   /** Sends the webhook outbox; started with the worker role. */
   webhooks: WebhookDeliveryWorker;
+  /** Shreds personal-data vault records past their retention (issue 22 item 4.4); started with the worker role. */
+  vaultExpiry: VaultExpiryWorker;
   http: HttpServer;
   /** Credentials of an administrator generated on this start (embedded database only), to show once. */
   firstAdmin?: FirstAdmin | undefined;
@@ -135,6 +138,10 @@ export async function createGateway(
     // Several workers on one PostgreSQL run each tick on one of them (issue 14).
     ...(database.kind === 'postgres' ? { lease: new JobLease(database.db, 'reconciler') } : {}),
   });
+  const vaultExpiry = new VaultExpiryWorker(database.db, {
+    logger,
+    ...(database.kind === 'postgres' ? { lease: new JobLease(database.db, 'vault-expiry') } : {}),
+  });
   // Deliveries get connections of their own: a burst of API writes queued in the main pool must not hold
   // back webhooks (BENCHMARKS.md "webhook lag"). PGlite has one connection and shares it.
   const webhookDatabase =
@@ -162,6 +169,7 @@ export async function createGateway(
   const close = async () => {
     stopWaking();
     await webhooks.stop();
+    await vaultExpiry.stop();
     await reconciler.stop();
     await runner.stop();
     await webhookDatabase?.close();
@@ -199,6 +207,7 @@ export async function createGateway(
       reconciler,
       pendingChanges,
       webhooks,
+      vaultExpiry,
       http,
       firstAdmin,
       async close() {
@@ -243,6 +252,7 @@ export async function startGateway(gateway: Gateway, role: Role): Promise<void> 
   if (role !== 'api') {
     gateway.runner.start();
     gateway.reconciler.start();
+    gateway.vaultExpiry.start();
     gateway.webhooks.start();
   }
   if (role !== 'worker') {

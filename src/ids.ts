@@ -17,7 +17,8 @@ export type IdPrefix =
   | 'req'
   | 'ses'
   | 'tty'
-  | 'whe';
+  | 'whe'
+  | 'vlt';
 
 /** Crockford base32, lower case (ids have always been lower-cased ULIDs). */
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';

@@ -335,6 +335,23 @@ export interface ReconcileBackoffTable {
   next_attempt_at: Timestamp;
 }
 
+/** Erasable personal data, sealed per row (migration 0018, src/crypto/vault.ts); `wrapped_key` null once shredded. */
+export interface PersonalDataVaultTable {
+  id: string;
+  tenant_id: string;
+  livemode: boolean;
+  purpose: string;
+  subject_id: string;
+  wrapped_key: string | null;
+  ciphertext: string;
+  hash: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  shredded_at: Timestamp | null;
+  shred_reason: string | null;
+  shredded_by: string | null;
+}
+
 export interface Database {
   streams: StreamsTable;
   events: EventsTable;
@@ -359,4 +376,5 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   reconcile_backoff: ReconcileBackoffTable;
+  personal_data_vault: PersonalDataVaultTable;
 }
