@@ -1,6 +1,6 @@
 import { DomainError } from '../../../aggregates/decider.ts';
 import { type Diagnostics, type TransactionFacts, transaction } from '../../../aggregates/transaction.ts';
-import type { EventMetadata } from '../../../events/event-store.ts';
+import { type EventMetadata, WrongExpectedVersionError } from '../../../events/event-store.ts';
 import { type CommandDeps, handleCommand } from '../../command-handler.ts';
 import { foldStream } from '../../fold-stream.ts';
 import {
@@ -148,12 +148,24 @@ export async function idempotentChange(
   const stream = transactionStream(input.transactionId);
   // The reservation names no claim: it is not the change itself, and a replay must not take it for one.
   const reserve: Reserve = async (command) => {
-    const reserved = await handleCommand(ctx.deps, transaction, stream, command, {
-      metadata,
-      // Re-decided on a concurrent append: the decider then refuses (in progress) or finds nothing to do.
-      retryOnConflict: true,
-    });
-    return reserved.events.length > 0;
+    try {
+      const reserved = await handleCommand(ctx.deps, transaction, stream, command, {
+        metadata,
+        // Re-decided on a concurrent append: the decider then refuses (in progress) or finds nothing to do.
+        retryOnConflict: true,
+      });
+      return reserved.events.length > 0;
+    } catch (error) {
+      // Lost every try to other changes of the same charge (a burst): one is in progress, nothing was sent.
+      if (!(error instanceof WrongExpectedVersionError)) throw error;
+      throw command.kind === 'request_refund'
+        ? new DomainError('refund_in_progress', 'A refund of this charge is already in progress.', {
+            transaction_id: input.transactionId,
+          })
+        : new DomainError('change_in_progress', 'A change of this due date is already in progress.', {
+            transaction_id: input.transactionId,
+          });
+    }
   };
   const attempt = await prepare(state, reserve);
   if (attempt.kind !== 'confirmed') {
