@@ -352,6 +352,15 @@ export interface PersonalDataVaultTable {
   shredded_by: string | null;
 }
 
+/** The boleto PDF rendered once per document version (migration 0020, src/boleto-pdf/cache.ts). */
+export interface BoletoPdfCacheTable {
+  transaction_id: string;
+  /** sha256 hex of what the PDF prints: the ETag. */
+  version: string;
+  pdf: Buffer;
+  rendered_at: Generated<Timestamp>;
+}
+
 export interface Database {
   streams: StreamsTable;
   events: EventsTable;
@@ -377,4 +386,5 @@ export interface Database {
   webhook_attempts: WebhookAttemptsTable;
   reconcile_backoff: ReconcileBackoffTable;
   personal_data_vault: PersonalDataVaultTable;
+  boleto_pdf_cache: BoletoPdfCacheTable;
 }

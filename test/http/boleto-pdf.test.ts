@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import type { ReserveTransaction, TransactionArtifacts } from '../../src/aggregates/transaction.ts';
 import { transaction } from '../../src/aggregates/transaction.ts';
+import { boletoPdfRenders } from '../../src/boleto-pdf/cache.ts';
+import { formatDigitableLine } from '../../src/boleto-pdf/format.ts';
 import { TEST_MARK } from '../../src/boleto-pdf/render.ts';
 import { renderNotFoundPage } from '../../src/charge-page/render.ts';
 import { handleCommand } from '../../src/commands/command-handler.ts';
@@ -83,7 +85,9 @@ function assertPdfHeaders(res: TestResponse, id: string): void {
   assert.equal(res.status, 200, res.text.slice(0, 300));
   assert.equal(res.headers.get('content-type'), 'application/pdf');
   assert.equal(res.headers.get('content-disposition'), `inline; filename="boleto-${id}.pdf"`);
-  assert.equal(res.headers.get('cache-control'), 'no-store');
+  // Issue 23 item 2.5: the browser may keep it, never a shared cache, and revalidates it on every use.
+  assert.equal(res.headers.get('cache-control'), 'private, max-age=0, must-revalidate');
+  assert.match(res.headers.get('etag') ?? '', /^"[0-9a-f]{64}"$/);
   assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
   assert.equal(res.headers.get('referrer-policy'), 'no-referrer');
   assert.equal(res.headers.get('x-frame-options'), 'DENY');
@@ -100,6 +104,11 @@ function assertNotFoundPage(res: TestResponse): void {
 
 const flat = (text: string) => text.replace(/\s+/g, ' ');
 
+/** Boleto PDFs rendered by this process (the app runs in it): the metric GET /metrics exposes. */
+async function renders(): Promise<number> {
+  return (await boletoPdfRenders.get()).values[0]?.value ?? 0;
+}
+
 beforeAll(async () => {
   app = await startTestApp({ DOCUMENT_SIGNING_SECRET: SECRET, ENABLE_SIMULATOR: 'true' });
   live = await seedTenantAndKey(app.gateway.ctx, { livemode: true, tenantName: 'Loja da Ana Ltda' });
@@ -115,7 +124,17 @@ describe('GET /cobranca/{id}/{signature}/boleto.pdf (SPEC 2.2 boleto_url)', () =
     const read = await readPdf(res.bytes);
     assert.deepEqual(read.codes.sort(), [`I2/5:${b.numbers.barcode}`, `QR-Code:${b.pix}`].sort());
     const text = flat(read.text);
-    for (const shown of ['Loja da Ana Ltda', 'Maria Silva', '123.456.789-01', 'R$ 1.234,56', b.id]) {
+    for (const shown of [
+      'Loja da Ana Ltda',
+      'Maria Silva',
+      '123.456.789-01',
+      'R$ 1.234,56',
+      b.id,
+      // Issue 23 item 1.11: the bank of the line with its code's check digit, the payer's address (SPEC 2.3).
+      'Banco do Brasil S.A.',
+      '001-9',
+      'Av. Paulista, 1000 — Bela Vista — Sao Paulo/SP — CEP 01310-100',
+    ]) {
       assert.ok(text.includes(shown), `${shown} in:\n${text}`);
     }
     assert.ok(!text.includes(TEST_MARK));
@@ -178,6 +197,100 @@ describe('GET /cobranca/{id}/{signature}/boleto.pdf (SPEC 2.2 boleto_url)', () =
     assert.equal(res.body.data.boleto_url, null);
     assertNotFoundPage(
       await app.request('GET', `${new URL(res.body.data.document_url).pathname}/boleto.pdf`),
+    );
+  });
+});
+
+describe('one render per document version (issue 23 item 2.5)', () => {
+  test('the second GET serves the stored PDF without rendering; If-None-Match gets 304 with the same ETag', async () => {
+    const b = await providerBoleto('production', 4321);
+    const before = await renders();
+    const first = await app.request('GET', b.path);
+    assertPdfHeaders(first, b.id);
+    assert.equal(await renders(), before + 1);
+    const etag = first.headers.get('etag') ?? '';
+
+    const second = await app.request('GET', b.path);
+    assertPdfHeaders(second, b.id);
+    assert.ok(second.bytes.equals(first.bytes));
+    assert.equal(second.headers.get('etag'), etag);
+    assert.equal(await renders(), before + 1, 'a stored version is not rendered again');
+
+    // RFC 9110 13.1.2: the tag as sent back, in a list, or weak-compared; `*` matches any current version.
+    for (const header of [etag, `"other", ${etag}`, `W/${etag}`, '*']) {
+      const cached = await app.request('GET', b.path, { headers: { 'if-none-match': header } });
+      assert.equal(cached.status, 304, header);
+      assert.equal(cached.bytes.length, 0);
+      assert.equal(cached.headers.get('etag'), etag);
+      assert.equal(cached.headers.get('cache-control'), 'private, max-age=0, must-revalidate');
+    }
+    const stale = await app.request('GET', b.path, { headers: { 'if-none-match': '"0000"' } });
+    assertPdfHeaders(stale, b.id);
+    assert.equal(await renders(), before + 1);
+  });
+
+  test('a due-date change is a new version: new ETag, the new line in the PDF, the old ETag gets the new PDF', async () => {
+    const b = await providerBoleto('production', 7700);
+    const old = await app.request('GET', b.path);
+    assertPdfHeaders(old, b.id);
+    const oldEtag = old.headers.get('etag') ?? '';
+    const before = await renders();
+
+    // SPEC 4.8: the provider re-dates the boleto and answers new numbers (a new due factor: new line and barcode).
+    const newDue = addDays(due, 7);
+    const renumbered = boletoNumbers(
+      '001',
+      7700,
+      newDue,
+      `${b.id.replace(/[^0-9]/g, '')}${'0'.repeat(25)}`.slice(0, 25),
+    );
+    const deps = commandDeps(app.gateway.ctx);
+    const stream = transactionStream(b.id);
+    await handleCommand(
+      deps,
+      transaction,
+      stream,
+      { kind: 'request_due_date_change', dueDate: newDue },
+      { metadata },
+    );
+    await handleCommand(
+      deps,
+      transaction,
+      stream,
+      {
+        kind: 'change_due_date',
+        dueDate: newDue,
+        expiresAt: null,
+        artifacts: {
+          boleto_digitable_line: renumbered.digitableLine,
+          boleto_barcode: renumbered.barcode,
+          boleto_pix_copy_paste: null,
+          boleto_pix_expires_at: null,
+        },
+      },
+      { metadata },
+    );
+
+    const revalidated = await app.request('GET', b.path, { headers: { 'if-none-match': oldEtag } });
+    assertPdfHeaders(revalidated, b.id);
+    const newEtag = revalidated.headers.get('etag') ?? '';
+    assert.notEqual(newEtag, oldEtag);
+    assert.equal(await renders(), before + 1);
+    const read = await readPdf(revalidated.bytes);
+    const text = flat(read.text);
+    assert.ok(text.includes(formatDigitableLine(renumbered.digitableLine)), text);
+    assert.ok(!text.includes(formatDigitableLine(b.numbers.digitableLine)), text);
+    assert.deepEqual(read.codes, [`I2/5:${renumbered.barcode}`]);
+    assert.equal((await app.request('GET', b.path, { headers: { 'if-none-match': newEtag } })).status, 304);
+    // One stored document per charge: the superseded version is gone.
+    const rows = await app.gateway.ctx.db
+      .selectFrom('boleto_pdf_cache')
+      .select('version')
+      .where('transaction_id', '=', b.id)
+      .execute();
+    assert.deepEqual(
+      rows.map((r) => `"${r.version}"`),
+      [newEtag],
     );
   });
 });

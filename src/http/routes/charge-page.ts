@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { boletoPdf } from '../../boleto-pdf/cache.ts';
 import { boletoPdfInput } from '../../boleto-pdf/from-transaction.ts';
-import { renderBoletoPdf } from '../../boleto-pdf/render.ts';
+import { boletoPdfVersion } from '../../boleto-pdf/version.ts';
 import {
   CHARGE_PAGE_CSP,
   type ChargePageView,
@@ -13,6 +14,7 @@ import { documentSigningSecret } from '../../charge-page/signing-secret.ts';
 import type { AppContext } from '../context.ts';
 import { chargePageParams } from '../contract/charge-page.ts';
 import { ApiError } from '../errors.ts';
+import { createPayerPageLimiter } from '../payer-page-limit.ts';
 import type { HttpServer } from '../server.ts';
 import { foldTransaction, type TransactionView, toTransactionView } from '../transaction-dto.ts';
 
@@ -28,6 +30,23 @@ function secureHeaders(reply: FastifyReply): void {
   reply.header('x-content-type-options', 'nosniff');
   reply.header('referrer-policy', 'no-referrer');
   reply.header('x-frame-options', 'DENY');
+}
+
+/**
+ * The boleto PDF may be kept by the payer's browser, never by a shared cache (it carries the payer's name and
+ * document), and is revalidated on every use: max-age 0, so a due-date change (a new version, a new ETag) is
+ * seen at once, and a revalidation costs a 304, not a render (issue 23 item 2.5).
+ */
+const PDF_CACHE_CONTROL = 'private, max-age=0, must-revalidate';
+
+/**
+ * RFC 9110 13.1.2 If-None-Match: `*`, or a list of entity tags compared weakly (a `W/` prefix is ignored).
+ */
+export function noneMatch(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  if (header.trim() === '*') return true;
+  const opaque = etag.replace(/^W\//, '');
+  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === opaque);
 }
 
 /** The fields of a Transaction the page shows (same names; see ChargePageView). */
@@ -61,11 +80,14 @@ export function chargePageView(t: TransactionView, merchantName: string | null =
 /**
  * SPEC 2.2 `document_url` and `boleto_url`: the charge page a payer opens, and the boleto PDF. Public: the
  * HMAC signature in the path is the capability (src/charge-page/signature.ts), so there is no key, no
- * session and no per-actor rate limit (that limiter is keyed by the authenticated actor). The signature is
- * checked, in constant time, before the database is read: a wrong signature and an unknown id take the same
- * path and give the same `404 not_found`, so the answer never tells whether an id exists.
+ * session and no per-actor rate limit (that limiter is keyed by the authenticated actor); they are limited
+ * per client address instead (src/http/payer-page-limit.ts, issue 23 item 2.5), before anything else. The
+ * signature is checked, in constant time, before the database is read: a wrong signature and an unknown id
+ * take the same path and give the same `404 not_found`, so the answer never tells whether an id exists.
  */
 export function registerChargePageRoutes(app: HttpServer, ctx: AppContext): void {
+  const limiter = createPayerPageLimiter(ctx.config);
+  app.addHook('onClose', () => limiter.close());
   /**
    * A payer's browser gets a page in Portuguese for a link that leads nowhere, not the API's JSON; same
    * status (404), same headers (X-Request-ID comes from the server's hook), same answer for every cause.
@@ -142,6 +164,7 @@ export function registerChargePageRoutes(app: HttpServer, ctx: AppContext): void
     },
     async (request, reply) => {
       secureHeaders(reply);
+      await limiter.consume(request.ip);
       const transaction = await linkedTransaction(request.params.id, request.params.signature);
       const view = chargePageView(transaction, await merchantName(transaction.tenant_id));
       const html = await renderChargePage(view, { now: ctx.now() });
@@ -161,11 +184,15 @@ export function registerChargePageRoutes(app: HttpServer, ctx: AppContext): void
           "provider's data (digitable line, Interleaved 2 of 5 barcode, the boleto's Pix QR code while it is " +
           'payable). A boleto of the provider sandbox is marked "DOCUMENTO DE TESTE — SEM VALOR" (SPEC 1). The ' +
           'simulator issues no boleto numbers (`boleto_url` is null), so its boletos have no PDF: 404. A wrong ' +
-          'signature and an unknown id are the same 404 page as the charge page.',
+          'signature and an unknown id are the same 404 page as the charge page. The PDF is rendered once per ' +
+          'version of the document (its ETag); send it back in If-None-Match to get 304 while it is current. ' +
+          'Limited per client address with the charge page: 120 requests a minute, then 429.',
         params: chargePageParams,
         response: {
           200: {
-            description: 'The boleto (PDF, not cacheable)',
+            description:
+              'The boleto (PDF), with a strong ETag naming its version; cacheable by the browser only, ' +
+              'revalidated on every use',
             // The bytes of the PDF; the document says binary string, as OpenAPI 3.1 spells a file.
             content: {
               'application/pdf': {
@@ -175,6 +202,11 @@ export function registerChargePageRoutes(app: HttpServer, ctx: AppContext): void
               },
             },
           },
+          304: z
+            .null()
+            .meta({
+              description: 'Not modified: the If-None-Match ETag is the current version of the boleto',
+            }),
           404: {
             description:
               'A page in Portuguese ("Cobrança não encontrada") for a wrong signature, an unknown charge or a ' +
@@ -187,12 +219,18 @@ export function registerChargePageRoutes(app: HttpServer, ctx: AppContext): void
     },
     async (request, reply) => {
       secureHeaders(reply);
+      await limiter.consume(request.ip);
       const charge = await linkedCharge(request.params.id, request.params.signature);
       const transaction = charge.view;
       const input = boletoPdfInput(transaction, charge.request, await merchantName(transaction.tenant_id));
       // No boleto numbers (a Pix, the simulator's boleto, an issuance not finished): nothing is made up.
       if (!input) return notFoundPage(reply);
-      const pdf = await renderBoletoPdf(input);
+      const version = boletoPdfVersion(input);
+      const etag = `"${version}"`;
+      reply.header('etag', etag);
+      reply.header('cache-control', PDF_CACHE_CONTROL);
+      if (noneMatch(request.headers['if-none-match'], etag)) return reply.code(304).send(null);
+      const pdf = await boletoPdf(ctx.db, transaction.id, version, input);
       reply.header('content-disposition', `inline; filename="boleto-${transaction.id}.pdf"`);
       return reply.type('application/pdf').send(pdf);
     },
