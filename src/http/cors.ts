@@ -7,13 +7,29 @@ import { ApiError } from './errors.ts';
  * `403 origin_denied` before authentication, preflights included, so a denied page learns nothing about
  * credentials. Requests without `Origin` (servers, curl) are not affected. CORS is not authentication:
  * an allowed origin still needs a session or key.
+ *
+ * Issue 23 item 1.3: the gateway's own origin is always allowed, so the pages it serves (the /docs "Test
+ * Request" button) can call it: `BASE_URL`'s origin, or without BASE_URL the loopback spellings of the port
+ * the request arrived on (`http://localhost:<port>`, `http://127.0.0.1:<port>`, `http://[::1]:<port>`),
+ * never another host a DNS name could be pointed from.
  */
-export async function installCors(app: FastifyInstance, origins: readonly string[]): Promise<void> {
-  const allowed = new Set(origins);
+export async function installCors(
+  app: FastifyInstance,
+  origins: readonly string[],
+  baseUrl?: string,
+): Promise<void> {
+  const own = baseUrl === undefined ? undefined : new URL(baseUrl).origin;
+  const allowed = new Set(own === undefined ? origins : [...origins, own]);
+  const isOwnLoopback = (origin: string, port: number | undefined) =>
+    own === undefined &&
+    port !== undefined &&
+    [`http://localhost:${port}`, `http://127.0.0.1:${port}`, `http://[::1]:${port}`].includes(origin);
   // Added before @fastify/cors so a denied origin never reaches its preflight answer.
   app.addHook('onRequest', async (request, reply) => {
     const origin = request.headers.origin;
-    if (origin === undefined || allowed.has(origin)) return;
+    if (origin === undefined || allowed.has(origin) || isOwnLoopback(origin, request.socket.localPort)) {
+      return;
+    }
     // The answer depends on Origin; a shared cache must not serve this 403 to another origin.
     reply.header('vary', 'Origin');
     throw new ApiError('origin_denied');

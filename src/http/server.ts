@@ -97,7 +97,7 @@ export async function buildHttpServer({ ctx, authenticators, inFlight }: HttpDep
     reply.header('x-request-id', request.id);
   });
   // Before authentication: a denied origin is refused without looking at its credentials.
-  await installCors(app, ctx.config.CORS_ORIGINS);
+  await installCors(app, ctx.config.CORS_ORIGINS, ctx.config.BASE_URL);
   app.addHook('onRequest', async (request) => {
     const access = request.routeOptions.config.access;
     if (!access?.auth) return;

@@ -137,3 +137,55 @@ describe('CORS default: no browser origin allowed (SPEC 5.8)', () => {
     }
   });
 });
+
+describe("Issue 23 item 1.3: the gateway's own origin is always allowed (SPEC 5.8)", () => {
+  const GATEWAY = 'https://gateway.example.com';
+  let app: TestApp;
+  let unset: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp({ BASE_URL: `${GATEWAY}/`, CORS_ORIGINS: PANEL });
+    unset = await startTestApp();
+  });
+  afterAll(async () => {
+    await app?.close();
+    await unset?.close();
+  });
+
+  /** What the /docs page's "Test Request" sends: a same-origin POST, which browsers mark with Origin. */
+  const login = (target: TestApp, origin: string) =>
+    target.request('POST', '/admin/sessions', {
+      headers: { origin },
+      json: { email: 'nobody@example.com', password: 'not the password at all' },
+    });
+
+  test("BASE_URL's origin reaches the API, beside CORS_ORIGINS; other origins stay denied", async () => {
+    const res = await login(app, GATEWAY);
+    assert.equal(res.status, 401, res.text);
+    assert.equal(res.body.error.code, 'invalid_credentials');
+    assert.equal((await app.request('GET', '/health', { headers: { origin: PANEL } })).status, 200);
+    for (const origin of [EVIL, 'http://gateway.example.com', `${GATEWAY}:8443`, app.baseUrl]) {
+      const denied = await app.request('GET', '/health', { headers: { origin } });
+      assert.equal(denied.status, 403, origin);
+      assert.equal(denied.body.error.code, 'origin_denied', origin);
+    }
+  });
+
+  test('without BASE_URL, the loopback origins of the port the page was served from are the own origin', async () => {
+    const port = new URL(unset.baseUrl).port;
+    for (const origin of [unset.baseUrl, `http://localhost:${port}`, `http://[::1]:${port}`]) {
+      const res = await login(unset, origin);
+      assert.equal(res.status, 401, `${origin}: ${res.text}`);
+      assert.equal(res.body.error.code, 'invalid_credentials', origin);
+    }
+    // Another port on the same host is another origin; another host naming this port too.
+    for (const origin of [
+      `http://127.0.0.1:${Number(port) + 1}`,
+      `https://127.0.0.1:${port}`,
+      `http://evil.example.com:${port}`,
+    ]) {
+      const denied = await login(unset, origin);
+      assert.equal(denied.status, 403, origin);
+      assert.equal(denied.body.error.code, 'origin_denied', origin);
+    }
+  });
+});
