@@ -272,6 +272,11 @@ export interface PayoutRequest {
   readonly compensationDate: string;
 }
 
+/** `PayoutRequest.compensationDate` for a transfer sent at `now`: the day in America/Sao_Paulo (UTC-3, no DST since 2019). */
+export function payoutCompensationDate(now: Date): string {
+  return new Date(now.getTime() - 3 * 3_600_000).toISOString().slice(0, 10);
+}
+
 /** What a poll compares the answer with: the transfer, its reference and its amount must all match. */
 export interface PayoutQueryTarget {
   readonly transferId: string;

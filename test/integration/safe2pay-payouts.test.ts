@@ -7,6 +7,7 @@ import {
   type ProviderContext,
   type ProviderPort,
   payoutBankAccount,
+  payoutCompensationDate,
 } from '../../src/providers/port.ts';
 import { createSafe2PayAdapter } from '../../src/providers/safe2pay/adapter.ts';
 import { type EmulatorControl, emulatorControl } from '../support/emulator-control.ts';
@@ -150,6 +151,44 @@ describe('payout: POST payment/v2/Transfer (wire doc §5.2-5.3)', () => {
     const [held] = await transfersOf(input.identification);
     assert.equal(held?.amount, 1999);
     assert.equal(String(held?.id), outcome.transferId);
+  });
+
+  test('the compensation date is the day in São Paulo (UTC-3)', () => {
+    assert.equal(payoutCompensationDate(new Date('2026-11-27T02:59:59Z')), '2026-11-26');
+    assert.equal(payoutCompensationDate(new Date('2026-11-27T03:00:00Z')), '2026-11-27');
+  });
+
+  test('the register id comes from the register list of the answer; without one, the lot id (one-register lot)', async () => {
+    const listed = request();
+    const lot = await issuedPayout(listed);
+    const [held] = await transfersOf(listed.identification);
+    assert.equal(lot, String(held?.id));
+    // Without `TransferRegisters` the lot's Id is taken; the emulator numbers a one-register lot as its register.
+    const bare = request();
+    await control.fault({
+      operation: 'transfer_create',
+      reference: bare.identification,
+      fault: { type: 'override', field: 'TransferRegisters', value: null },
+    });
+    const bareId = await issuedPayout(bare);
+    const polled = await adapter.queryPayout(
+      { transferId: bareId, identification: bare.identification, amount: bare.amount },
+      ctx(),
+    );
+    assert.equal(polled.kind === 'issued' && polled.state, 'processing');
+    // A listed register for another amount, or none of ours listed: not the payout asked for (uncertain).
+    for (const value of [[{ Id: 7, Identification: 'refund:txn_x', Amount: 19.99 }], 'other']) {
+      const input = request(1999);
+      const registers =
+        value === 'other' ? [{ Id: 7, Identification: input.identification, Amount: 20 }] : value;
+      await control.fault({
+        operation: 'transfer_create',
+        reference: input.identification,
+        fault: { type: 'override', field: 'TransferRegisters', value: registers },
+      });
+      const outcome = await payout(input);
+      assert.equal(outcome.kind, 'uncertain', JSON.stringify(outcome));
+    }
   });
 
   test('savings accounts are sent as PP, a branch digit when there is one', async () => {

@@ -213,11 +213,15 @@ export function createSafe2PayPayouts(deps: {
         const ours = lot.TransferRegisters.filter(
           (r) => isRecord(r) && r.Identification === input.identification,
         );
-        if (ours.length !== 1) return uncertain('incomplete', http, lotId);
-        const read = registerRead(ours[0], http);
-        if ('kind' in read) return read;
-        if (read.amount !== input.amount) return uncertain('mismatch', http, read.id);
-        return { kind: 'issued', transferId: read.id };
+        const register = ours.length === 1 ? ours[0] : undefined;
+        const id = isRecord(register) ? idOf(register.Id) : null;
+        if (!isRecord(register) || !id) return uncertain('incomplete', http, lotId);
+        // Only what identifies it is read here; its state is what queryPayout reads. An amount, when given,
+        // must be ours: a register for another amount is not the payout asked for.
+        if (register.Amount !== undefined && reaisToCentavos(register.Amount) !== input.amount) {
+          return uncertain('mismatch', http, id);
+        }
+        return { kind: 'issued', transferId: id };
       }
       if (!lotId) return uncertain('incomplete', http);
       return { kind: 'issued', transferId: lotId };
