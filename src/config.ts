@@ -107,6 +107,17 @@ const schema = z
   .object({
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     HOST: z.string().default('127.0.0.1'),
+    /**
+     * Issue 23 item 2.11, SPEC 4.14: `/metrics` has a listener of its own (src/http/metrics-server.ts),
+     * never the public port. Unset: metrics are not served. 0 picks a free port (tests).
+     */
+    METRICS_PORT: z.preprocess(
+      // An empty value (`METRICS_PORT=` in a compose file) is unset, not port 0.
+      (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
+      z.coerce.number().int().min(0).max(65535).optional(),
+    ),
+    /** Bind address of the metrics listener: loopback unless the scraper needs another interface. */
+    METRICS_HOST: z.string().min(1).default('127.0.0.1'),
     BASE_URL: z.string().url().optional(),
     DATABASE_URL: z.string().min(1).optional(),
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(20),

@@ -351,11 +351,6 @@ const boletoCreated = { data: boletoTransaction };
 export const operationExamples: Record<string, OperationExamples> = {
   getHealth: { responses: { 200: { status: 'ok' } } },
   getReadiness: { responses: { 200: { status: 'ready', checks: { database: 'ok', rate_limiter: 'ok' } } } },
-  getMetrics: {
-    responses: {
-      200: '# HELP http_requests_total HTTP requests by route and status.\n# TYPE http_requests_total counter\nhttp_requests_total{method="POST",route="/v1/pix",status="201"} 42\n',
-    },
-  },
   getChargePage: {
     responses: {
       200: '<!doctype html><html lang="pt-BR"><head><meta charset="utf-8"><title>Cobrança Pix: R$ 159,90</title></head><body>…</body></html>',

@@ -74,8 +74,8 @@ export const TAGS = [
   },
   {
     name: 'Infrastructure',
-    description: 'SPEC 4.14: health, readiness and metrics.',
-    prefixes: ['/health', '/ready', '/metrics'],
+    description: 'SPEC 4.14: health and readiness (metrics have a port of their own, METRICS_PORT).',
+    prefixes: ['/health', '/ready'],
   },
 ] as const;
 

@@ -18,6 +18,7 @@ import { ApiError } from './errors.ts';
 import { registerHttpMetrics } from './http-metrics.ts';
 import type { InFlight } from './in-flight.ts';
 import { BODY_LIMIT, useStrictJsonBodies } from './json-body.ts';
+import { installMetricsListener } from './metrics-server.ts';
 import { refuseNulCharacters } from './nul-guard.ts';
 import { describeRoutes, registerOpenApi } from './openapi.ts';
 import { registerApiKeyRoutes } from './routes/api-keys.ts';
@@ -91,6 +92,11 @@ export async function buildHttpServer({ ctx, authenticators, inFlight }: HttpDep
   useStrictJsonBodies(app);
   installErrorHandling(app);
   registerHttpMetrics(app);
+  installMetricsListener(app, {
+    port: ctx.config.METRICS_PORT,
+    host: ctx.config.METRICS_HOST,
+    logger: ctx.logger,
+  });
   app.decorateRequest('principal', null);
 
   app.addHook('onRequest', async (request, reply) => {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.ts';
 import { asyncProjections } from '../../src/projections/index.ts';
 import { startTestApp, type TestApp } from '../support/http.ts';
 
@@ -9,10 +10,19 @@ function sample(text: string, series: string): number | undefined {
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
 
+/** A GET on the gateway's metrics listener (METRICS_PORT), never the public port. */
+async function scrape(app: TestApp, path = '/metrics') {
+  const address = app.gateway.http.metricsListener?.address();
+  assert.ok(address, 'the metrics listener listens');
+  assert.equal(address.address, '127.0.0.1', 'bound to loopback by default');
+  const res = await fetch(`http://127.0.0.1:${address.port}${path}`);
+  return { status: res.status, headers: res.headers, text: await res.text() };
+}
+
 describe('Health, readiness and metrics (SPEC 4.14)', () => {
   let app: TestApp;
   beforeAll(async () => {
-    app = await startTestApp();
+    app = await startTestApp({ METRICS_PORT: '0' });
   });
   afterAll(() => app.close());
 
@@ -30,12 +40,12 @@ describe('Health, readiness and metrics (SPEC 4.14)', () => {
 
   test('SPEC 4.14: GET /metrics counts requests by route template and status, and errors', async () => {
     const series = 'calebe_http_requests_total{method="GET",route="/health",status="200"}';
-    const before = sample((await app.request('GET', '/metrics')).text, series) ?? 0;
+    const before = sample((await scrape(app)).text, series) ?? 0;
     await app.request('GET', '/health');
     const missing = await app.request('GET', '/v1/no-such-route/123');
     assert.equal(missing.status, 404);
 
-    const res = await app.request('GET', '/metrics');
+    const res = await scrape(app);
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
     assert.equal(sample(res.text, series), before + 1);
@@ -53,16 +63,49 @@ describe('Health, readiness and metrics (SPEC 4.14)', () => {
 
   test('SPEC 4.14: GET /metrics exposes the projection lag gauge once the async projections ran', async () => {
     for (const projection of asyncProjections) await app.gateway.runner.step(projection);
-    const res = await app.request('GET', '/metrics');
+    const res = await scrape(app);
     assert.match(res.text, /^# TYPE calebe_projection_lag_seconds gauge$/m);
     // Caught up on an empty log: every async projection reports a lag of 0.
     assert.match(res.text, /^calebe_projection_lag_seconds\{projection="[a-z_]+"\} 0$/m);
   });
 
-  test('SPEC 4.14: /openapi.json documents the three endpoints, /metrics as text/plain', async () => {
+  test('issue 23 item 2.11: /metrics is not served on the public port (404), only on its own listener', async () => {
+    const res = await app.request('GET', '/metrics');
+    assert.equal(res.status, 404);
+    assert.equal(res.body.error.code, 'not_found');
+    assert.ok(!res.text.includes('calebe_http_requests_total'));
+    // The listener answers metrics and nothing else: the API is not reachable through it.
+    assert.equal((await scrape(app, '/health')).status, 404);
+    assert.equal((await scrape(app, '/v1/transactions')).status, 404);
+  });
+
+  test('SPEC 4.14: /openapi.json documents /health and /ready; /metrics is not part of the public API', async () => {
     const doc = (await app.request('GET', '/openapi.json')).body;
     assert.ok(doc.paths['/health'].get);
     assert.ok(doc.paths['/ready'].get.responses['503']);
-    assert.ok(doc.paths['/metrics'].get.responses['200'].content['text/plain']);
+    assert.equal(doc.paths['/metrics'], undefined);
+  });
+});
+
+describe('METRICS_PORT unset (issue 23 item 2.11)', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp();
+  });
+  afterAll(() => app.close());
+
+  test('no metrics listener, and the public port still answers 404 to /metrics', async () => {
+    assert.equal(app.gateway.http.metricsListener, null);
+    assert.equal((await app.request('GET', '/metrics')).status, 404);
+  });
+
+  test('METRICS_PORT and METRICS_HOST are validated at start', () => {
+    assert.equal(loadConfig({}).METRICS_PORT, undefined);
+    assert.equal(loadConfig({ METRICS_PORT: '' }).METRICS_PORT, undefined);
+    assert.equal(loadConfig({}).METRICS_HOST, '127.0.0.1');
+    assert.equal(loadConfig({ METRICS_PORT: '9464' }).METRICS_PORT, 9464);
+    for (const bad of ['-1', '65536', 'nine']) {
+      assert.throws(() => loadConfig({ METRICS_PORT: bad }), ConfigError, bad);
+    }
   });
 });

@@ -55,7 +55,7 @@ const REQUIRES_KEY = [
   'updateBoletoDueDate',
 ];
 const OPTIONAL_KEY = ['createCostCenter'];
-const PUBLIC = ['getHealth', 'getReadiness', 'getMetrics', 'createSession', 'getChargePage', 'getBoletoPdf'];
+const PUBLIC = ['getHealth', 'getReadiness', 'createSession', 'getChargePage', 'getBoletoPdf'];
 
 let app: TestApp;
 let doc: Doc;

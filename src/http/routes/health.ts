@@ -1,14 +1,9 @@
 import { sql } from 'kysely';
-import { z } from 'zod';
-import { metrics } from '../../metrics.ts';
 import { withTimeout } from '../../timeouts.ts';
 import type { AppContext } from '../context.ts';
 import { healthBody, readyBody } from '../contract/health.ts';
 import { ApiError } from '../errors.ts';
 import type { HttpServer } from '../server.ts';
-
-/** Prometheus text exposition format (prom-client's registry content type, without the charset). */
-export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4';
 
 export interface HealthOptions {
   /** How long each readiness check may take (SPEC 4.14 "with a timeout"). */
@@ -16,8 +11,8 @@ export interface HealthOptions {
 }
 
 /**
- * SPEC 4.14 infrastructure endpoints; none needs a login. `/metrics` is to be restricted at the network
- * edge, not here.
+ * SPEC 4.14 infrastructure endpoints; none needs a login. `/metrics` is not on this (public) port: it has a
+ * listener of its own, METRICS_PORT on loopback by default (src/http/metrics-server.ts, issue 23 item 2.11).
  */
 export function registerHealthRoutes(
   app: HttpServer,
@@ -70,26 +65,6 @@ export function registerHealthRoutes(
         throw new ApiError('not_ready', `Not ready: ${failing.join(' and ')} not answering.`);
       }
       return { status: 'ready' as const, checks: { database: 'ok' as const, rate_limiter: 'ok' as const } };
-    },
-  );
-
-  app.get(
-    '/metrics',
-    {
-      schema: {
-        operationId: 'getMetrics',
-        summary: 'Prometheus metrics (no key; restrict at the network edge)',
-        response: {
-          200: {
-            description: 'Prometheus text exposition format 0.0.4',
-            content: { 'text/plain': { schema: z.string() } },
-          },
-        },
-      },
-    },
-    async (_request, reply) => {
-      const body = await metrics.metrics();
-      return reply.type(METRICS_CONTENT_TYPE).send(body);
     },
   );
 }
