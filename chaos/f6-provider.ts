@@ -13,7 +13,10 @@
  * - 0 references with two provider charges, 0 provider charges foreign to the load;
  * - every charge ends in the emulator's truth: the emulator's status (and `paid_with`) with its id as
  *   `provider_reference`, or `unknown`/`failed` when the emulator never got it; none left `processing`;
- * - `calebe audit replay --all` 0 differences.
+ * - `calebe audit replay --all` 0 differences;
+ * - then the race phase (./f6-races.ts, issue 22): 50 refunds at once on paid Pix and 50 due-date changes at
+ *   once on open boletos, each with its own key: 0 double provider operations, no 5xx, the gateway and the
+ *   emulator agree after a refresh.
  *
  * The faults at creation that lose the answer let the emulator do the work first (the default `commit`),
  * so an uncertain charge always exists remotely and must be found; a 5xx before the work (a request the
@@ -29,6 +32,7 @@ import type { Fault, Operation } from '../src/providers/emulator/faults.ts';
 import { type ProviderEmulator, startProviderEmulator } from '../src/providers/emulator/server.ts';
 import { boletoBody } from '../test/support/charges.ts';
 import { emulatorControl } from '../test/support/emulator-control.ts';
+import { RACE_WIDTH, raceChanges } from './f6-races.ts';
 import {
   type Acked,
   auditReplay,
@@ -247,6 +251,8 @@ function agrees(local: LocalCharge, remote: readonly RemoteCharge[]): boolean {
     const paidWith = r.method === 'pix' ? 'pix' : r.paidWith;
     return local.status === 'paid' && local.paid_with === paidWith;
   }
+  // Returned by the race phase's refunds.
+  if (r.status === 6) return local.status === 'refunded';
   return false;
 }
 
@@ -420,6 +426,18 @@ export async function runF6(opts: ChaosOptions): Promise<boolean> {
     await sleep(1_000);
   }
   const settleSeconds = (Date.now() - settleStarted) / 1000;
+
+  // Races on settled charges, the gateway up (issue 22): one provider operation per charge.
+  const races = await raceChanges({
+    baseUrl: gateway.baseUrl,
+    apiKey: liveKey,
+    emulator,
+    charges: (await localCharges(databaseUrl, tenant.tenantId)).flatMap((l) => {
+      const method = load.acked.find((a) => a.transactionId === l.id)?.method;
+      return method ? [{ id: l.id, status: l.status, method }] : [];
+    }),
+    prefix,
+  });
   await gateway.stop();
 
   // Post-mortem.
@@ -428,7 +446,8 @@ export async function runF6(opts: ChaosOptions): Promise<boolean> {
   const locals = await localCharges(databaseUrl, tenant.tenantId);
   const localIds = new Set(locals.map((l) => l.id));
   const calls = await emulatorControl(emulator.url).calls();
-  const ledger = await checkLedger(databaseUrl, tenant.tenantId, load, prefix);
+  // The load's keys are live keys (real-mode charges).
+  const ledger = await checkLedger(databaseUrl, tenant.tenantId, load, prefix, true);
   // Last: it blocks this process (and the emulator in it) while the CLI runs.
   const audit = auditReplay(databaseUrl);
   const faultsByOp = new Counter();
@@ -492,9 +511,17 @@ export async function runF6(opts: ChaosOptions): Promise<boolean> {
       ],
       ['final charge statuses', statuses.toString()],
       ['transaction rows / streams', `${ledger.rows} / ${ledger.streams}`],
+      [
+        `races: charges raced with ${RACE_WIDTH} at once (refund / due date)`,
+        `${fmt(races.refundCharges)} / ${fmt(races.dueDateCharges)}`,
+      ],
+      ['race answers (operation, status, code)', races.answers.toString()],
       ['audit replay', `exit ${audit.code}: ${audit.summary}`],
     ],
   );
+  for (const line of [...races.unexpected, ...races.doubled, ...races.diverging].slice(0, 10)) {
+    console.log(`  race: ${line}`);
+  }
   if (load.unexpected.length > 0) console.log('unexpected answers:', load.unexpected.slice(0, 5));
   if (mismatched.length > 0) {
     const reasons = new Counter();
@@ -602,6 +629,24 @@ export async function runF6(opts: ChaosOptions): Promise<boolean> {
       target: '0',
       measured: fmt(gateway.unexpectedExits.length),
       ok: gateway.unexpectedExits.length === 0,
+    },
+    {
+      check: `races of ${RACE_WIDTH} refunds / due-date changes at once: operations at the emulator per charge`,
+      target: 'refund <= 1; due date = changes answered',
+      measured: `${fmt(races.doubled.length)} of ${fmt(races.refundCharges + races.dueDateCharges)} charges off`,
+      ok: races.doubled.length === 0 && races.refundCharges > 0 && races.dueDateCharges > 0,
+    },
+    {
+      check: 'race answers other than 200, 202 or the documented 409 (no 5xx)',
+      target: '0',
+      measured: fmt(races.unexpected.length),
+      ok: races.unexpected.length === 0,
+    },
+    {
+      check: 'raced charges agreeing with the emulator after a refresh',
+      target: 'all',
+      measured: `${fmt(races.refundCharges + races.dueDateCharges - races.diverging.length)} / ${fmt(races.refundCharges + races.dueDateCharges)}`,
+      ok: races.diverging.length === 0,
     },
     auditVerdict(audit, ledger),
   ];

@@ -753,6 +753,8 @@ export async function checkLedger(
   tenantId: string,
   load: Pick<CreateLoadResult, 'acked' | 'unacked'>,
   prefix: string,
+  /** The mode of the load's keys: their claims live in that mode's stream (issue 12). */
+  livemode = false,
 ): Promise<LedgerCheck> {
   return withDb(databaseUrl, async (c) => {
     const claims = new Map<string, string>();
@@ -769,8 +771,7 @@ export async function checkLedger(
     const byId = new Map(txns.map((t) => [t.id, t]));
     const missing: string[] = [];
     for (const a of load.acked) {
-      // The load's keys are the seed's test keys: their claims live in the test-mode stream (issue 12).
-      const claimed = claims.get(idempotencyStream(tenantId, a.key, false));
+      const claimed = claims.get(idempotencyStream(tenantId, a.key, livemode));
       const row = byId.get(a.transactionId);
       if (claimed !== a.transactionId || !row || row.reference !== a.reference) missing.push(a.key);
     }
