@@ -13,6 +13,7 @@ import { runF4 } from './f4-webhooks.ts';
 import { runF5 } from './f5-bad-input.ts';
 import { runF6 } from './f6-provider.ts';
 import { runF7 } from './f7-two-processes.ts';
+import { runF8 } from './f8-pdf-load.ts';
 import { ADMIN_URL, type ChaosOptions, runCleanups } from './support.ts';
 
 const USAGE = `usage: npm run chaos -- <name> [flags]
@@ -35,8 +36,11 @@ names:
                 two --role api and two --role worker processes, one SIGKILLed every 3-5 s: 100 identical
                 creations make one charge and one provider call, no webhook-id received twice without a
                 worker killed mid-attempt, the 120/min limit shared, one reconciler run per charge (~3 min)
+  f8-pdf-load   --workers clients hammer one payer's boleto PDF link, from one loopback address then from
+                256, while one client times the API beside them: 429 past 120/min per address, one render
+                for the one version, the API's p50 within 50 ms (the finding: 647 ms)     (--seconds)
   all           every scenario, one after the other
-  (f1 .. f7 are accepted as short names)
+  (f1 .. f8 are accepted as short names)
 
 flags (environment variable in brackets):
   --seconds N     load (F1-F3, F6) or flapping (F4) duration        [CHAOS_SECONDS]     default 60
@@ -65,6 +69,7 @@ const SCENARIOS: Record<string, (opts: ChaosOptions) => Promise<boolean>> = {
   'f5-bad-input': runF5,
   'f6-provider': runF6,
   'f7-two-processes': runF7,
+  'f8-pdf-load': runF8,
 };
 
 function parse(argv: readonly string[]): { name: string | undefined; opts: ChaosOptions } {
