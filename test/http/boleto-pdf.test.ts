@@ -229,6 +229,27 @@ describe('one render per document version (issue 23 item 2.5)', () => {
     assert.equal(await renders(), before + 1);
   });
 
+  test('another API process on the same database serves the stored PDF without rendering it', async () => {
+    const b = await providerBoleto('production', 3210);
+    const first = await app.request('GET', b.path);
+    assertPdfHeaders(first, b.id);
+    const before = await renders();
+    const other = await startTestApp(
+      { DOCUMENT_SIGNING_SECRET: SECRET, ENABLE_SIMULATOR: 'true' },
+      undefined,
+      app.db,
+    );
+    try {
+      const served = await other.request('GET', b.path);
+      assertPdfHeaders(served, b.id);
+      assert.ok(served.bytes.equals(first.bytes));
+      assert.equal(served.headers.get('etag'), first.headers.get('etag'));
+      assert.equal(await renders(), before, 'the other process read the stored render');
+    } finally {
+      await other.close();
+    }
+  });
+
   test('a due-date change is a new version: new ETag, the new line in the PDF, the old ETag gets the new PDF', async () => {
     const b = await providerBoleto('production', 7700);
     const old = await app.request('GET', b.path);
