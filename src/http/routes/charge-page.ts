@@ -140,11 +140,11 @@ export function registerChargePageRoutes(app: HttpServer, ctx: AppContext): void
     {
       schema: {
         operationId: 'getChargePage',
-        summary: 'Charge page for the payer (SPEC 2.2 document_url; no key)',
+        summary: 'Charge page for the payer (the document_url of a charge; no key)',
         description:
-          'The `document_url` of a Transaction (SPEC 2.2): a server-rendered page in Portuguese with the amount, ' +
+          'The `document_url` of a Transaction: a server-rendered page in Portuguese with the amount, ' +
           'status and, only while the charge is payable, how to pay. A simulated charge shows "SIMULADO — não ' +
-          'pagável" and nothing scannable (SPEC 1). The signature in the path is the access; a wrong signature ' +
+          'pagável" and nothing scannable. The signature in the path is the access; a wrong signature ' +
           'and an unknown id are the same 404.',
         params: chargePageParams,
         response: {
@@ -178,11 +178,11 @@ export function registerChargePageRoutes(app: HttpServer, ctx: AppContext): void
     {
       schema: {
         operationId: 'getBoletoPdf',
-        summary: 'Boleto PDF (SPEC 2.2 boleto_url; no key)',
+        summary: 'Boleto PDF (the boleto_url of a charge; no key)',
         description:
-          'The `boleto_url` of a Transaction (SPEC 2.2): the boleto as a PDF, drawn by the gateway from the ' +
+          'The `boleto_url` of a Transaction: the boleto as a PDF, drawn by the gateway from the ' +
           "provider's data (digitable line, Interleaved 2 of 5 barcode, the boleto's Pix QR code while it is " +
-          'payable). A boleto of the provider sandbox is marked "DOCUMENTO DE TESTE — SEM VALOR" (SPEC 1). The ' +
+          'payable). A boleto of the provider sandbox is marked "DOCUMENTO DE TESTE — SEM VALOR". The ' +
           'simulator issues no boleto numbers (`boleto_url` is null), so its boletos have no PDF: 404. A wrong ' +
           'signature and an unknown id are the same 404 page as the charge page. The PDF is rendered once per ' +
           'version of the document (its ETag); send it back in If-None-Match to get 304 while it is current. ' +
@@ -202,11 +202,9 @@ export function registerChargePageRoutes(app: HttpServer, ctx: AppContext): void
               },
             },
           },
-          304: z
-            .null()
-            .meta({
-              description: 'Not modified: the If-None-Match ETag is the current version of the boleto',
-            }),
+          304: z.null().meta({
+            description: 'Not modified: the If-None-Match ETag is the current version of the boleto',
+          }),
           404: {
             description:
               'A page in Portuguese ("Cobrança não encontrada") for a wrong signature, an unknown charge or a ' +
