@@ -33,6 +33,7 @@ export type UserCreatedData = z.infer<typeof userCreatedSchema>;
 export type UserEvent =
   | DomainEvent<'User.Created', UserCreatedData>
   | DomainEvent<'User.PasswordChanged', { user_id: string; password_hash: string }>
+  | DomainEvent<'User.PasswordChangeRefused', { user_id: string }>
   | DomainEvent<'User.Suspended', { user_id: string }>
   | DomainEvent<'User.Reactivated', { user_id: string }>;
 
@@ -48,6 +49,8 @@ export const userEvents = [
     version: 1,
     schema: z.object({ user_id: z.string().min(1), password_hash: z.string().min(1) }),
   }),
+  // Issue 23 item 2.4: a self-change whose current password did not match, kept for the audit log.
+  defineEvent({ type: 'User.PasswordChangeRefused', version: 1, schema: userIdOnly }),
   defineEvent({ type: 'User.Suspended', version: 1, schema: userIdOnly }),
   defineEvent({ type: 'User.Reactivated', version: 1, schema: userIdOnly }),
   defineEvent({ type: 'UserEmail.Claimed', version: 1, schema: userCreatedSchema }),
@@ -66,7 +69,17 @@ export type UserState =
 
 export type UserCommand =
   | { kind: 'create'; user: UserCreatedData }
-  | { kind: 'change_password'; password_hash: string }
+  | {
+      kind: 'change_password';
+      password_hash: string;
+      /**
+       * Issue 23 item 2.4: on a self-change, the hash the caller's current password was verified against
+       * (bcrypt runs in the command layer); refused if the password changed since.
+       */
+      verified_hash?: string;
+    }
+  /** A self-change whose current password did not match: recorded, nothing else changes. */
+  | { kind: 'refuse_password_change' }
   | { kind: 'suspend' }
   | { kind: 'reactivate' };
 
@@ -74,30 +87,35 @@ export type UserCommand =
  * State table (SPEC 5.6: active <-> suspended; the password changes only while active; repeating a move is
  * a no-op, so a retry appends nothing).
  *
- *   state     | create                      | change_password                | suspend                    | reactivate
- *   ----------+-----------------------------+--------------------------------+----------------------------+---------------------------
- *   none      | User.Created -> active (*)  | 404 not_found                  | 404 not_found              | 404 not_found
- *   active    | same facts: no-op; else 409 | User.PasswordChanged -> active | User.Suspended -> suspended| no-op
- *   suspended | same facts: no-op; else 409 | 409 conflict                   | no-op                      | User.Reactivated -> active
+ *   state     | create                      | change_password                    | refuse_password_change                | suspend                    | reactivate
+ *   ----------+-----------------------------+------------------------------------+---------------------------------------+----------------------------+---------------------------
+ *   none      | User.Created -> active (*)  | 404 not_found                      | 404 not_found                         | 404 not_found              | 404 not_found
+ *   active    | same facts: no-op; else 409 | User.PasswordChanged -> active (†) | User.PasswordChangeRefused -> active  | User.Suspended -> suspended| no-op
+ *   suspended | same facts: no-op; else 409 | 409 conflict                       | 409 conflict                          | no-op                      | User.Reactivated -> active
  *
  * (*) refused with 422 validation_error when a role other than super_admin has no tenant (SPEC 5.7).
+ * (†) with `verified_hash`, refused with 422 validation_error (param current_password) when the password
+ *     is no longer the one the current password was verified against (a concurrent change).
  */
 export const userTransitions: TransitionTable<UserStatus, UserCommand['kind'], UserEvent['type']> = {
   none: {
     create: { emits: 'User.Created', to: 'active' },
     change_password: { refuse: 'not_found' },
+    refuse_password_change: { refuse: 'not_found' },
     suspend: { refuse: 'not_found' },
     reactivate: { refuse: 'not_found' },
   },
   active: {
     create: { repeat: 'same_facts_or_conflict' },
     change_password: { emits: 'User.PasswordChanged', to: 'active' },
+    refuse_password_change: { emits: 'User.PasswordChangeRefused', to: 'active' },
     suspend: { emits: 'User.Suspended', to: 'suspended' },
     reactivate: { noop: true },
   },
   suspended: {
     create: { repeat: 'same_facts_or_conflict' },
     change_password: { refuse: 'conflict' },
+    refuse_password_change: { refuse: 'conflict' },
     suspend: { noop: true },
     reactivate: { emits: 'User.Reactivated', to: 'active' },
   },
@@ -105,6 +123,7 @@ export const userTransitions: TransitionTable<UserStatus, UserCommand['kind'], U
 
 const REFUSALS: Partial<Record<UserCommand['kind'], string>> = {
   change_password: 'A suspended user cannot change password.',
+  refuse_password_change: 'A suspended user cannot change password.',
 };
 
 /** SPEC 5.7: every role but super_admin belongs to a tenant. */
@@ -139,6 +158,8 @@ export const userDecider: Decider<UserCommand, UserEvent, UserState> = {
     switch (event.type) {
       case 'User.PasswordChanged':
         return { ...state, passwordHash: event.data.password_hash };
+      case 'User.PasswordChangeRefused':
+        return state;
       case 'User.Suspended':
         return { ...state, status: 'suspended' };
       case 'User.Reactivated':
@@ -168,7 +189,16 @@ export const userDecider: Decider<UserCommand, UserEvent, UserState> = {
     const user_id = state.created.user_id;
     switch (command.kind) {
       case 'change_password':
+        if (command.verified_hash !== undefined && command.verified_hash !== state.passwordHash) {
+          return new DomainError(
+            'validation_error',
+            'Your password changed while this request ran; send the new one as current_password.',
+            { param: 'current_password' },
+          );
+        }
         return [{ type: 'User.PasswordChanged', data: { user_id, password_hash: command.password_hash } }];
+      case 'refuse_password_change':
+        return [{ type: 'User.PasswordChangeRefused', data: { user_id } }];
       case 'suspend':
         return [{ type: 'User.Suspended', data: { user_id } }];
       case 'reactivate':

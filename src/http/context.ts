@@ -8,7 +8,7 @@ import type { Logger } from '../logger.ts';
 /** Counts requests per actor; the store is Redis when REDIS_URL is set, in-process otherwise. */
 export interface RateLimiter {
   /** Throws `429 rate_limit_exceeded` past the limit, `503 rate_limiter_unavailable` when the store fails. */
-  consume(bucket: 'api' | 'login' | 'auth_failure', actor: string): Promise<void>;
+  consume(bucket: 'api' | 'login' | 'auth_failure' | 'password', actor: string): Promise<void>;
   /**
    * `consume('api', actor)` in one store round trip (issue 14): an authenticated request's whole rate-limit
    * work. Failures counted against its address are not consulted (issue 23 item 2.2): 429 only when the

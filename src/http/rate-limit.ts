@@ -20,6 +20,11 @@ export const LIMITS = {
   api: { points: 120, duration: 60 },
   login: { points: 10, duration: 60 },
   auth_failure: { points: 20, duration: 60 },
+  /**
+   * Issue 23 item 2.4: current-password checks of a self password change, per user: SPEC 8's login rate,
+   * so a stolen session cannot guess its owner's password faster than a login could.
+   */
+  password: { points: 10, duration: 60 },
 } as const;
 
 type Bucket = keyof typeof LIMITS;
@@ -89,6 +94,7 @@ export function createMemoryRateLimiter(
     {
       api: new RateLimiterMemory({ keyPrefix: 'api', ...LIMITS.api, points: apiPerMinute }),
       login: new RateLimiterMemory({ keyPrefix: 'login', ...LIMITS.login }),
+      password: new RateLimiterMemory({ keyPrefix: 'password', ...LIMITS.password }),
       auth_failure: new RateLimiterMemory({
         keyPrefix: 'auth_failure',
         ...LIMITS.auth_failure,
@@ -157,7 +163,12 @@ export function createRedisRateLimiter({
       rejectIfRedisNotReady: true,
     });
 
-  const limiters = { api: limiter('api'), login: limiter('login'), auth_failure: limiter('auth_failure') };
+  const limiters = {
+    api: limiter('api'),
+    login: limiter('login'),
+    auth_failure: limiter('auth_failure'),
+    password: limiter('password'),
+  };
   client.defineCommand('calebeAdmit', { numberOfKeys: 1, lua: ADMIT_LUA });
   const admit = client as unknown as { calebeAdmit(apiKey: string, apiSeconds: number): Promise<number> };
   return limiterOver(

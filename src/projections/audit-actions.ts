@@ -25,6 +25,7 @@ export const AUDIT_ACTIONS: Readonly<Record<string, string>> = {
   'TenantType.Created': 'tenant_type.created',
   'User.Created': 'user.created',
   'User.PasswordChanged': 'user.password_changed',
+  'User.PasswordChangeRefused': 'user.password_change_refused',
   'User.Suspended': 'user.suspended',
   'User.Reactivated': 'user.reactivated',
   'WebhookEndpoint.Registered': 'webhook_endpoint.created',

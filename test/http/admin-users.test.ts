@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, test } from 'vitest';
+import { auditProjection } from '../../src/projections/audit.ts';
 import {
   ADMIN_EMAIL,
   ADMIN_PASSWORD,
@@ -172,7 +173,12 @@ describe('admin users over HTTP (SPEC 2.7, 5.6, 5.7, 7)', () => {
       const token = await logIn(app, u.email);
       const other = await logIn(app, u.email);
       const newPassword = `new password ${randomUUID()}`;
-      const res = await post(`/admin/users/${u.id}/password`, { password: newPassword }, {}, token);
+      const res = await post(
+        `/admin/users/${u.id}/password`,
+        { password: newPassword, current_password: PASSWORD },
+        {},
+        token,
+      );
       assert.equal(res.status, 204, res.text);
       assertError(await get('/admin/tenants', token), 401, 'unauthorized');
       assertError(await get('/admin/tenants', other), 401, 'unauthorized');
@@ -228,5 +234,104 @@ describe('admin users over HTTP (SPEC 2.7, 5.6, 5.7, 7)', () => {
     // A suspended user's password cannot change (the state table refuses it).
     assert.equal((await post(`/admin/users/${stranger.id}/suspend`)).status, 200);
     assertError(await post(`/admin/users/${stranger.id}/password`, { password: PASSWORD }), 409, 'conflict');
+  });
+
+  /** The audit entries of one user's stream with this action, brought up to date as the worker would. */
+  async function audited(action: string, userId: string) {
+    await app.gateway.runner.catchUp(auditProjection);
+    const res = await get(`/admin/audit?action=${action}&limit=100`);
+    assert.equal(res.status, 200, res.text);
+    const entries = res.body.data as {
+      action: string;
+      actor: string;
+      target_id: string;
+      request_id: string;
+    }[];
+    return entries.filter((e) => e.target_id === userId);
+  }
+
+  test('issue 23 item 2.4 (OWASP ASVS V2.1.6): changing your own password needs your current password', async () => {
+    const tenant = await admin.tenant(typeId);
+    const u = await admin.user('tenant_admin', tenant);
+    const token = await logIn(app, u.email);
+    const stolen = `stolen-session takeover ${randomUUID()}`;
+
+    // A session alone is not enough: no current password, 422 naming the field; nothing changes.
+    const missing = await post(`/admin/users/${u.id}/password`, { password: stolen }, {}, token);
+    assertError(missing, 422, 'validation_error');
+    assert.equal(missing.body.error.param, 'current_password');
+
+    // A wrong current password: 422 naming the field, audited, nothing changes.
+    const wrong = await post(
+      `/admin/users/${u.id}/password`,
+      { password: stolen, current_password: 'not my password at all' },
+      {},
+      token,
+    );
+    assertError(wrong, 422, 'validation_error');
+    assert.equal(wrong.body.error.param, 'current_password');
+    assert.ok(!wrong.text.includes('not my password at all'), 'the guess is never echoed');
+    const [refused, ...more] = await audited('user.password_change_refused', u.id);
+    assert.ok(refused, 'the refused attempt is in the audit log');
+    assert.equal(more.length, 0);
+    assert.equal(refused.action, 'user.password_change_refused');
+    assert.equal(refused.request_id, wrong.headers.get('x-request-id'));
+    assert.equal(refused.actor, `user:${u.id}`);
+    assert.ok(!JSON.stringify(refused).includes('not my password at all'));
+    // The session and the password are untouched.
+    assert.equal((await get('/admin/tenants', token)).status, 200);
+    assertError(await login(u.email, stolen), 401, 'invalid_credentials');
+    assert.equal((await login(u.email)).status, 201);
+    assert.deepEqual(await audited('user.password_changed', u.id), []);
+
+    // The right current password changes it (audited as user.password_changed, by the user).
+    const fresh = `the owner's new password ${randomUUID()}`;
+    const ok = await post(
+      `/admin/users/${u.id}/password`,
+      { password: fresh, current_password: PASSWORD },
+      {},
+      token,
+    );
+    assert.equal(ok.status, 204, ok.text);
+    const [changed] = await audited('user.password_changed', u.id);
+    assert.equal(changed?.request_id, ok.headers.get('x-request-id'));
+    assert.equal((await login(u.email, fresh)).status, 201);
+  });
+
+  test('issue 23 item 2.4: current-password checks are limited to 10 a minute per user (SPEC 8 login rate)', async () => {
+    const tenant = await admin.tenant(typeId);
+    const u = await admin.user('viewer', tenant);
+    const token = await logIn(app, u.email);
+    const attempt = (current_password: string) =>
+      post(
+        `/admin/users/${u.id}/password`,
+        { password: `guess ${randomUUID()}`, current_password },
+        {},
+        token,
+      );
+    for (let i = 0; i < 10; i++) assertError(await attempt(`guess number ${i}`), 422, 'validation_error');
+    // The 11th is refused before the password is compared, even the right one.
+    assertError(await attempt(PASSWORD), 429, 'rate_limit_exceeded');
+    assert.equal((await audited('user.password_change_refused', u.id)).length, 10);
+  });
+
+  test("issue 23 item 2.4: a super_admin resetting another user's password sends no current password", async () => {
+    const tenant = await admin.tenant(typeId);
+    const u = await admin.user('viewer', tenant);
+    const sent = await post(`/admin/users/${u.id}/password`, {
+      password: 'reset by the admin 1',
+      current_password: PASSWORD,
+    });
+    assertError(sent, 422, 'validation_error');
+    assert.equal(sent.body.error.param, 'current_password');
+    assert.equal(
+      (await post(`/admin/users/${u.id}/password`, { password: 'reset by the admin 1' })).status,
+      204,
+    );
+    assert.equal((await login(u.email, 'reset by the admin 1')).status, 201);
+    // The super_admin's own password follows the self rule too.
+    const own = await post(`/admin/users/${rootId}/password`, { password: 'a new root password' });
+    assertError(own, 422, 'validation_error');
+    assert.equal(own.body.error.param, 'current_password');
   });
 });

@@ -160,7 +160,11 @@ describe('SPEC 5.7 role matrix of the tenant, type and user endpoints', () => {
     for (const role of ROLES) {
       const res = await app.request('POST', `/admin/users/${selfIds[role]}/password`, {
         headers: bearer(tokens[role]),
-        json: { password: `${role} new password` },
+        // Issue 23 item 2.4: one's own password needs the current one.
+        json: {
+          password: `${role} new password`,
+          current_password: role === 'super_admin' ? ADMIN_PASSWORD : PASSWORD,
+        },
       });
       assert.equal(res.status, 204, `${role}: ${res.text}`);
     }

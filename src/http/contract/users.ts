@@ -32,4 +32,19 @@ export const newUserBody = <P extends z.ZodType<string>>(password: P) =>
     tenant_id: z.string().min(1).max(64).nullable(),
   });
 
-export const newPasswordBody = <P extends z.ZodType<string>>(password: P) => z.strictObject({ password });
+/**
+ * Issue 23 item 2.4 (OWASP ASVS 4.0 V2.1.6): `current_password` is required to change one's own password
+ * and refused when a super_admin resets another user's (422 validation_error naming it, either way).
+ */
+export const newPasswordBody = <P extends z.ZodType<string>>(password: P) =>
+  z.strictObject({
+    password,
+    current_password: z
+      .string()
+      .min(1)
+      .max(256)
+      .optional()
+      .meta({
+        description: 'Your current password: required for your own password, refused for another user’s.',
+      }),
+  });

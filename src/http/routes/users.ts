@@ -131,7 +131,7 @@ export function registerUserRoutes(app: HttpServer, ctx: AppContext): void {
         operationId: 'setUserPassword',
         summary: 'Change a password: your own, or anyone’s as super_admin',
         description:
-          'SPEC 5.6: every session of the user is revoked, the caller’s own included when it is their own password. Another user of your tree: 403 forbidden; outside it: 404 not_found. A suspended user: 409 conflict.',
+          'Every session of the user is revoked, the caller’s own included when it is their own password. Your own password needs your current one in current_password: missing or wrong, 422 validation_error naming current_password (a wrong one is audited as user.password_change_refused); 10 tries a minute, then 429. A super_admin resetting another user’s password sends none. Another user of your tree: 403 forbidden; outside it: 404 not_found. A suspended user: 409 conflict.',
         params: idParams,
         body: passwordBody,
         response: {
@@ -144,7 +144,8 @@ export function registerUserRoutes(app: HttpServer, ctx: AppContext): void {
     async (request, reply) => {
       const principal = sessionPrincipal(request);
       const userId = request.params.id;
-      if (principal.role !== 'super_admin' && principal.userId !== userId) {
+      const self = principal.userId === userId;
+      if (!self && principal.role !== 'super_admin') {
         const target = await ctx.db
           .selectFrom('users')
           .select('tenant_id')
@@ -153,7 +154,24 @@ export function registerUserRoutes(app: HttpServer, ctx: AppContext): void {
         const visible = target?.tenant_id ? await isInTree(ctx.db, principal, target.tenant_id) : false;
         throw new ApiError(visible ? 'forbidden' : 'not_found');
       }
-      await changePassword(deps, userId, request.body.password, eventMetadata(request));
+      const { password, current_password } = request.body;
+      // Issue 23 item 2.4 (OWASP ASVS 4.0 V2.1.6): a session alone must not be enough to take the account.
+      if (self && current_password === undefined) {
+        throw new ApiError(
+          'validation_error',
+          'Changing your own password needs your current password in current_password.',
+          { param: 'current_password' },
+        );
+      }
+      if (!self && current_password !== undefined) {
+        throw new ApiError(
+          'validation_error',
+          'current_password is only for changing your own password; leave it out to reset another user’s.',
+          { param: 'current_password' },
+        );
+      }
+      if (self) await ctx.rateLimiter.consume('password', principal.userId);
+      await changePassword(deps, userId, password, eventMetadata(request), current_password);
       return reply.code(204).send(null);
     },
   );
