@@ -22,59 +22,58 @@ const PUBLIC_ERRORS = [400, 403, 413, 422, 429, 500, 503];
 export const TAGS = [
   {
     name: 'Charges',
-    description: 'SPEC 4.1, 4.2: Pix and boleto creation.',
+    description: 'Pix and boleto creation.',
     prefixes: ['/v1/pix', '/v1/boleto', '/admin/boleto'],
   },
   {
     name: 'Transactions',
-    description: 'SPEC 4.3 to 4.8: reading, refreshing, simulating, refunding and re-dating charges.',
+    description: 'Reading, refreshing, simulating, refunding and re-dating charges.',
     prefixes: ['/v1/transactions', '/admin/transactions'],
   },
   {
     name: 'Cost centers',
-    description: "SPEC 4.12: cost centers of the key's tenant.",
+    description: "Cost centers of the key's tenant.",
     prefixes: ['/v1/cost-centers'],
   },
   {
     name: 'Payer pages',
-    description: 'SPEC 2.2: the charge page and boleto PDF links; the signed URL is the access.',
+    description: 'The charge page and boleto PDF links; the signed URL is the access.',
     prefixes: ['/cobranca'],
   },
   {
     name: 'Panel: sessions',
-    description: 'SPEC 5.6: panel login and logout.',
+    description: 'Panel login and logout.',
     prefixes: ['/admin/sessions'],
   },
   {
     name: 'Panel: tenants',
-    description: 'SPEC 1, 4.14: tenant types, tenants and their suspension.',
+    description: 'Tenant types, tenants and their suspension.',
     prefixes: ['/admin/tenant-types', '/admin/tenants'],
   },
-  { name: 'Panel: users', description: 'SPEC 5.7: panel users and their roles.', prefixes: ['/admin/users'] },
+  { name: 'Panel: users', description: 'Panel users and their roles.', prefixes: ['/admin/users'] },
   {
     name: 'Panel: keys',
-    description: 'SPEC 5.2 to 5.4: API keys, their scopes and access profiles.',
+    description: 'API keys, their scopes and access profiles.',
     prefixes: ['/admin/api-keys'],
   },
   {
     name: 'Panel: providers',
-    description: 'SPEC 2.7, 2.8: payment providers, routing rules and the production payments control.',
+    description: 'Payment providers, routing rules and the production payments control.',
     prefixes: ['/admin/providers', '/admin/rules', '/admin/settings'],
   },
   {
     name: 'Panel: reports',
-    description: 'SPEC 4.14: audit log and summary.',
+    description: 'Audit log and summary.',
     prefixes: ['/admin/audit', '/admin/summary'],
   },
   {
     name: 'Webhooks',
-    description:
-      'SPEC 6: endpoints, deliveries and signing secrets; the events themselves are under `webhooks`.',
+    description: 'Endpoints, deliveries and signing secrets; the events themselves are under `webhooks`.',
     prefixes: ['/admin/webhook-'],
   },
   {
     name: 'Infrastructure',
-    description: 'SPEC 4.14: health and readiness (metrics have a port of their own, METRICS_PORT).',
+    description: 'Health and readiness (metrics have a port of their own, METRICS_PORT).',
     prefixes: ['/health', '/ready'],
   },
 ] as const;
@@ -151,7 +150,7 @@ function errorComponents(): Json {
     );
     const [firstCode, [, firstMessage]] = codes[0] ?? ['internal_error', ERRORS.internal_error];
     responses[name] = {
-      description: `${ERROR_TITLES[Number(status)]}. \`error.code\` is one of: ${codes.map(([c]) => `\`${c}\``).join(', ')} (SPEC 7).`,
+      description: `${ERROR_TITLES[Number(status)]}. \`error.code\` is one of: ${codes.map(([c]) => `\`${c}\``).join(', ')}.`,
       headers: { 'X-Request-ID': { $ref: '#/components/headers/RequestId' } },
       content: {
         'application/json': {
@@ -180,7 +179,7 @@ function describeSuccess(code: number, response: Json): string {
   const name = (ref: unknown) => (typeof ref === 'string' ? ref.split('/').pop() : undefined);
   const one = name(data?.$ref);
   const many = name(child(data, 'items')?.$ref);
-  if (many) return `${many} records (SPEC 4.3 list: \`meta\` has limit, offset and count)`;
+  if (many) return `${many} records (one page: \`meta\` has limit, offset and count)`;
   if (one) return code === 201 ? `Created: the ${one}` : `The ${one}`;
   return code === 201 ? 'Created' : 'OK';
 }
@@ -240,7 +239,7 @@ function finishDocument(doc: Json, accessById: ReadonlyMap<string, RouteAccess |
     in: 'header',
     required,
     description: required
-      ? 'SPEC 4 common rules: required; missing or malformed is `400 idempotency_key_required`. The same key with the same body replays the first answer; with another body, `409 idempotency_conflict`.'
+      ? 'Required; missing or malformed is `400 idempotency_key_required`. The same key with the same body replays the first answer; with another body, `409 idempotency_conflict`.'
       : 'Optional here; when sent it works as on creations, and a malformed one is `400 idempotency_key_required`.',
     schema: { type: 'string', pattern: IDEMPOTENCY_KEY.source },
     example: 'pedido-2024-000123',
@@ -385,7 +384,7 @@ export async function registerOpenApi(app: FastifyInstance, serverUrl: string): 
         title: 'Calebe payment gateway',
         version: API_VERSION,
         description:
-          'Multi-tenant payment gateway for Brazil: Pix and boleto charges, their lifecycle and webhooks. Public API under /v1 (X-API-Key) and panel API under /admin (Bearer session). Amounts are integer centavos (BRL). Errors are `{ error: { code, message, request_id } }` (SPEC 7): decide on `code`, never on the message.',
+          'Multi-tenant payment gateway for Brazil: Pix and boleto charges, their lifecycle and webhooks. Public API under /v1 (X-API-Key) and panel API under /admin (Bearer session). Amounts are integer centavos (BRL). Errors are `{ error: { code, message, request_id } }`: decide on `code`, never on the message.',
         // The gateway's licence, as package.json and LICENSE (issue 23 item 1.1); OpenAPI 3.1 takes its SPDX id.
         license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       },
@@ -397,7 +396,7 @@ export async function registerOpenApi(app: FastifyInstance, serverUrl: string): 
             type: 'apiKey',
             in: 'header',
             name: 'X-API-Key',
-            description: 'API key of a tenant (SPEC 5.2).',
+            description: 'API key of a tenant: `clb_test_…` (test mode) or `clb_live_…` (production).',
           },
           Session: { type: 'http', scheme: 'bearer', description: 'Session token from POST /admin/sessions' },
         },

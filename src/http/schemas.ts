@@ -8,7 +8,7 @@ export const errorEnvelope = z
       .object({
         code: z
           .enum(Object.keys(ERRORS) as [ErrorCode, ...ErrorCode[]])
-          .meta({ description: 'SPEC 7: the stable, machine-readable error code.' }),
+          .meta({ description: 'The stable, machine-readable error code.' }),
         message: z.string().meta({ description: 'For people; may change between versions.' }),
         request_id: z.string(),
         transaction_id: z.string().optional(),
@@ -17,7 +17,9 @@ export const errorEnvelope = z
         provider_http_status: z.number().int().nullable().optional(),
         param: z.string().optional(),
       })
-      .meta({ description: 'SPEC section 7: decide on `code`, state and ids, never on the message.' }),
+      .meta({
+        description: 'The body of every error answer: decide on `code`, state and ids, never on the message.',
+      }),
   })
   .meta({ id: 'ErrorEnvelope' });
 

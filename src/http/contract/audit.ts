@@ -11,7 +11,7 @@ export const auditQuery = z.strictObject({
   ...pageQuery.shape,
   action: z.string().min(1).max(100).optional().meta({
     description:
-      'Action name as documented in docs/audit-actions.md, e.g. settings.payments.updated (SPEC 4.14). An event type (PaymentSettings.Updated) is read as its action name.',
+      'Action name as documented in docs/audit-actions.md, e.g. settings.payments.updated. An event type (PaymentSettings.Updated) is read as its action name.',
   }),
   target_id: z.string().min(1).max(200).optional(),
   tenant_id: z.string().min(1).max(100).optional(),

@@ -88,7 +88,7 @@ const pixCustomer = z.strictObject({
     .optional()
     .meta({
       description:
-        'Required for a new charge; digits only after trim; up to 20 bytes in the ORIGINAL value. A stored record without it still replays (SPEC 4.1 legacy replay).',
+        'Required for a new charge; digits only after trim; up to 20 bytes in the ORIGINAL value. A charge stored before it was required still replays its first answer.',
     }),
 });
 const boletoCustomer = z.strictObject({
@@ -106,13 +106,13 @@ const boletoCustomer = z.strictObject({
     .optional()
     .meta({
       description:
-        'Required for a new charge; digits only; 1 to 20 bytes after trim. A stored record without it still replays (SPEC 4.1 legacy replay).',
+        'Required for a new charge; digits only; 1 to 20 bytes after trim. A charge stored before it was required still replays its first answer.',
     }),
 });
 
 const callbackUrl = z.string().max(2048).meta({
   description:
-    'An https address receiving the events of this charge (SPEC 6); private, loopback, link-local and metadata addresses are refused (422).',
+    'An https address receiving the webhook events of this charge; private, loopback, link-local and metadata addresses are refused (422).',
 });
 
 const common = {

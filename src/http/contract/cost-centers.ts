@@ -19,7 +19,8 @@ export const costCenterView = z
   })
   .meta({
     id: 'CostCenter',
-    description: 'SPEC 4.12: per tenant of the key, identical in test and production.',
+    description:
+      'A label a tenant classifies its charges with; it belongs to the tenant of the key and is the same for its test and production keys.',
   });
 
 const name = utf8Text(1, 100).meta({

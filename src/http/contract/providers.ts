@@ -65,7 +65,10 @@ export const providerDto = z
         "Issue 22 item 4.2: a boleto paid by boleto is refunded by a payout (bank transfer through the provider, from its balance) to the payer's account; false: the refund is completed by an operator. Default false.",
     }),
   })
-  .meta({ id: 'Provider', description: 'SPEC 2.7. Credentials are never returned, only has_credentials.' });
+  .meta({
+    id: 'Provider',
+    description: 'A payment provider record. Credentials are never returned, only has_credentials.',
+  });
 
 export const createProviderBody = z.strictObject({
   name: z.string(),

@@ -27,7 +27,8 @@ export const ruleDto = z
   })
   .meta({
     id: 'RoutingRule',
-    description: 'SPEC 2.7, 2.8. method, tenant_id and provider_id are fixed at creation.',
+    description:
+      'Which provider serves new charges of a method (for one tenant, or every tenant when tenant_id is null), by priority and up to max_amount. method, tenant_id and provider_id are fixed at creation.',
   });
 
 export const createRuleBody = z.strictObject({

@@ -16,7 +16,7 @@ export const loginBody = z.strictObject({
 export const sessionCreated = z
   .object({
     token: z.string().meta({ description: 'Bearer token for the panel API; shown only here.' }),
-    expires_at: z.iso.datetime().meta({ description: 'SPEC 8: 8 hours after login.' }),
+    expires_at: z.iso.datetime().meta({ description: '8 hours after login.' }),
     user: z.object({
       id: z.string(),
       email: z.string(),

@@ -19,7 +19,7 @@ export const tenantDto = z
     parent_id: z.string().nullable(),
     status: z.enum(['active', 'suspended']),
   })
-  .meta({ id: 'Tenant', description: 'parent_id and type_id are fixed at creation (SPEC 1).' });
+  .meta({ id: 'Tenant', description: 'parent_id and type_id are fixed at creation.' });
 
 export const tenantTypeBody = z.strictObject({ name: z.string(), allows_children: z.boolean() });
 export const tenantBody = z.strictObject({

@@ -53,14 +53,14 @@ export const transactionView = z
     refund: z
       .object({ status: z.string() })
       .nullable()
-      .meta({ description: 'SPEC 2.2, 4.8: set once a refund was requested; null otherwise.' }),
+      .meta({ description: 'Set once a refund was requested; null otherwise.' }),
     created_at: z.string(),
     updated_at: z.string(),
   })
   .meta({
     id: 'Transaction',
     description:
-      'SPEC 2.2. Check `simulated` and `environment`: a simulator Pix payload is a test marker, never a payable QR code. `pix_copy_paste`/`pix_qr_code` are null while the outcome is uncertain.',
+      'A charge. Check `simulated` and `environment`: a simulator Pix payload is a test marker, never a payable QR code. `pix_copy_paste`/`pix_qr_code` are null while the outcome is uncertain.',
   });
 export type TransactionView = z.infer<typeof transactionView>;
 
@@ -75,7 +75,7 @@ export const transactionRequestView = z
   })
   .meta({
     id: 'TransactionRequest',
-    description: 'SPEC 2.3: creation snapshot; contains payer personal data.',
+    description: 'The creation request as the gateway received it; contains payer personal data.',
   });
 
 const filters = {
@@ -158,7 +158,7 @@ export const transactionEvent = z
     schema_version: z.number().int().min(1).meta({ description: 'The schema version it was written in.' }),
     data: z.record(z.string(), z.unknown()).meta({
       description:
-        'The payload as recorded. Transaction.Reserved carries the creation snapshot (payer personal data, SPEC 2.3) and the sha256 of the Idempotency-Key, never the key.',
+        'The payload as recorded. Transaction.Reserved carries the creation snapshot (the creation request, with payer personal data) and the sha256 of the Idempotency-Key, never the key.',
     }),
     metadata: z.object({
       actor: z.string().meta({ description: '`user:<id>`, `api_key:<id>` or `system:<job>`' }),

@@ -29,7 +29,11 @@ export const deliveryDto = z
     delivered_at: z.string().nullable(),
     created_at: z.string(),
   })
-  .meta({ id: 'WebhookDelivery', description: 'SPEC 6: one event to one destination.' });
+  .meta({
+    id: 'WebhookDelivery',
+    description:
+      "One webhook event sent to one destination: a registered endpoint or a charge's callback_url.",
+  });
 
 export const attemptDto = z.object({
   attempt: z.number().int(),

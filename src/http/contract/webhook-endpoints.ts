@@ -40,7 +40,10 @@ export const endpointDto = z
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
   })
-  .meta({ id: 'WebhookEndpoint', description: 'SPEC 6. The signing secret is never part of it.' });
+  .meta({
+    id: 'WebhookEndpoint',
+    description: 'A registered webhook destination. The signing secret is never part of it.',
+  });
 
 export const createdDto = endpointDto
   .extend({

@@ -20,4 +20,7 @@ export const transactionWebhookEvent = z
         .meta({ description: 'Counts up per charge: drop updates older than the one held.' }),
     }),
   })
-  .meta({ id: 'TransactionWebhookEvent', description: 'SPEC 6: the body of every webhook delivery.' });
+  .meta({
+    id: 'TransactionWebhookEvent',
+    description: 'The body of every webhook delivery, `transaction.created` or `transaction.updated`.',
+  });

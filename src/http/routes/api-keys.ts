@@ -133,7 +133,7 @@ export function registerApiKeyRoutes(app: HttpServer, ctx: AppContext): void {
         operationId: 'createApiKey',
         summary: 'Issue an API key (the secret is shown only in this answer)',
         description:
-          'Requires Idempotency-Key. A replay with the same key and body answers 200 with `Idempotency-Replayed: true` and the record without the secret; another body is 409 idempotency_conflict. Scopes are explicit. The access profile is set by the server (SPEC 5.4). A tenant outside your tree is 404.',
+          'Requires Idempotency-Key. A replay with the same key and body answers 200 with `Idempotency-Replayed: true` and the record without the secret; another body is 409 idempotency_conflict. Scopes are explicit. The access profile is set by the server. A tenant outside your tree is 404.',
         body: createApiKeyBody,
         response: {
           200: dataEnvelope(issuedKey).meta({ description: 'Replay: the same key, without its secret' }),

@@ -108,7 +108,7 @@ export function registerCostCenterRoutes(app: HttpServer, ctx: AppContext): void
         operationId: 'createCostCenter',
         summary: "Create a cost center for the key's tenant",
         description:
-          'Idempotency-Key optional (SPEC 4 common rules do not require it here); when sent, malformed is 400 idempotency_key_required and the scope is tenant + key (a center is the same in test and production, SPEC 4.12). A replay with the same key and body answers 200 with `Idempotency-Replayed: true` and the same center; another body is 409 idempotency_conflict. Developer keys are refused (403 insufficient_scope).',
+          'Idempotency-Key optional here; when sent, malformed is 400 idempotency_key_required and the scope is tenant + key (a center is the same in test and production). A replay with the same key and body answers 200 with `Idempotency-Replayed: true` and the same center; another body is 409 idempotency_conflict. Developer keys are refused (403 insufficient_scope).',
         body: createCostCenterBody,
         response: {
           200: dataEnvelope(costCenterView).meta({ description: 'Replay: the center this key created' }),

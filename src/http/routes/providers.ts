@@ -148,7 +148,7 @@ export function registerProviderRoutes(app: HttpServer, ctx: AppContext): void {
         summary:
           'Change a provider (super_admin): name, enabled, enabled_methods, credentials, hosts, boleto_refund_payout',
         description:
-          'Kind, environment and is_marketplace are fixed. Changes apply to new charges only (SPEC 2.8). New credentials replace the stored ones.',
+          'Kind, environment and is_marketplace are fixed. Changes apply to new charges only. New credentials replace the stored ones.',
         params: idParams,
         body: updateProviderBody,
         response: { 200: dataEnvelope(providerDto), 404: errorEnvelope },

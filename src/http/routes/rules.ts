@@ -73,7 +73,7 @@ export function registerRuleRoutes(app: HttpServer, ctx: AppContext): void {
       schema: {
         operationId: 'updateRoutingRule',
         summary: 'Change a routing rule (super_admin): priority, max_amount, enabled',
-        description: 'Applies to new charges only; existing transactions keep their provider (SPEC 2.8).',
+        description: 'Applies to new charges only; existing transactions keep their provider.',
         params: idParams,
         body: updateRuleBody,
         response: { 200: dataEnvelope(ruleDto), 404: errorEnvelope },

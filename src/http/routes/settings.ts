@@ -35,7 +35,7 @@ export function registerSettingsRoutes(app: HttpServer, ctx: AppContext): void {
         summary: 'Turn production payments on or off',
         description:
           'super_admin only. Applies at once and overrides ALLOW_LIVE_PAYMENTS for good; audited as PaymentSettings.Updated. ' +
-          'On alone it does not unlock real payments (SPEC 5.8).',
+          'On alone it does not unlock real payments: a production charge or refresh also needs the server’s LIVE_PAYMENT_SCOPE_JSON to name it, or ALLOW_UNSCOPED_LIVE_PAYMENTS=true.',
         body: updatePaymentSettingsBody,
         response: {
           200: dataEnvelope(paymentSettings),

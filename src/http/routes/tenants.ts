@@ -249,7 +249,7 @@ export function registerTenantRoutes(app: HttpServer, ctx: AppContext): void {
         operationId: 'suspendTenant',
         summary: 'Suspend a tenant and its subtree (super_admin)',
         description:
-          "SPEC 5.5/5.6: the subtree's keys are refused from the next request (403 tenant_suspended) and its sessions are revoked for good. Your own tenant or one above it: 409 cannot_suspend_self. Repeating is a no-op.",
+          "The subtree's keys are refused from the next request (403 tenant_suspended) and its sessions are revoked for good. Your own tenant or one above it: 409 cannot_suspend_self. Repeating is a no-op.",
         params: idParams,
         response: { 200: dataEnvelope(tenantDto), 404: errorEnvelope, 409: errorEnvelope },
       },
@@ -270,7 +270,7 @@ export function registerTenantRoutes(app: HttpServer, ctx: AppContext): void {
       schema: {
         operationId: 'reactivateTenant',
         summary: 'Reactivate a tenant (super_admin)',
-        description: 'SPEC 5.5: keys work again; revoked sessions stay revoked. Repeating is a no-op.',
+        description: 'Keys work again; revoked sessions stay revoked. Repeating is a no-op.',
         params: idParams,
         response: { 200: dataEnvelope(tenantDto), 404: errorEnvelope },
       },

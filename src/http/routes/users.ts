@@ -109,7 +109,7 @@ export function registerUserRoutes(app: HttpServer, ctx: AppContext): void {
           summary: `${action === 'suspend' ? 'Suspend' : 'Reactivate'} a user (super_admin)`,
           description:
             action === 'suspend'
-              ? 'SPEC 5.6: revokes the user’s sessions at once. Your own user: 409 cannot_suspend_self. Repeating is a no-op.'
+              ? 'Revokes the user’s sessions at once. Your own user: 409 cannot_suspend_self. Repeating is a no-op.'
               : 'The user can log in again; revoked sessions stay revoked. Repeating is a no-op.',
           params: idParams,
           response: { 200: dataEnvelope(userDto), 404: errorEnvelope, 409: errorEnvelope },

@@ -81,7 +81,7 @@ export function registerWebhookDeliveryRoutes(app: HttpServer, ctx: AppContext):
         operationId: 'listWebhookDeliveries',
         summary: 'List webhook deliveries of your tree, newest first',
         description:
-          'SPEC 6. Filters: tenant_id (a tenant of your tree), endpoint_id, transaction_id, status (pending, delivered, failed, cancelled).',
+          'Filters: tenant_id (a tenant of your tree), endpoint_id, transaction_id, status (pending, delivered, failed, cancelled).',
         querystring: deliveryListQuery,
         response: { 200: listEnvelope(deliveryDto), ...errorResponses(401, 403, 404, 422) },
       },
@@ -151,7 +151,7 @@ export function registerWebhookDeliveryRoutes(app: HttpServer, ctx: AppContext):
         operationId: 'resendWebhookDelivery',
         summary: 'Send a delivery again',
         description:
-          "SPEC 6. Queues one more attempt now, with the same `webhook-id` and body, whatever the delivery's status. If it fails, the retry schedule continues from the attempts already made (an exhausted delivery becomes `failed` again; resend again later). The endpoint must be enabled when the attempt runs (else the delivery ends `cancelled`).",
+          "Queues one more attempt now, with the same `webhook-id` and body, whatever the delivery's status. If it fails, the retry schedule continues from the attempts already made (an exhausted delivery becomes `failed` again; resend again later). The endpoint must be enabled when the attempt runs (else the delivery ends `cancelled`).",
         params: idParams,
         response: { 200: dataEnvelope(deliveryDto), ...errorResponses(401, 403, 404) },
       },
@@ -176,7 +176,7 @@ export function registerWebhookDeliveryRoutes(app: HttpServer, ctx: AppContext):
         operationId: 'getWebhookCallbackSecret',
         summary: "The secret signing deliveries to a tenant's callback_url addresses",
         description:
-          'SPEC 6, docs/decisions.md "Webhooks": one per tenant and mode, derived on the server; deliveries to a charge\'s `callback_url` carry Standard Webhooks signatures made with it. super_admin any tenant, tenant_admin its tree.',
+          "One secret per tenant and mode, derived on the server; deliveries to a charge's `callback_url` carry Standard Webhooks signatures made with it. super_admin any tenant, tenant_admin its tree.",
         querystring: callbackSecretQuery,
         response: {
           200: dataEnvelope(callbackSecretView),

@@ -81,7 +81,7 @@ export function registerWebhookEndpointRoutes(app: HttpServer, ctx: AppContext):
         operationId: 'createWebhookEndpoint',
         summary: 'Register a webhook endpoint (the secret is shown in this answer)',
         description:
-          'Panel only (SPEC 6). Requires Idempotency-Key: a replay with the same key and body answers 200 with `Idempotency-Replayed: true` and the endpoint without its secret; another body is 409 idempotency_conflict. The endpoint receives every event of the tenant in its mode. A tenant outside your tree is 404.',
+          'Panel only. Requires Idempotency-Key: a replay with the same key and body answers 200 with `Idempotency-Replayed: true` and the endpoint without its secret; another body is 409 idempotency_conflict. The endpoint receives every event of the tenant in its mode. A tenant outside your tree is 404.',
         body: createEndpointBody,
         response: {
           200: dataEnvelope(createdDto).meta({
@@ -254,7 +254,7 @@ export function registerWebhookEndpointRoutes(app: HttpServer, ctx: AppContext):
       schema: {
         operationId: 'getWebhookEndpointSecret',
         summary: 'View the signing secret (and the previous one within 24 hours of a rotation)',
-        description: 'Panel only (SPEC 6); super_admin and tenant_admin of the tree. Viewers get 403.',
+        description: 'Panel only; super_admin and tenant_admin of the tree. Viewers get 403.',
         params: idParams,
         response: { 200: dataEnvelope(secretsDto), 404: errorEnvelope },
       },

@@ -113,7 +113,7 @@ export function registerCreateRoutes(app: HttpServer, ctx: AppContext): void {
         operationId: 'createPix',
         summary: 'Create a Pix charge',
         description:
-          'SPEC 4.1. Requires Idempotency-Key (scope: tenant + key, shared with boleto). 201 new; 200 replay with `Idempotency-Replayed: true`; 202 unknown or still processing; 502 provider_rejected with error.transaction_id.',
+          'Requires Idempotency-Key (scope: tenant + key, shared with boleto). 201 new; 200 replay with `Idempotency-Replayed: true`; 202 unknown or still processing; 502 provider_rejected with error.transaction_id.',
         body: pixBody,
         response: chargeResponses,
       },
@@ -133,7 +133,7 @@ export function registerCreateRoutes(app: HttpServer, ctx: AppContext): void {
         operationId: 'createBoleto',
         summary: 'Create a boleto charge',
         description:
-          'SPEC 4.2. Requires Idempotency-Key (scope: tenant + key, shared with Pix). Responses as POST /v1/pix.',
+          'Requires Idempotency-Key (scope: tenant + key, shared with Pix). Responses as POST /v1/pix.',
         body: boletoBody,
         response: chargeResponses,
       },
@@ -153,7 +153,7 @@ export function registerCreateRoutes(app: HttpServer, ctx: AppContext): void {
         operationId: 'createPanelBoleto',
         summary: 'Create a boleto charge from the panel',
         description:
-          'SPEC 4.2, 5.7: the panel equivalent of POST /v1/boleto, for a tenant the user may charge for: super_admin any tenant (`tenant_id` required), tenant_admin its own tenant (default) or a descendant. Production mode (routing decides simulator or provider). Idempotency scope tenant + key, as the public creation. Outside the tree: 404; a suspended tenant or ancestor: 403 tenant_suspended.',
+          'The panel equivalent of POST /v1/boleto, for a tenant the user may charge for: super_admin any tenant (`tenant_id` required), tenant_admin its own tenant (default) or a descendant. Production mode (routing decides simulator or provider). Idempotency scope tenant + key, as the public creation. Outside the tree: 404; a suspended tenant or ancestor: 403 tenant_suspended.',
         body: panelBoletoBody,
         response: chargeResponses,
       },

@@ -73,7 +73,7 @@ export function registerTransactionEventRoutes(app: HttpServer, ctx: AppContext)
         operationId: 'getPanelTransactionRequest',
         summary: 'The creation snapshot of a transaction (panel alias of GET /v1/transactions/{id}/request)',
         description:
-          'SPEC 4.5, 2.3: the same answer as the public read. super_admin any transaction; tenant_admin and viewer their own tree (SPEC 5.7); outside it or unknown: 404. Contains payer personal data.',
+          'The same answer as the public read. super_admin any transaction; tenant_admin and viewer their own tree; outside it or unknown: 404. Contains payer personal data.',
         params: idParams,
         response: {
           200: dataEnvelope(transactionRequestView),

@@ -23,7 +23,8 @@ export function registerGetRoutes(app: HttpServer, ctx: AppContext): void {
       schema: {
         operationId: 'getTransaction',
         summary: "A transaction of the key's tenant or of a descendant, in the key's mode",
-        description: 'SPEC 4.4. Local state only; outside the tree or of the other mode: 404.',
+        description:
+          'Local state only (POST …/refresh asks the provider); outside the tree or of the other mode: 404.',
         params: idParams,
         response: { 200: dataEnvelope(transactionView), 404: errorEnvelope },
       },
@@ -40,9 +41,8 @@ export function registerGetRoutes(app: HttpServer, ctx: AppContext): void {
       config: { access: { auth: 'api_key', scopes: ['transactions:read'] } },
       schema: {
         operationId: 'getTransactionRequest',
-        summary: 'The creation snapshot of a transaction (SPEC 2.3)',
-        description:
-          'SPEC 4.5: same authorization as GET /v1/transactions/{id}. Contains payer personal data.',
+        summary: 'The creation request of a transaction, as received',
+        description: 'Same authorization as GET /v1/transactions/{id}. Contains payer personal data.',
         params: idParams,
         response: { 200: dataEnvelope(transactionRequestView), 404: errorEnvelope },
       },

@@ -42,7 +42,7 @@ export function registerTransactionListRoutes(app: HttpServer, ctx: AppContext):
         summary:
           "List transactions of the key's tenant (and, on request, its descendants), in the key's mode",
         description:
-          'SPEC 4.3. Newest first. Page forward by adding `limit` to `offset` until fewer than `limit` items return; `meta.count` is the page size, not a total.',
+          'Newest first. Page forward by adding `limit` to `offset` until fewer than `limit` items return; `meta.count` is the page size, not a total.',
         querystring: publicTransactionQuery,
         response: { 200: listEnvelope(transactionView), ...errorResponses(401, 403, 404, 422) },
       },
@@ -66,7 +66,7 @@ export function registerTransactionListRoutes(app: HttpServer, ctx: AppContext):
         operationId: 'listPanelTransactions',
         summary: "List transactions in the user's tree (every tenant for a super_admin)",
         description:
-          'SPEC 4.3 admin scope and 5.7: every role reads. Production by default (`livemode=false` for test mode). A `tenant_id` outside the tree is 404.',
+          'Every panel role reads, within its tree. Production by default (`livemode=false` for test mode). A `tenant_id` outside the tree is 404.',
         querystring: panelTransactionQuery,
         response: { 200: listEnvelope(transactionView), ...errorResponses(401, 403, 404, 422) },
       },

@@ -44,13 +44,16 @@ export function registerSimulateRoutes(app: HttpServer, ctx: AppContext): void {
       schema: simulateSchema(
         'simulateTransaction',
         'Simulate the outcome of a test transaction',
-        'SPEC 4.7. Test key only (a live key: 409 simulation_not_allowed). Scopes transactions:read plus the method write scope. Only a pending simulated transaction (else 409 simulation_not_allowed); ENABLE_SIMULATOR off: 422 simulator_disabled.',
+        'Test key only (a live key: 409 simulation_not_allowed). Scopes transactions:read plus the method write scope. Only a pending simulated transaction (else 409 simulation_not_allowed); ENABLE_SIMULATOR off: 422 simulator_disabled.',
       ),
     },
     async (request) => {
       const principal = apiKeyPrincipal(request);
       if (principal.livemode) {
-        throw new ApiError('simulation_not_allowed', 'Only a test key can simulate (SPEC 4.7).');
+        throw new ApiError(
+          'simulation_not_allowed',
+          'Only a test key can simulate a payment; a production charge is paid by its payer.',
+        );
       }
       // SPEC 5.5: simulating changes stored state, so a descendant's charge is 403 like refund.
       const { row } = await ownTransaction(request);
@@ -66,7 +69,7 @@ export function registerSimulateRoutes(app: HttpServer, ctx: AppContext): void {
       schema: simulateSchema(
         'simulatePanelTransaction',
         'Simulate the outcome of a simulated transaction (panel)',
-        'SPEC 3.1, 4.7. super_admin (global) or tenant_admin (own tree); viewer 403 forbidden; outside the tree 404.',
+        'Marks a pending simulated charge paid or expired, as a test key can. super_admin (global) or tenant_admin (own tree); viewer 403 forbidden; outside the tree 404.',
       ),
     },
     async (request) => {
