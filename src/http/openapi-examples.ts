@@ -405,7 +405,10 @@ export const operationExamples: Record<string, OperationExamples> = {
   suspendUser: {
     responses: { 200: { data: { ...user, status: 'suspended' } } },
   },
-  setUserPassword: { request: { password: 'outra-senha-longa-e-forte' } },
+  // Your own password (issue 23 item 2.4): the current one, as logged in with createSession's example.
+  setUserPassword: {
+    request: { password: 'outra-senha-longa-e-forte', current_password: 'correta-cavalo-bateria-grampo' },
+  },
   createCostCenter: { request: { name: 'Loja Pinheiros' } },
   updateCostCenter: { request: { name: 'Loja Pinheiros (reformada)', active: true } },
   createWebhookEndpoint: {
