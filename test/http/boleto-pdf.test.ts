@@ -229,6 +229,17 @@ describe('one render per document version (issue 23 item 2.5)', () => {
     assert.equal(await renders(), before + 1);
   });
 
+  test('under load: 40 concurrent first requests for one link make one render and the same bytes', async () => {
+    const b = await providerBoleto('production', 6543);
+    const before = await renders();
+    const answers = await Promise.all(Array.from({ length: 40 }, () => app.request('GET', b.path)));
+    for (const res of answers) {
+      assertPdfHeaders(res, b.id);
+      assert.ok(res.bytes.equals(answers[0]?.bytes ?? Buffer.alloc(0)));
+    }
+    assert.equal(await renders(), before + 1);
+  });
+
   test('another API process on the same database serves the stored PDF without rendering it', async () => {
     const b = await providerBoleto('production', 3210);
     const first = await app.request('GET', b.path);
