@@ -101,8 +101,18 @@ export function resolveProvider(request: RoutingRequest, rules: readonly Candida
   if (methodBlocks) {
     throw new DomainError('provider_method_disabled', 'The method is disabled on the provider of the rule.');
   }
-  throw new DomainError('provider_not_configured', 'No routing rule or enabled provider for this method.');
+  throw new DomainError('provider_not_configured', NOT_CONFIGURED);
 }
+
+/**
+ * Issue 23 item 1.8: what to set, for the person who just ran `calebe bootstrap` against a server started
+ * with ENABLE_SIMULATOR=false (the default with DATABASE_URL) and got this with the demo's test key. The
+ * resolver does not know the key's mode, so the message names both ways out.
+ */
+const NOT_CONFIGURED =
+  'No routing rule with an enabled provider serves this payment method for your tenant. An administrator ' +
+  'adds one with POST /admin/rules; for test keys, starting the gateway with ENABLE_SIMULATOR=true creates ' +
+  "the simulator's global Pix and boleto rules.";
 
 interface CandidateRow {
   ancestor_ids: string[];
