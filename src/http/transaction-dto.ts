@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { z } from 'zod';
+import type { Role } from '../aggregates/access.ts';
 import { fold } from '../aggregates/decider.ts';
 import {
   type TransactionEvent,
@@ -38,6 +39,62 @@ export function transactionRequestData(folded: FoldedTransaction): z.infer<typeo
     provider_request: folded.reserved.provider_request,
     missing_fields: [],
   };
+}
+
+/**
+ * Issue 23 item 2.10, SPEC 5.7 (docs/decisions.md "Provider hosts, webhook URLs, events visibility"): who
+ * among the panel roles sees the payer's personal data of a charge (the creation snapshot's `customer`, the
+ * `provider_request` built from it, a refund's bank-account reference). super_admin and tenant_admin do (they
+ * act on the charge: refunds, due dates, support); a viewer reads the charge as SPEC 2.2 shows it, which
+ * holds no payer data, so every panel read (the snapshot alias and the event history) withholds it.
+ */
+export function seesPayerData(role: Role): boolean {
+  return role !== 'viewer';
+}
+
+/** The creation snapshot without the payer: `customer` null (its keys would already say what was given). */
+function withoutCustomer(request: Record<string, unknown>): Record<string, unknown> {
+  return 'customer' in request ? { ...request, customer: null } : request;
+}
+
+/** transactionRequestData as `role` may see it (seesPayerData): a viewer's has no payer data. */
+export function transactionRequestDataFor(
+  folded: FoldedTransaction,
+  role: Role,
+): z.infer<typeof transactionRequestView> {
+  const data = transactionRequestData(folded);
+  if (seesPayerData(role)) return data;
+  return { ...data, request: withoutCustomer(data.request), provider_request: null };
+}
+
+/**
+ * One event payload of a charge's history as `role` may see it: for a viewer, `Transaction.Reserved` without
+ * the payer (its snapshot's customer and its provider_request) and a refund request without the bank
+ * account's vault reference; everything else as recorded.
+ */
+export function transactionEventDataFor(
+  type: string,
+  data: Record<string, unknown>,
+  role: Role,
+): Record<string, unknown> {
+  if (seesPayerData(role)) return data;
+  if (type === 'Transaction.Reserved') {
+    const request = data.request;
+    return {
+      ...data,
+      ...(isPlainRecord(request) ? { request: withoutCustomer(request) } : {}),
+      ...('provider_request' in data ? { provider_request: null } : {}),
+    };
+  }
+  if ('bank_account' in data) {
+    const { bank_account: _withheld, ...rest } = data;
+    return rest;
+  }
+  return data;
+}
+
+function isPlainRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 const iso = (v: Date | string | null): string | null =>

@@ -8,7 +8,8 @@ import type { TestApp } from '../support/http.ts';
 /**
  * Issue 12 item 6, SPEC 4.5: the panel alias GET /admin/transactions/{id}/request answers exactly what
  * GET /v1/transactions/{id}/request answers, under the panel's read rule (SPEC 5.7 "Read transactions"):
- * super_admin global, tenant_admin and viewer their own tree, anything else 404 not_found.
+ * super_admin global, tenant_admin and viewer their own tree, anything else 404 not_found; a viewer's has no
+ * payer personal data (issue 23 item 2.10).
  */
 describe('GET /admin/transactions/{id}/request (SPEC 4.5, 5.7)', () => {
   let app: TestApp;
@@ -46,11 +47,19 @@ describe('GET /admin/transactions/{id}/request (SPEC 4.5, 5.7)', () => {
     assert.equal(pub.status, 200, pub.text);
     assert.equal(pub.body.data.transaction_id, own.id);
     assert.equal(pub.body.data.source, 'captured');
-    for (const role of ['super_admin', 'tenant_admin', 'viewer'] as const) {
+    for (const role of ['super_admin', 'tenant_admin'] as const) {
       const res = await read(own.id, tokens[role]);
       assert.equal(res.status, 200, `${role}: ${res.text}`);
       assert.deepEqual(res.body, pub.body, role);
     }
+    // Issue 23 item 2.10: a viewer reads the snapshot as its transaction reads show a charge, without the payer.
+    const viewer = await read(own.id, tokens.viewer);
+    assert.equal(viewer.status, 200, viewer.text);
+    assert.deepEqual(viewer.body.data, {
+      ...pub.body.data,
+      request: { ...pub.body.data.request, customer: null },
+      provider_request: null,
+    });
   });
 
   test('SPEC 5.7: another tree is 404 for tenant_admin and viewer, readable by super_admin', async () => {

@@ -121,6 +121,58 @@ describe('GET /admin/transactions/{id}/events (issue 5 item 10; SPEC 5.7 "Read t
     }
   });
 
+  test('issue 23 item 2.10, SPEC 5.7: each role sees the fields of its transaction reads; a viewer never the payer', async () => {
+    // The payer of every reservation these histories were written with (test/support/transactions.ts).
+    const payer = ['Maria Silva', '12345678901', 'maria@example.com', '11987654321', 'Paulista'];
+    const [reserved] = await app.gateway.ctx.store.read(`transaction-${txn.child}`);
+    assert.ok(reserved);
+    const recorded = reserved.data as {
+      amount: number;
+      request: { customer: unknown; reference: string };
+      provider_request: unknown;
+    };
+    assert.ok(recorded.request.customer, 'the reservation carries the payer');
+    const snapshots = new Map<string, { status: number; text: string; body: { data: unknown } }>();
+    for (const role of ['super_admin', 'tenant_admin', 'viewer'] as const) {
+      const res = await get(txn.child, headers[role]);
+      assert.equal(res.status, 200, `${role}: ${res.text}`);
+      const first: EventItem = res.body.data[0];
+      assert.equal(first.type, 'Transaction.Reserved');
+      const request = first.data.request as Record<string, unknown>;
+      if (role === 'viewer') {
+        assert.equal(request.customer, null, 'the viewer gets no payer');
+        assert.equal(first.data.provider_request, null);
+        for (const value of payer) assert.ok(!res.text.includes(value), `viewer sees ${value}`);
+        // What the viewer does see is the charge as its reads show it.
+        assert.equal(first.data.amount, recorded.amount);
+        assert.equal(request.reference, recorded.request.reference);
+      } else {
+        assert.deepEqual(request.customer, recorded.request.customer, role);
+        assert.deepEqual(first.data.provider_request, recorded.provider_request, role);
+        assert.ok(res.text.includes('Maria Silva'), role);
+      }
+      snapshots.set(
+        role,
+        await app.request('GET', `/admin/transactions/${txn.child}/request`, { headers: headers[role] }),
+      );
+    }
+    // The snapshot alias follows the same rule: the admins read the payer, the viewer does not.
+    for (const role of ['super_admin', 'tenant_admin'] as const) {
+      const res = snapshots.get(role);
+      assert.ok(res);
+      assert.equal(res.status, 200, res.text);
+      const data = res.body.data as { request: { customer: unknown } };
+      assert.deepEqual(data.request.customer, recorded.request.customer);
+    }
+    const viewer = snapshots.get('viewer');
+    assert.ok(viewer);
+    assert.equal(viewer.status, 200, viewer.text);
+    const data = viewer.body.data as { request: { customer: unknown }; provider_request: unknown };
+    assert.equal(data.request.customer, null);
+    assert.equal(data.provider_request, null);
+    for (const value of payer) assert.ok(!viewer.text.includes(value), `viewer snapshot shows ${value}`);
+  });
+
   test('an unknown transaction or a non-transaction id is 404; no session is 401', async () => {
     assertError(await get(newId('txn'), headers.super_admin), 404, 'not_found');
     assertError(await get('ten_nope', headers.super_admin), 404, 'not_found');

@@ -9,14 +9,17 @@ import { dataEnvelope, errorResponses, idParams } from '../../../http/schemas.ts
 import type { HttpServer } from '../../../http/server.ts';
 import {
   foldTransaction,
-  transactionRequestData,
+  transactionEventDataFor,
+  transactionRequestDataFor,
   transactionRequestView,
 } from '../../../http/transaction-dto.ts';
 
 /**
  * `GET /admin/transactions/{id}/events` (issue 5 item 10): the auditor's history of one charge, read from
  * its stream (the record), not from a read model, in stream order. Every panel role may read it for a
- * transaction of its tree (SPEC 5.7 "Read transactions"); outside the tree, or unknown: 404.
+ * transaction of its tree (SPEC 5.7 "Read transactions"); outside the tree, or unknown: 404. Issue 23 item
+ * 2.10: each role sees the fields its transaction reads show (seesPayerData): a viewer's history and
+ * snapshot carry no payer personal data.
  */
 export function registerTransactionEventRoutes(app: HttpServer, ctx: AppContext): void {
   app.get(
@@ -27,7 +30,7 @@ export function registerTransactionEventRoutes(app: HttpServer, ctx: AppContext)
         operationId: 'listPanelTransactionEvents',
         summary: "Read a transaction's events",
         description:
-          'Every event of the charge in stream order, with its type, payload, actor, request id and time.',
+          "Every event of the charge in stream order, with its type, payload, actor, request id and time. super_admin any transaction; tenant_admin and viewer their own tree. A viewer sees the fields its transaction reads show: Transaction.Reserved without the payer's personal data (`request.customer` and `provider_request` null) and refund requests without the bank account's reference.",
         params: idParams,
         response: {
           200: dataEnvelope(z.array(transactionEvent)),
@@ -50,7 +53,7 @@ export function registerTransactionEventRoutes(app: HttpServer, ctx: AppContext)
           version: e.version,
           type: e.type,
           schema_version: e.schemaVersion,
-          data: isRecord(e.data) ? e.data : {},
+          data: transactionEventDataFor(e.type, isRecord(e.data) ? e.data : {}, principal.role),
           metadata: {
             actor: e.metadata.actor,
             request_id: e.metadata.request_id ?? null,
@@ -73,7 +76,7 @@ export function registerTransactionEventRoutes(app: HttpServer, ctx: AppContext)
         operationId: 'getPanelTransactionRequest',
         summary: 'The creation snapshot of a transaction (panel alias of GET /v1/transactions/{id}/request)',
         description:
-          'The same answer as the public read. super_admin any transaction; tenant_admin and viewer their own tree; outside it or unknown: 404. Contains payer personal data.',
+          "The same answer as the public read for super_admin (any transaction) and tenant_admin (its own tree), with the payer's personal data. A viewer (its own tree) gets it without the payer: `request.customer` and `provider_request` null. Outside the tree or unknown: 404.",
         params: idParams,
         response: {
           200: dataEnvelope(transactionRequestView),
@@ -84,8 +87,9 @@ export function registerTransactionEventRoutes(app: HttpServer, ctx: AppContext)
     async (request) => {
       const folded = await foldTransaction(ctx, request.params.id);
       if (!folded) throw new ApiError('not_found', 'The transaction does not exist.');
-      await requireTenantInTree(ctx.db, sessionPrincipal(request), folded.row.tenant_id);
-      return { data: transactionRequestData(folded) };
+      const principal = sessionPrincipal(request);
+      await requireTenantInTree(ctx.db, principal, folded.row.tenant_id);
+      return { data: transactionRequestDataFor(folded, principal.role) };
     },
   );
 }
