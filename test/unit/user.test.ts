@@ -79,6 +79,37 @@ describe('user decider: the SPEC 5.6/5.7 user state table', () => {
       .thenFails('conflict');
   });
 
+  test('issue 23 item 2.4: a self-change verified against the current hash goes through; against an older one it is refused', () => {
+    scenario(userDecider)
+      .given([created])
+      .when({ kind: 'change_password', password_hash: '$2b$04$second', verified_hash: alice.password_hash })
+      .thenEmits([
+        { type: 'User.PasswordChanged', data: { user_id: 'usr_alice', password_hash: '$2b$04$second' } },
+      ]);
+    // The password changed between the current-password check and the append (a concurrent change).
+    const changedMeanwhile: UserEvent = {
+      type: 'User.PasswordChanged',
+      data: { user_id: 'usr_alice', password_hash: '$2b$04$other' },
+    };
+    scenario(userDecider)
+      .given([created, changedMeanwhile])
+      .when({ kind: 'change_password', password_hash: '$2b$04$second', verified_hash: alice.password_hash })
+      .thenFails('validation_error');
+  });
+
+  test('issue 23 item 2.4: a refused self-change is recorded and changes nothing; only an active user has one', () => {
+    const state = scenario(userDecider)
+      .given([created])
+      .when({ kind: 'refuse_password_change' })
+      .thenEmits([{ type: 'User.PasswordChangeRefused', data: { user_id: 'usr_alice' } }]);
+    assert.deepEqual(state, { status: 'active', created: alice, passwordHash: alice.password_hash });
+    scenario(userDecider).given([]).when({ kind: 'refuse_password_change' }).thenFails('not_found');
+    scenario(userDecider)
+      .given([created, suspended])
+      .when({ kind: 'refuse_password_change' })
+      .thenFails('conflict');
+  });
+
   test('SPEC 5.6: active -> suspended -> active', () => {
     scenario(userDecider).given([created]).when({ kind: 'suspend' }).thenEmits([suspended]);
     const state = scenario(userDecider)
@@ -109,6 +140,7 @@ describe('user decider: the SPEC 5.6/5.7 user state table', () => {
         kind: fc.constant('change_password' as const),
         password_hash: fc.string({ minLength: 1, maxLength: 8 }),
       }),
+      fc.constant({ kind: 'refuse_password_change' as const }),
       fc.constant({ kind: 'suspend' as const }),
       fc.constant({ kind: 'reactivate' as const }),
     );
@@ -147,6 +179,7 @@ describe('user decider: the SPEC 5.6/5.7 user state table', () => {
             assert.equal(status, 'active');
             lastHash = e.data.password_hash;
           }
+          if (e.type === 'User.PasswordChangeRefused') assert.equal(status, 'active');
           if (e.type === 'User.Suspended') assert.equal(status, 'active');
           if (e.type === 'User.Reactivated') assert.equal(status, 'suspended');
           status = e.type === 'User.Suspended' ? 'suspended' : 'active';
