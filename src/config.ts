@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { weakKeyReason, weakSecretReason } from './crypto/secrets.ts';
 
 /** An exact browser origin as browsers send it: scheme, host and optional port; no path, no trailing slash. */
 const origin = z
@@ -102,6 +103,30 @@ const liveScope = z
   .transform((value): unknown => (value === undefined || Array.isArray(value) ? value : [value]))
   .pipe(z.array(liveScopeEntry).min(1, 'must list at least one combination').optional());
 
+/**
+ * Issue 23 item 2.8: a secret that a person typed or left as a placeholder (32 spaces, `aaaa…`, the
+ * .env.example stand-in) stops the start, naming the variable (SECRET_RULE in src/crypto/secrets.ts).
+ */
+function refuseWeakSecret(value: string, ctx: z.RefinementCtx): void {
+  const reason = weakSecretReason(value);
+  if (reason !== undefined) ctx.addIssue({ code: 'custom', message: reason });
+}
+
+/** The password inside DATABASE_URL passes the same rule; a URL without one (trust, peer, .pgpass) is left alone. */
+function refuseWeakDatabasePassword(value: string, ctx: z.RefinementCtx): void {
+  if (!URL.canParse(value)) return;
+  const { password } = new URL(value);
+  if (password === '') return;
+  let decoded = password;
+  try {
+    decoded = decodeURIComponent(password);
+  } catch {
+    // pg reads it as it is; so does the rule.
+  }
+  const reason = weakSecretReason(decoded);
+  if (reason !== undefined) ctx.addIssue({ code: 'custom', message: `its password ${reason}` });
+}
+
 /** Environment parsed once at start; an invalid value stops the process with a clear message. */
 const schema = z
   .object({
@@ -119,7 +144,8 @@ const schema = z
     /** Bind address of the metrics listener: loopback unless the scraper needs another interface. */
     METRICS_HOST: z.string().min(1).default('127.0.0.1'),
     BASE_URL: z.string().url().optional(),
-    DATABASE_URL: z.string().min(1).optional(),
+    /** Its password, if any, must pass the secret rule (issue 23 item 2.8: compose shipped `calebe`). */
+    DATABASE_URL: z.string().min(1).superRefine(refuseWeakDatabasePassword).optional(),
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(20),
     REDIS_URL: z.string().min(1).optional(),
     /** Namespace of the rate-limit keys in Redis, so several deployments can share one server. */
@@ -185,6 +211,7 @@ const schema = z
       .string()
       .min(12)
       .refine((p) => Buffer.byteLength(p, 'utf8') <= 72, 'at most 72 bytes (bcrypt ignores the rest)')
+      .superRefine(refuseWeakSecret)
       .optional(),
     /** bcrypt work factor for new password hashes; tests lower it. */
     BCRYPT_COST: z.coerce.number().int().min(4).max(15).default(12),
@@ -200,13 +227,23 @@ const schema = z
         const key = Buffer.from(v, 'base64');
         return key.length === 32 && key.toString('base64') === v;
       }, 'must be base64 of exactly 32 bytes')
+      .superRefine((v, ctx) => {
+        // Issue 23 item 2.8: all-zero, one repeated byte or few distinct bytes is no key.
+        const key = Buffer.from(v, 'base64');
+        const reason = key.length === 32 ? weakKeyReason(key) : undefined;
+        if (reason !== undefined) ctx.addIssue({ code: 'custom', message: reason });
+      })
       .optional(),
     /**
      * SPEC 2.2: signs charge links (`document_url`); at least 32 characters, the same on every instance.
      * Unset: generated into `<CALEBE_DATA_DIR>/document.key` with the embedded database; required with
      * DATABASE_URL (src/charge-page/signing-secret.ts, docs/decisions.md "Charges").
      */
-    DOCUMENT_SIGNING_SECRET: z.string().min(32, 'must have at least 32 characters').optional(),
+    DOCUMENT_SIGNING_SECRET: z
+      .string()
+      .min(32, 'must have at least 32 characters')
+      .superRefine(refuseWeakSecret)
+      .optional(),
     /**
      * Issue 13 item 3 (docs/decisions.md "The gateway against the provider emulator"): the base URL of a
      * `calebe provider-emulator`; set, each start wires a sandbox external provider to it with a global boleto
@@ -220,6 +257,15 @@ const schema = z
         (v) => v === undefined || (URL.canParse(v) && ['http:', 'https:'].includes(new URL(v).protocol)),
         'must be the http(s) base URL the emulator prints, like http://127.0.0.1:4010',
       ),
+    /**
+     * Issue 23 item 2.7: `production` or `development`. Unset: production when NODE_ENV is `production` (the
+     * Docker image sets it), development otherwise. Production refuses PROVIDER_EMULATOR_URL and switches the
+     * emulator's routing rule off at start (src/routing/provider-emulator.ts).
+     */
+    CALEBE_ENV: z
+      .enum(['production', 'development'], { error: 'must be production or development' })
+      .optional(),
+    NODE_ENV: z.string().optional(),
     /** SPEC 2.8: the simulator and its global rules. Unset: on without DATABASE_URL, off with it. */
     ENABLE_SIMULATOR: z
       .enum(['true', 'false'], { error: 'must be true or false' })
@@ -230,6 +276,22 @@ const schema = z
      * whose deliveries may use http and reach private or loopback addresses; empty allows none.
      */
     WEBHOOK_ALLOWED_PRIVATE_HOSTS: z
+      .string()
+      .default('')
+      .transform((list) =>
+        list
+          .split(',')
+          .map((h) => h.trim().toLowerCase())
+          .filter(Boolean),
+      )
+      .pipe(z.array(allowedHost)),
+    /**
+     * Issue 23 item 2.3 (docs/decisions.md "Provider hosts, webhook URLs, events visibility"): comma-separated
+     * `host` or `host:port` entries (development only: the provider emulator on loopback) that a production
+     * provider record's hosts may name although they are http, loopback or private; never metadata
+     * addresses. Empty allows none: production hosts are https and public.
+     */
+    PROVIDER_ALLOWED_PRIVATE_HOSTS: z
       .string()
       .default('')
       .transform((list) =>
@@ -258,12 +320,25 @@ const schema = z
       'PROVIDER_EMULATOR_URL with DATABASE_URL needs CREDENTIALS_ENCRYPTION_KEY to store the emulator key',
     path: ['PROVIDER_EMULATOR_URL'],
   })
+  .refine((c) => !(c.PROVIDER_EMULATOR_URL && environmentOf(c) === 'production'), {
+    // Issue 23 item 2.7: the emulator's control API can mark charges paid; a live key's boleto must never reach it.
+    message:
+      'the provider emulator is for development and this gateway runs in production mode (CALEBE_ENV=production, or NODE_ENV=production without CALEBE_ENV): unset PROVIDER_EMULATOR_URL, or set CALEBE_ENV=development on a development machine',
+    path: ['PROVIDER_EMULATOR_URL'],
+  })
   .refine((c) => !c.BOOTSTRAP_ADMIN_EMAIL === !c.BOOTSTRAP_ADMIN_PASSWORD, {
     message: 'set both BOOTSTRAP_ADMIN_EMAIL and BOOTSTRAP_ADMIN_PASSWORD, or neither',
     path: ['BOOTSTRAP_ADMIN_PASSWORD'],
   });
 
-export type Config = z.infer<typeof schema> & { baseUrl: string };
+export type CalebeEnv = 'production' | 'development';
+
+/** CALEBE_ENV, or without it what NODE_ENV says (issue 23 item 2.7). */
+function environmentOf(c: { CALEBE_ENV?: CalebeEnv | undefined; NODE_ENV?: string | undefined }): CalebeEnv {
+  return c.CALEBE_ENV ?? (c.NODE_ENV === 'production' ? 'production' : 'development');
+}
+
+export type Config = Omit<z.infer<typeof schema>, 'CALEBE_ENV'> & { CALEBE_ENV: CalebeEnv; baseUrl: string };
 
 export class ConfigError extends Error {}
 
@@ -278,6 +353,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...c,
     // EventStoreDB appends cannot run SQL projections in their transaction.
     PROJECTIONS: c.EVENTSTORE_URL ? 'async' : c.PROJECTIONS,
+    CALEBE_ENV: environmentOf(c),
     baseUrl: c.BASE_URL ?? `http://localhost:${c.PORT}`,
   };
 }

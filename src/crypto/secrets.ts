@@ -35,3 +35,40 @@ export function displayPrefix(secret: string): string {
     [API_KEY_PREFIX.test, API_KEY_PREFIX.live].find((p) => secret.startsWith(p)) ?? API_KEY_PREFIX.legacyLive;
   return secret.slice(0, mode.length + 4);
 }
+
+/**
+ * Issue 23 item 2.8: the rule a configured secret must pass at start (docs/decisions.md "Secrets, logs,
+ * caching and the development emulator"). A generated secret passes it with overwhelming probability; a
+ * typed or placeholder one (32 spaces, `aaaa…`, `0000…`, a repeated pair) does not. It is a floor, not an
+ * estimate: zxcvbn and the like score human-chosen passwords against dictionaries, which says nothing of a
+ * key, and the start must not refuse a password the panel accepts for the same people.
+ */
+export const SECRET_RULE = {
+  /** Distinct characters a text secret (signing secret, passwords) must contain. */
+  minDistinctCharacters: 8,
+  /** Distinct byte values a 32-byte key must contain (32 random bytes: about 30; fewer than 16 never in practice). */
+  minDistinctKeyBytes: 16,
+} as const;
+
+/** Values of .env.example that only stand in for a secret to generate; refused wherever they appear. */
+export const SECRET_PLACEHOLDERS = ['replace-me-with-openssl-rand-hex-32'] as const;
+
+/** Why a text secret is too weak to start with, or undefined when it passes SECRET_RULE. */
+export function weakSecretReason(secret: string): string | undefined {
+  if ((SECRET_PLACEHOLDERS as readonly string[]).includes(secret))
+    return 'is the placeholder of .env.example: generate a value (openssl rand -hex 32)';
+  if (secret.trim() === '') return 'is only whitespace: generate a value (openssl rand -base64 32)';
+  const distinct = new Set(secret).size;
+  if (distinct < SECRET_RULE.minDistinctCharacters)
+    return `has ${distinct} distinct characters, fewer than ${SECRET_RULE.minDistinctCharacters}: generate a value (openssl rand -base64 32)`;
+  return undefined;
+}
+
+/** Why a key (raw bytes) is too weak, or undefined when it passes SECRET_RULE (all-zero and one repeated byte fail). */
+export function weakKeyReason(key: Uint8Array): string | undefined {
+  const distinct = new Set(key).size;
+  if (distinct === 1) return 'is one byte repeated: generate a key (openssl rand -base64 32)';
+  if (distinct < SECRET_RULE.minDistinctKeyBytes)
+    return `has ${distinct} distinct bytes, fewer than ${SECRET_RULE.minDistinctKeyBytes}: generate a key (openssl rand -base64 32)`;
+  return undefined;
+}

@@ -16,10 +16,14 @@ import { DEFAULT_KEYS } from '../providers/emulator/server.ts';
  * boleto is issued there for real (`simulated: false`). Pix stays on the simulator: SPEC 1, the external
  * provider has no Pix sandbox.
  *
- * The variable is the truth for what it owns: set, the record follows its URL and the rule is enabled;
- * unset, the rule is disabled (the record stays: charges keep their provider, SPEC 2.8). An administrator's
- * other edits (name, methods, priority, limit, credentials) are kept. Fixed ids make it safe with several
- * instances starting at once, as for the simulator (src/routing/simulator.ts).
+ * Set, the record follows its URL and the rule is enabled. Unset, a development start changes nothing (issue
+ * 23 item 2.7): one process started without the variable (a worker, a CLI, a second api) must not switch the
+ * rule off for the processes that have it. The rule is switched off explicitly: by an administrator (PATCH
+ * /admin/rules/rul_provider_emulator_boleto `{"enabled": false}`), or by any start in production mode
+ * (CALEBE_ENV), which refuses the variable and never lets a live boleto reach an emulator. The record stays
+ * either way (charges keep their provider, SPEC 2.8). An administrator's other edits (name, methods,
+ * priority, limit, credentials) are kept. Fixed ids make it safe with several instances starting at once,
+ * as for the simulator (src/routing/simulator.ts).
  */
 export const EMULATOR_PROVIDER_ID = 'prv_provider_emulator';
 export const EMULATOR_RULE_ID = 'rul_provider_emulator_boleto';
@@ -60,7 +64,9 @@ async function ensureProvider(deps: ProviderDeps, baseUrl: string): Promise<bool
   }
   const current = existing ?? (await loadProvider(deps, EMULATOR_PROVIDER_ID));
   if (current && (current.payment_host !== hosts.paymentHost || current.api_host !== hosts.apiHost)) {
-    await updateProvider(deps, EMULATOR_PROVIDER_ID, hosts, metadata);
+    // The operator moved the emulator: its record's key follows the configured URL (issue 23 item 2.3: a
+    // host change through the panel needs the credentials again; this one is the server's own setting).
+    await updateProvider(deps, EMULATOR_PROVIDER_ID, { ...hosts, resealStoredCredentials: true }, metadata);
     return true;
   }
   return false;
@@ -96,19 +102,22 @@ async function setRule(deps: ProviderDeps, enabled: boolean): Promise<boolean> {
 
 export async function wireProviderEmulator(
   deps: ProviderDeps,
-  config: Pick<Config, 'PROVIDER_EMULATOR_URL'>,
+  config: Pick<Config, 'PROVIDER_EMULATOR_URL' | 'CALEBE_ENV'>,
   logger: Logger,
 ): Promise<void> {
-  const url = config.PROVIDER_EMULATOR_URL;
-  if (url === undefined) {
+  if (config.CALEBE_ENV === 'production') {
+    // The configuration already refused PROVIDER_EMULATOR_URL here; a rule left on by a development run
+    // against the same database is switched off.
     if (await setRule(deps, false)) {
-      logger.info(
+      logger.warn(
         { rule_id: EMULATOR_RULE_ID },
-        'provider emulator rule disabled (PROVIDER_EMULATOR_URL unset)',
+        'provider emulator rule disabled: this gateway runs in production mode (CALEBE_ENV)',
       );
     }
     return;
   }
+  const url = config.PROVIDER_EMULATOR_URL;
+  if (url === undefined) return;
   const changed = [await ensureProvider(deps, url), await setRule(deps, true)].some(Boolean);
   if (changed) {
     logger.info(

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { claimIdempotencyKey } from '../../src/commands/idempotency.ts';
 import { disableGoneWebhookEndpoint, endpointSigningSecrets } from '../../src/commands/webhook-endpoints.ts';
@@ -18,7 +18,7 @@ import {
 import { commandDeps } from '../support/fixtures.ts';
 import type { TestApp } from '../support/http.ts';
 
-const KEY = Buffer.alloc(32, 9).toString('base64');
+const KEY = randomBytes(32).toString('base64');
 /** The secrets are sealed with the provider-credentials key, required with DATABASE_URL. */
 const env = { CREDENTIALS_ENCRYPTION_KEY: KEY };
 const ROUTE = '/admin/webhook-endpoints';

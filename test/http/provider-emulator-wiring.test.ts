@@ -62,9 +62,22 @@ function create(method: 'pix' | 'boleto', key: SeededKey) {
   });
 }
 
-/** Wires as a start with this PROVIDER_EMULATOR_URL (undefined: unset) would. */
-function restartWith(url: string | undefined): Promise<void> {
-  return wireProviderEmulator(providerDeps(app.gateway.ctx), { PROVIDER_EMULATOR_URL: url }, silent);
+/** Wires as a start with this PROVIDER_EMULATOR_URL (undefined: unset) in this mode would. */
+function restartWith(
+  url: string | undefined,
+  mode: 'development' | 'production' = 'development',
+): Promise<void> {
+  return wireProviderEmulator(
+    providerDeps(app.gateway.ctx),
+    { PROVIDER_EMULATOR_URL: url, CALEBE_ENV: mode },
+    silent,
+  );
+}
+
+async function emulatorRuleEnabled(): Promise<unknown> {
+  const rules = await app.request('GET', '/admin/rules?method=boleto', { headers: admin });
+  assert.equal(rules.status, 200, rules.text);
+  return (rules.body.data as Array<Record<string, unknown>>).find((r) => r.id === EMULATOR_RULE_ID)?.enabled;
 }
 
 async function eventsOf(...streams: string[]): Promise<number> {
@@ -154,11 +167,34 @@ describe('PROVIDER_EMULATOR_URL: the gateway against the provider emulator (issu
     await restartWith(emulator.url);
   });
 
-  test('a start without the variable disables the rule (boletos go back to the simulator); setting it again enables it', async () => {
+  test('issue 23 item 2.7: a development start without the variable leaves the rule on for the processes that have it', async () => {
+    const streams = [`provider-${EMULATOR_PROVIDER_ID}`, `routing_rule-${EMULATOR_RULE_ID}`];
+    const before = await eventsOf(...streams);
     await restartWith(undefined);
-    const rule = await app.request('GET', '/admin/rules?method=boleto', { headers: admin });
-    const mine = (rule.body.data as Array<Record<string, unknown>>).find((r) => r.id === EMULATOR_RULE_ID);
-    assert.equal(mine?.enabled, false);
+    assert.equal(await emulatorRuleEnabled(), true);
+    assert.equal(await eventsOf(...streams), before, 'nothing appended');
+    const real = await create('boleto', live);
+    assert.equal(real.status, 201, real.text);
+    assert.equal(real.body.data.simulated, false);
+  });
+
+  test('issue 23 item 2.7: switched off explicitly (an administrator, or a production start), boletos go back to the simulator; setting the variable again enables it', async () => {
+    const off = await app.request('PATCH', `/admin/rules/${EMULATOR_RULE_ID}`, {
+      headers: admin,
+      json: { enabled: false },
+    });
+    assert.equal(off.status, 200, off.text);
+    await restartWith(undefined);
+    assert.equal(
+      await emulatorRuleEnabled(),
+      false,
+      'a start without the variable does not switch it back on',
+    );
+    await restartWith(emulator.url);
+    assert.equal(await emulatorRuleEnabled(), true);
+
+    await restartWith(undefined, 'production');
+    assert.equal(await emulatorRuleEnabled(), false);
     const simulated = await create('boleto', live);
     assert.equal(simulated.status, 201, simulated.text);
     assert.equal(simulated.body.data.simulated, true);

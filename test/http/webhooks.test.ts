@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -101,7 +101,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => receiver.server?.listen(0, '127.0.0.1', resolve));
   receiver.port = (receiver.server.address() as AddressInfo).port;
   app = await startAdminApp({
-    CREDENTIALS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+    CREDENTIALS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     WEBHOOK_ALLOWED_PRIVATE_HOSTS: `127.0.0.1:${receiver.port}`,
     WEBHOOK_TIMEOUT_MS: '2000',
     WEBHOOK_CONNECT_TIMEOUT_MS: '500',

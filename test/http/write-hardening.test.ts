@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { SCOPES } from '../../src/aggregates/access.ts';
@@ -109,7 +109,7 @@ function replayed(res: TestResponse): void {
 beforeAll(async () => {
   app = await startAdminApp({
     ENABLE_SIMULATOR: 'true',
-    CREDENTIALS_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
+    CREDENTIALS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
   });
   decorateProviderAdapters(app.gateway.ctx, counting);
   superAdmin = bearer(await logIn(app, ADMIN_EMAIL, ADMIN_PASSWORD));

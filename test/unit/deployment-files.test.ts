@@ -31,6 +31,8 @@ interface Service {
 }
 
 const services = (COMPOSE as { services: Record<string, Service> }).services;
+/** The gateway services' DATABASE_URL as written in docker-compose.yml (before interpolation). */
+const COMPOSE_DATABASE_URL = services.api?.environment?.DATABASE_URL ?? '';
 /** The services that run the gateway's image (and so read the gateway's configuration). */
 const gatewayServices = Object.entries(services).filter(([, s]) => s.build !== undefined);
 
@@ -82,6 +84,9 @@ describe('docker-compose.yml (issue 15 item 4)', () => {
       '--host',
       '0.0.0.0',
     ]);
+    // Issue 23 item 2.7: a development service, published on the host's loopback only.
+    assert.deepEqual(services['provider-emulator']?.profiles, ['dev']);
+    assert.deepEqual((services['provider-emulator'] as { ports?: string[] }).ports, ['127.0.0.1:4010:4010']);
     // One image for every role, built from the Dockerfile and configured from .env.
     for (const name of ['migrate', 'api', 'worker']) {
       assert.equal(services[name]?.image, 'calebe:local', name);
@@ -115,9 +120,20 @@ describe('docker-compose.yml (issue 15 item 4)', () => {
     for (const [name, s] of gatewayServices) {
       for (const v of Object.keys(s.environment ?? {})) assert.ok(named.has(v), `${name} sets ${v}`);
     }
-    // The connection strings point at the compose services.
+    // The connection strings point at the compose services; the database password is POSTGRES_PASSWORD
+    // from .env, required (issue 23 item 2.8: no fixed calebe/calebe).
     const { set } = envExample();
-    assert.match(set.get('DATABASE_URL') ?? '', /@postgres:5432\//);
+    for (const [name, s] of gatewayServices) {
+      assert.equal(s.environment?.DATABASE_URL, COMPOSE_DATABASE_URL, name);
+    }
+    assert.match(
+      COMPOSE_DATABASE_URL,
+      /^postgres:\/\/calebe:\$\{POSTGRES_PASSWORD:\?[^}]+\}@postgres:5432\/calebe$/,
+    );
+    assert.match(
+      services.postgres?.environment?.POSTGRES_PASSWORD ?? '',
+      /^\$\{POSTGRES_PASSWORD:\?[^}]+\}$/,
+    );
     assert.match(set.get('REDIS_URL') ?? '', /^redis:\/\/redis:6379/);
     assert.match(ENV_EXAMPLE, /^# EVENTSTORE_URL=esdb:\/\/eventstore:2113\?tls=false$/m);
   });
@@ -150,6 +166,13 @@ describe('.env.example (issue 15 item 4)', () => {
       assert.equal(set.get(secret), '', `${secret} must be generated, not shipped`);
     }
     assert.match(ENV_EXAMPLE, /openssl rand -base64 32/);
+    // Compose needs a value to parse (.ci/run validates .env.example as .env); the gateway refuses it.
+    const placeholder = set.get('POSTGRES_PASSWORD') ?? '';
+    assert.match(ENV_EXAMPLE, /openssl rand -hex 32/);
+    assert.throws(
+      () => loadConfig({ DATABASE_URL: COMPOSE_DATABASE_URL.replace(/\$\{[^}]+\}/, placeholder) }),
+      /DATABASE_URL: its password is the placeholder of \.env\.example/,
+    );
   });
 
   test('once the secrets are generated, the values load (a blank optional value would stop the start)', () => {
@@ -158,6 +181,7 @@ describe('.env.example (issue 15 item 4)', () => {
       DOCUMENT_SIGNING_SECRET: randomBytes(32).toString('base64'),
       CREDENTIALS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
       BOOTSTRAP_ADMIN_PASSWORD: randomBytes(24).toString('base64'),
+      DATABASE_URL: COMPOSE_DATABASE_URL.replace(/\$\{[^}]+\}/, randomBytes(32).toString('hex')),
     });
     const config = loadConfig(env);
     assert.equal(config.HOST, '0.0.0.0');

@@ -39,12 +39,7 @@ export const newUserBody = <P extends z.ZodType<string>>(password: P) =>
 export const newPasswordBody = <P extends z.ZodType<string>>(password: P) =>
   z.strictObject({
     password,
-    current_password: z
-      .string()
-      .min(1)
-      .max(256)
-      .optional()
-      .meta({
-        description: 'Your current password: required for your own password, refused for another user’s.',
-      }),
+    current_password: z.string().min(1).max(256).optional().meta({
+      description: 'Your current password: required for your own password, refused for another user’s.',
+    }),
   });
