@@ -36,8 +36,11 @@ export interface ReconcilerOptions {
     backoff?: BackoffPolicy;
   };
   /** Refunds and due-date changes left pending by an uncertain answer (src/workers/settle-pending-changes.ts). */
-  pendingChanges?: { runOnce(now: Date): Promise<unknown> };
-  /** Several workers: each tick runs only under this lease (src/workers/lease.ts, issue 14). */
+  pendingChanges?: { runOnce(now: Date, signal?: AbortSignal): Promise<unknown> };
+  /**
+   * Several workers: each tick runs only under this lease (src/workers/lease.ts, issue 14), renewed while
+   * the tick runs; a tick whose lease is lost stops before its next charge (issue 23 item 2.11).
+   */
   lease?: JobLease;
 }
 
@@ -65,8 +68,10 @@ export interface ReconcileResult {
  * provider (by id, or by reference), never by charging again. It is also where a refresh's failed follow-up
  * read is retried in the background (SPEC 3.1).
  *
- * Several instances: a tick runs under `opts.lease` (one worker at a time). Without it, or if a lease is
- * lost, instances may pick the same rows; the append's expected version lets only one
+ * Several instances: a tick runs under `opts.lease` (one worker at a time), which its heartbeat keeps for a
+ * slow tick; a tick that loses it (its session ended) stops before the next charge and the loop logs
+ * `LeaseLostError` (issue 23 item 2.11). Without a lease, or for the charge in hand when it is lost,
+ * instances may pick the same rows; the append's expected version lets only one
  * `Transaction.Unconfirmed` through, the other gets WrongExpectedVersion, re-reads and re-decides
  * (now `unknown`: no-op). docs/decisions.md "Charges", "Two processes, one database".
  */
@@ -88,9 +93,10 @@ export class Reconciler {
     this.loop = new PollingLoop(
       'reconciler',
       async () => {
-        const tick = async () => {
-          const more = (await this.runOnce()).scanned === this.batchSize;
-          await opts.pendingChanges?.runOnce(this.now());
+        const tick = async (signal?: AbortSignal) => {
+          const more = (await this.runOnce(this.now(), signal)).scanned === this.batchSize;
+          signal?.throwIfAborted();
+          await opts.pendingChanges?.runOnce(this.now(), signal);
           return more;
         };
         if (!opts.lease) return tick();
@@ -102,8 +108,11 @@ export class Reconciler {
     );
   }
 
-  /** One tick: at most `batchSize` charges, oldest first. `now` is the clock of this run. */
-  async runOnce(now: Date = this.now()): Promise<ReconcileResult> {
+  /**
+   * One tick: at most `batchSize` charges, oldest first. `now` is the clock of this run; `signal` (the
+   * lease's) stops it between charges once the lease is lost, with the signal's reason.
+   */
+  async runOnce(now: Date = this.now(), signal?: AbortSignal): Promise<ReconcileResult> {
     const cutoff = new Date(now.getTime() - this.opts.timeoutSeconds * 1000);
     // `status = 'processing'` implies the partial index predicate; `sequence = 1`: nothing after the
     // reservation was applied (a boleto intent back in `processing` has a longer stream).
@@ -126,6 +135,7 @@ export class Reconciler {
     };
     const deps = { store: this.store, registry: this.registry, now: () => now };
     for (const row of candidates) {
+      signal?.throwIfAborted();
       try {
         const appended = await markUnknownIfStale(deps, row, this.opts.timeoutSeconds, RECONCILER_ACTOR);
         if (appended > 0) {
@@ -141,7 +151,7 @@ export class Reconciler {
         this.opts.logger?.error({ err, transaction_id: row.id }, 'reconciler: mark_unknown failed');
       }
     }
-    if (this.opts.external) await this.settleExternal(now, this.opts.external, result);
+    if (this.opts.external) await this.settleExternal(now, this.opts.external, result, signal);
     return result;
   }
 
@@ -158,6 +168,7 @@ export class Reconciler {
     now: Date,
     external: NonNullable<ReconcilerOptions['external']>,
     result: ReconcileResult,
+    signal?: AbortSignal,
   ): Promise<void> {
     const cutoff = new Date(now.getTime() - this.opts.timeoutSeconds * 1000);
     const horizon = new Date(now.getTime() - (external.windowSeconds ?? 7 * 86_400) * 1000);
@@ -187,6 +198,7 @@ export class Reconciler {
       .execute();
     const deps = { store: this.store, registry: this.registry, now: () => now };
     for (const row of rows) {
+      signal?.throwIfAborted();
       result.checked += 1;
       let outcome: Awaited<ReturnType<typeof settleAtProvider>> | 'failed';
       try {

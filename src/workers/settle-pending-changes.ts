@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { settlePendingChange } from '../commands/transactions/reconcile/handler.ts';
+import type { PayoutContext } from '../commands/transactions/refund/payout.ts';
 import type { AdapterContext } from '../commands/transactions/shared/provider-changes.ts';
 import type { Database } from '../db/schema.ts';
 import type { EventRegistry } from '../events/event-registry.ts';
@@ -48,14 +49,20 @@ export class PendingChangesSettler {
     this.backoff = new ReconcileBackoff(db, 'pending_change', opts.backoff);
   }
 
-  async runOnce(now: Date = new Date()): Promise<SettleResult> {
+  /** `signal`: the reconciler's lease; once it is lost the run stops before the next charge (issue 23 item 2.11). */
+  async runOnce(now: Date = new Date(), signal?: AbortSignal): Promise<SettleResult> {
     const cutoff = new Date(now.getTime() - this.opts.olderThanSeconds * 1000);
     const rows = await this.db
       .selectFrom('transactions')
       .select(['id', 'tenant_id', 'livemode'])
       .where((eb) =>
         eb.or([
-          eb.and([eb('refund_status', '=', 'pending'), eb('status', '=', 'paid')]),
+          eb.and([
+            eb('refund_status', '=', 'pending'),
+            eb('status', '=', 'paid'),
+            // A refund awaiting a person is listed in the panel, not settled here.
+            eb.or([eb('refund_route', 'is', null), eb('refund_route', '!=', 'operator')]),
+          ]),
           eb.and([eb('pending_due_date', 'is not', null), eb('status', '=', 'pending')]),
         ]),
       )
@@ -65,9 +72,14 @@ export class PendingChangesSettler {
       .limit(this.batchSize)
       .execute();
     const deps = { store: this.store, registry: this.registry, now: () => now };
-    const ctx: AdapterContext = { ...this.adapters, deps };
+    const ctx: PayoutContext = {
+      ...this.adapters,
+      deps,
+      vault: { db: this.db, config: this.adapters.config },
+    };
     const result: SettleResult = { scanned: rows.length, settled: [], open: [] };
     for (const row of rows) {
+      signal?.throwIfAborted();
       let outcome: Awaited<ReturnType<typeof settlePendingChange>>;
       try {
         outcome = await settlePendingChange(deps, ctx, row, SETTLER_ACTOR, this.opts.olderThanSeconds);

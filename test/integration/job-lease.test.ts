@@ -145,13 +145,13 @@ describe('JobLease (issue 14: one job, several worker processes)', () => {
     let most = 0;
     let ticks = 0;
     class CountingLease extends JobLease {
-      override run<T>(job: () => Promise<T>) {
-        return super.run(async () => {
+      override run<T>(job: (signal: AbortSignal) => Promise<T>) {
+        return super.run(async (signal) => {
           inside++;
           ticks++;
           most = Math.max(most, inside);
           try {
-            return await job();
+            return await job(signal);
           } finally {
             inside--;
           }
