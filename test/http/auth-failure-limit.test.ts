@@ -175,6 +175,7 @@ for (const store of ['redis', 'memory'] as const) {
       app = await startTestApp({
         AUTH_FAILURES_PER_MINUTE: String(LIMIT),
         TRUST_PROXY: PROXY,
+        BCRYPT_COST: '4',
         ...(store === 'redis' ? { REDIS_URL, REDIS_KEY_PREFIX: prefix } : {}),
       });
       key = (await seedTenantAndKey(app.gateway.ctx, { scopes: ['transactions:read'] })).key;
@@ -204,6 +205,29 @@ for (const store of ['redis', 'memory'] as const) {
         assert.ok(keys.includes(`${prefix}:auth_failure:${A}`), 'failures counted under the client address');
         assert.ok(!keys.some((k) => k.endsWith(PROXY)), 'never under the proxy address');
       }
+    });
+
+    test('SPEC 8: the login limit (10 a minute) counts the forwarded client too, not the proxy', async () => {
+      const login = async (client: string) => {
+        const dispatcher = new Agent({ localAddress: PROXY });
+        try {
+          const res = await undiciRequest(`${app.baseUrl}/admin/sessions`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-forwarded-for': client },
+            body: JSON.stringify({ email: 'nobody@example.com', password: 'not the password at all' }),
+            dispatcher,
+          });
+          const body = (await res.body.json()) as { error: { code: string } };
+          return { status: res.statusCode, code: body.error.code };
+        } finally {
+          await dispatcher.close();
+        }
+      };
+      const C = '198.51.100.30';
+      for (let i = 0; i < 10; i++)
+        assert.deepEqual(await login(C), { status: 401, code: 'invalid_credentials' });
+      assert.deepEqual(await login(C), { status: 429, code: 'rate_limit_exceeded' });
+      assert.deepEqual(await login('198.51.100.40'), { status: 401, code: 'invalid_credentials' });
     });
 
     test('a connection from an address not in TRUST_PROXY is counted under its own address', async () => {
