@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -177,13 +177,28 @@ describe('README.md', () => {
       // A command spans continuation lines; join them before looking at its options.
       const commands = b.code.replace(/\\\n/g, ' ').split('\n');
       for (const c of commands.filter((l) => /\bcurl /.test(l))) {
-        // Success expected: -f makes curl (and the block) fail on 4xx/5xx. Otherwise the status is printed
-        // and checked with grep -x, next to the README's word for it.
-        const fails = /\bcurl -[a-zA-Z]*f[a-zA-Z]* /.test(c);
+        // Success expected: --fail-with-body makes curl (and the block) fail on 4xx/5xx and still print the
+        // error's body (issue 23 item 1.5: -f failed silently). Otherwise the status is printed and checked
+        // with grep -x, next to the README's word for it.
+        const fails = /\bcurl -sS --fail-with-body /.test(c);
         const checked = /-w '%\{http_code\}\\n'.*\| grep -x \d{3}\b/.test(c);
-        assert.ok(fails || checked, `README.md:${b.line}: curl without -f or a checked status:\n${c}`);
+        assert.ok(
+          fails || checked,
+          `README.md:${b.line}: curl without --fail-with-body or a checked status:\n${c}`,
+        );
+        assert.doesNotMatch(
+          c,
+          /\bcurl (?:.* )?(?:-[a-zA-Z]*f[a-zA-Z]*|--fail)(?= )/,
+          `README.md:${b.line}: -f hides the error body:\n${c}`,
+        );
       }
     }
+  });
+
+  test('the curl here has --fail-with-body (7.76 or later), which every block relies on', () => {
+    const version = /^curl (\d+)\.(\d+)/.exec(execFileSync('curl', ['--version'], { encoding: 'utf8' }));
+    const [major, minor] = [Number(version?.[1]), Number(version?.[2])];
+    assert.ok(major > 7 || (major === 7 && minor >= 76), `curl ${major}.${minor}: the README needs 7.76+`);
   });
 
   test('every other ```sh block runs as pasted, in order, and exits 0', async () => {
