@@ -97,6 +97,107 @@ describe('calebe provider-emulator', () => {
     await assert.rejects(fetch(`${url}/_emulator/charges`), 'nothing listens any more');
   });
 
+  /** Starts `calebe provider-emulator` with these arguments and env; answers its URL and its first two lines. */
+  async function start(args: string[], env: Record<string, string> = {}) {
+    const port = await freePort();
+    const proc = spawn(process.execPath, [BIN, 'provider-emulator', '--port', String(port), ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
+    });
+    child = proc;
+    const out = await waitFor(proc, /\n.*\n/);
+    return { proc, out, url: `http://127.0.0.1:${port}` };
+  }
+
+  async function stop(proc: ChildProcess): Promise<void> {
+    const exited = new Promise((resolve) => proc.once('exit', resolve));
+    proc.kill('SIGTERM');
+    await exited;
+  }
+
+  /** The status of GET /_emulator/charges with this Authorization header (none when undefined). */
+  async function controlStatus(url: string, authorization?: string): Promise<number> {
+    const res = await fetch(`${url}/_emulator/charges`, {
+      headers: authorization === undefined ? {} : { authorization },
+    });
+    await res.arrayBuffer();
+    return res.status;
+  }
+
+  test('issue 23 item 2.7: --control-token: the control API answers 401 without that bearer token, the wire API is unchanged', async () => {
+    const token = 'cli-control-token-0123456789abcdef';
+    const { proc, out, url } = await start(['--control-token', token]);
+    try {
+      assert.match(out, /\ncontrol API token: the one given; send Authorization: Bearer <token>\n$/);
+      assert.ok(!out.includes(token), 'a token given is not printed');
+      assert.equal(await controlStatus(url), 401);
+      assert.equal(await controlStatus(url, 'Bearer wrong-token-0123456789abcdef'), 401);
+      assert.equal(await controlStatus(url, token), 401, 'without the Bearer scheme');
+      const refused = await fetch(`${url}/_emulator/charges/1/move`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ to: 'paid_boleto' }),
+      });
+      assert.equal(refused.status, 401);
+      assert.match(refused.headers.get('www-authenticate') ?? '', /^Bearer /);
+      assert.equal(await controlStatus(url, `Bearer ${token}`), 200);
+      const control = emulatorControl(url, token);
+      assert.deepEqual(await control.charges('cli-token-1'), []);
+      // The wire API answers with its own X-API-KEY check, as before: 401 without a key, not the control's.
+      const wire = await fetch(`${url}/payment/v2/Payment`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': 'emu-sandbox-key' },
+        body: JSON.stringify({ IsSandbox: true, Reference: 'cli-token-1', PaymentMethod: '6' }),
+      });
+      assert.notEqual(wire.status, 401);
+      await wire.arrayBuffer();
+    } finally {
+      await stop(proc);
+    }
+  });
+
+  test('issue 23 item 2.7: EMULATOR_CONTROL_TOKEN works as --control-token', async () => {
+    const token = 'env-control-token-0123456789abcdef';
+    const { proc, url } = await start([], { EMULATOR_CONTROL_TOKEN: token });
+    try {
+      assert.equal(await controlStatus(url), 401);
+      assert.equal(await controlStatus(url, `Bearer ${token}`), 200);
+    } finally {
+      await stop(proc);
+    }
+  });
+
+  test('issue 23 item 2.7: on a non-loopback address without a token, one is generated and printed', async () => {
+    const { proc, out, url } = await start(['--host', '0.0.0.0']);
+    try {
+      const token =
+        /\ncontrol API token \(generated; set EMULATOR_CONTROL_TOKEN to choose one\): send Authorization: Bearer (\S+)\n$/.exec(
+          out,
+        )?.[1];
+      assert.ok(token && token.length >= 32, out);
+      assert.equal(await controlStatus(url), 401);
+      assert.equal(await controlStatus(url, `Bearer ${token}`), 200);
+    } finally {
+      await stop(proc);
+    }
+  });
+
+  test('issue 23 item 2.7: a weak control token is refused (exit 2), naming the option', async () => {
+    const proc = spawn(
+      process.execPath,
+      [BIN, 'provider-emulator', '--port', '0', '--control-token', 'aaaaaaaaaaaa'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let out = '';
+    proc.stdout.on('data', (c) => (out += c));
+    proc.stderr.on('data', (c) => (out += c));
+    const code = await new Promise<number | null>((resolve) => proc.once('exit', resolve));
+    assert.equal(code, 2, out);
+    assert.match(out, /--control-token \(or EMULATOR_CONTROL_TOKEN\) has 1 distinct characters/);
+  });
+
   test('a port in use: one line, exit 1', async () => {
     const busy = createServer();
     await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));

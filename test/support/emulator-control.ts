@@ -1,14 +1,20 @@
 import type { Fault, Operation } from '../../src/providers/emulator/faults.ts';
 import type { EmulatorCall, Move } from '../../src/providers/emulator/server.ts';
 
-/** A client of the provider emulator's control API (docs/provider-emulator.md), over a real socket. */
-export function emulatorControl(baseUrl: string) {
+/**
+ * A client of the provider emulator's control API (docs/provider-emulator.md), over a real socket;
+ * `controlToken` for an emulator started with one (issue 23 item 2.7).
+ */
+export function emulatorControl(baseUrl: string, controlToken?: string) {
   async function send(method: string, path: string, body?: unknown): Promise<unknown> {
+    const headers: Record<string, string> = {
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(controlToken === undefined ? {} : { authorization: `Bearer ${controlToken}` }),
+    };
     const res = await fetch(`${baseUrl}/_emulator${path}`, {
       method,
-      ...(body === undefined
-        ? {}
-        : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+      headers,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const json: unknown = await res.json();
     if (!res.ok) throw new Error(`emulator control ${method} ${path}: ${res.status} ${JSON.stringify(json)}`);

@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { wireCentavos, wireReais } from './amounts.ts';
@@ -34,6 +35,19 @@ export interface EmulatorOptions {
   readonly publicBaseUrl?: string;
   /** Source in [0, 1) of the faults' `probability` draws (default Math.random). */
   readonly random?: () => number;
+  /**
+   * Issue 23 item 2.7: set, every `/_emulator/` request needs `Authorization: Bearer <token>` (401
+   * otherwise): the control API lists payers' data and marks charges paid. Unset: open, for tests in-process.
+   */
+  readonly controlToken?: string;
+}
+
+/** Whether an Authorization header carries this bearer token (digests compared in constant time). */
+function bearerMatches(header: string | undefined, token: string): boolean {
+  const m = /^Bearer[ ]+(\S+)[ ]*$/i.exec(header ?? '');
+  if (!m?.[1]) return false;
+  const digest = (v: string) => createHash('sha256').update(v, 'utf8').digest();
+  return timingSafeEqual(digest(m[1]), digest(token));
 }
 
 export interface EmulatorCall {
@@ -323,7 +337,16 @@ export async function startProviderEmulator(options: EmulatorOptions = {}): Prom
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://emulator');
-    if (url.pathname.startsWith('/_emulator/')) return control(req, res, url);
+    if (url.pathname === '/_emulator' || url.pathname.startsWith('/_emulator/')) {
+      if (
+        options.controlToken !== undefined &&
+        !bearerMatches(req.headers.authorization, options.controlToken)
+      ) {
+        res.setHeader('www-authenticate', 'Bearer realm="provider emulator control API"');
+        return sendJson(res, 401, { error: 'the control API needs Authorization: Bearer <control token>' });
+      }
+      return control(req, res, url);
+    }
     const text = await readBody(req);
     let path = url.pathname;
     let host = hostOf(req.headers.host);
