@@ -9,7 +9,8 @@ import { transactionView } from '../../../http/transaction-dto.ts';
 import { foldStream } from '../../fold-stream.ts';
 import { transactionRouteHelpers } from '../shared/route-helpers.ts';
 import { transactionStream } from '../shared/stream.ts';
-import { refreshAtProvider } from './handler.ts';
+import { type RefreshOutcome, refreshAtProvider } from './handler.ts';
+import { SingleFlight } from './single-flight.ts';
 
 /**
  * `POST /v1/transactions/{id}/refresh` (SPEC 3.1, 4.6; docs/decisions.md "Charges"): on the simulator, a Pix
@@ -21,9 +22,18 @@ import { refreshAtProvider } from './handler.ts';
  * `transactions:read` (route config) plus the method's write scope, checked once the transaction is loaded;
  * developer keys are refused (SPEC 5.4); another tree or mode is 404; a refresh writes, so a descendant's
  * charge is 403 forbidden (SPEC 5.5).
+ *
+ * Concurrent refreshes of one external charge are coalesced (issue 23 item 2.11): each request passes its
+ * own checks (key, scopes, tenant tree, mode) first, then joins the refresh already in flight for that
+ * transaction in this process, if any, and answers from its outcome (its own 200 view read afterwards, or
+ * the same 409/502): one provider query instead of one per request. The events carry the metadata of the
+ * request that started the flight. Across processes each one queries once (docs/decisions.md "Reconciler
+ * lease and coalesced refreshes"); a refresh after the flight settled queries again.
  */
 export function registerRefreshRoute(app: HttpServer, ctx: AppContext): void {
   const { deps, decide, currentView, requireMethodScope, ownTransaction } = transactionRouteHelpers(ctx);
+  // Per gateway: the refresh of an external charge in flight, by transaction id.
+  const inFlight = new SingleFlight<string, RefreshOutcome>();
 
   app.post(
     '/v1/transactions/:id/refresh',
@@ -52,14 +62,13 @@ export function registerRefreshRoute(app: HttpServer, ctx: AppContext): void {
           { transaction_id: row.id },
         );
       if (!row.simulated) {
-        const state = await foldStream(deps(), transaction, transactionStream(row.id));
-        if (state.status === 'none') throw noExternalId();
-        // SPEC 3.1, 4.6: by external id, or for `unknown` without it by the provider's query by reference.
-        const outcome = await refreshAtProvider(
-          { deps: deps(), config: ctx.config },
-          state,
-          eventMetadata(request),
-        );
+        // Checked above for this request; from here on it may share the flight of another request.
+        const outcome = await inFlight.run(row.id, async () => {
+          const state = await foldStream(deps(), transaction, transactionStream(row.id));
+          if (state.status === 'none') return { kind: 'reconciliation_required' };
+          // SPEC 3.1, 4.6: by external id, or for `unknown` without it by the provider's query by reference.
+          return refreshAtProvider({ deps: deps(), config: ctx.config }, state, eventMetadata(request));
+        });
         if (outcome.kind === 'reconciliation_required') throw noExternalId();
         if (outcome.kind === 'failed') {
           // SPEC 4.6, 7: this query's diagnostics, direct in `error`; stored state and diagnostics kept.
