@@ -4,9 +4,9 @@
  * the work again. Nothing is cached past the flight.
  *
  * Written here rather than taken from npm: `promise-coalesce` (the maintained one without dependencies)
- * is these same lines over a module-wide Map shared by everything in the process, and `p-memoize` 8+ needs
- * Node 22 and is a cache first. An instance of this class belongs to the gateway that made it (one per app,
- * so two gateways in one test process never share flights).
+ * is these same lines over a module-wide Map shared by everything in the process, and `p-memoize` is a
+ * cache first (its version 9 needs Node 22). An instance of this class belongs to the gateway that made it
+ * (one per app, so two gateways in one test process never share flights).
  */
 export class SingleFlight<K, V> {
   private readonly flights = new Map<K, Promise<V>>();
