@@ -71,12 +71,53 @@ export function serializeError(err: unknown): unknown {
   };
 }
 
+/** RFC 3986 2.3: percent-encoded unreserved characters mean the same as themselves; the router decodes them. */
+function decodeUnreserved(path: string): string {
+  return path.replace(/%([0-9A-Fa-f]{2})/g, (encoded, hex: string) => {
+    const c = String.fromCharCode(Number.parseInt(hex, 16));
+    return /[A-Za-z0-9._~-]/.test(c) ? c : encoded;
+  });
+}
+
 /**
- * Issue 12: a charge page URL (`/cobranca/<id>/<signature>`, SPEC 2.2) is a capability; the log keeps the
- * id and drops the signature, whatever follows it (`/boleto.pdf`, a query string).
+ * Issue 12, issue 23 item 2.8 (d): a charge page URL (`/cobranca/<id>/<signature>`, SPEC 2.2) is a
+ * capability; the log keeps the id and drops the signature. The path is read as the router reads it first
+ * (`/%63obranca/…` is the page too), and any spelling of that first segment (case, `;params`, empty
+ * segments before it) counts. What follows a signature (`/boleto.pdf`) is kept; anything but an
+ * id-shaped id, or a missing signature with more after it, is dropped whole.
  */
+function redactPath(path: string): string {
+  const decoded = decodeUnreserved(path);
+  const m = /^(\/+)([^/]*)(\/.*)?$/.exec(decoded);
+  const first = (m?.[2] ?? '').split(';')[0]?.toLowerCase();
+  if (first !== 'cobranca' || m?.[3] === undefined) return decoded;
+  const [, id = '', signature, ...rest] = m[3].split('/');
+  const safeId = /^[A-Za-z0-9_-]*$/.test(id) ? id : '[redacted]';
+  if (signature === undefined) return `/cobranca/${safeId}`;
+  const tail = signature === '' ? '' : rest.map((segment) => `/${segment}`).join('');
+  return `/cobranca/${safeId}/[redacted]${tail}`;
+}
+
+/**
+ * Issue 23 item 2.8 (c): a query string can carry a secret whatever its name (`?token=`, `?api_key=`, a
+ * webhook callback's `?secret=`), so the log keeps each parameter's name and never its value; a name that
+ * is not a short identifier (a key pasted as `?clb_live_…`) is dropped too.
+ */
+function redactQuery(query: string): string {
+  if (query === '') return '';
+  const names = query.split('&').map((pair) => {
+    const name = decodeUnreserved(pair.split('=')[0] ?? '');
+    return /^[A-Za-z0-9_.[\]-]{0,32}$/.test(name) ? name : '[redacted]';
+  });
+  return `?${names.map((name) => `${name}=[redacted]`).join('&')}`;
+}
+
+/** A request URL as the log may show it: the path redacted as above, the query's names only, no fragment. */
 export function redactUrl(url: string): string {
-  return url.replace(/^(\/cobranca\/[^/?#]*\/)[^/?#]+/, '$1[redacted]');
+  const q = url.search(/[?#]/);
+  if (q === -1) return redactPath(url);
+  const query = url[q] === '?' ? (url.slice(q + 1).split('#')[0] ?? '') : '';
+  return `${redactPath(url.slice(0, q))}${redactQuery(query)}`;
 }
 
 /** fastify's request serializer (lib/logger-pino.js), with the URL redacted. */

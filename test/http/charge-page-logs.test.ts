@@ -48,4 +48,39 @@ describe('Issue 12 item 3: charge page signatures never reach the log (SPEC 2.2)
     for (const line of urls) assert.ok(line.includes(`/cobranca/${id}/[redacted]`), line);
     assert.ok(app.logs.some((l) => l.includes(`/cobranca/${id}/[redacted]/boleto.pdf`)));
   });
+
+  test('issue 23 item 2.8: /%63obranca/<id>/<signature> and other spellings the router reads as the page never log the signature', async () => {
+    const { key } = await seedTenantAndKey(app.gateway.ctx);
+    const created = await app.request('POST', '/v1/pix', {
+      headers: { 'x-api-key': key, ...idem() },
+      json: pixBody(),
+    });
+    assert.equal(created.status, 201, created.text);
+    const { id, document_url } = created.body.data as { id: string; document_url: string };
+    const signature = new URL(document_url).pathname.split('/')[3] ?? '';
+    // Sent as typed (fetch keeps percent-escapes; the harness's OpenAPI check reads paths undecoded).
+    const raw = async (path: string) => {
+      const res = await fetch(`${app.baseUrl}${path}`);
+      await res.arrayBuffer();
+      return res;
+    };
+    // The router percent-decodes the path: this is the page itself (SPEC 2.2), served or refused.
+    const encoded = await raw(`/%63obranca/${id}/${signature}`);
+    assert.ok([200, 404].includes(encoded.status), String(encoded.status));
+    const spellings = [
+      `/%63%6F%62%72%61%6E%63%61/${id}/${signature}`,
+      `/cobranca/${id}/%${signature.charCodeAt(0).toString(16)}${signature.slice(1)}`,
+      `/COBRANCA/${id}/${signature}`,
+      `//cobranca/${id}/${signature}`,
+      `/cobranca/${id}//${signature}`,
+      `/cobranca/${id}%2F${signature}`,
+      `/cobranca/${id}/${signature}?s=${signature}`,
+    ];
+    for (const path of spellings) await raw(path);
+    const rest = signature.slice(1);
+    const leaking = app.logs.filter((l) => l.includes(signature) || l.includes(rest));
+    assert.deepEqual(leaking, [], 'no log line carries the signature, whole or after its first character');
+    const encodedLine = app.logs.find((l) => l.includes(encoded.headers.get('x-request-id') ?? 'none'));
+    assert.ok(encodedLine?.includes(`/cobranca/${id}/[redacted]`), encodedLine);
+  });
 });

@@ -59,3 +59,29 @@ test('issue 3: log lines carry request_id and no key, token, password or card nu
     assert.ok(!app.logs.some((l) => l.includes(secret)), `no log line contains ${secret.slice(0, 6)}…`);
   }
 });
+
+test('issue 23 item 2.8: query values never reach the log, whatever their name; the names do', async () => {
+  const token = 'cls_queryTokenThatMustNotBeLogged0000000000000';
+  const apiKey = 'clb_test_queryKeyThatMustNotBeLogged000000000000';
+  const other = 'an-ordinary-value-0123456789';
+  const requests = [
+    `/v1/transactions?token=${token}`,
+    `/v1/transactions?api_key=${apiKey}&limit=10`,
+    `/admin/users?password=${token}&signature=${other}`,
+    `/health?note=${other}`,
+    `/v1/transactions?${apiKey}`,
+  ];
+  for (const url of requests) await app.request('GET', url);
+  for (const secret of [token, apiKey, other, encodeURIComponent(token)]) {
+    assert.deepEqual(
+      app.logs.filter((l) => l.includes(secret)),
+      [],
+      `no log line contains ${secret.slice(0, 8)}…`,
+    );
+  }
+  const urls = app.logs.map((l) => (JSON.parse(l) as { req?: { url?: string } }).req?.url).filter(Boolean);
+  assert.ok(urls.includes('/v1/transactions?token=[redacted]'), urls.join('\n'));
+  assert.ok(urls.includes('/v1/transactions?api_key=[redacted]&limit=[redacted]'));
+  assert.ok(urls.includes('/admin/users?password=[redacted]&signature=[redacted]'));
+  assert.ok(urls.includes('/v1/transactions?[redacted]=[redacted]'), 'a key pasted as a name is dropped');
+});
