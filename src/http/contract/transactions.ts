@@ -116,10 +116,13 @@ export const simulateBody = z.strictObject({
   status: z.enum(['paid', 'expired']).meta({ description: 'The outcome to simulate.' }),
 });
 
+// Issue 23 item 1.7: each format carries a message for people (zod's would quote the regular expression).
 const digitsText = (min: number, max: number, description: string) =>
   z
     .string()
-    .regex(new RegExp(`^[0-9]{${min},${max}}$`))
+    .regex(new RegExp(`^[0-9]{${min},${max}}$`), {
+      message: `must be ${min === max ? min : `${min} to ${max}`} digits`,
+    })
     .meta({ description });
 
 /** SPEC 4.8: the payer's account for refunding a boleto paid by boleto; passed to the provider, never stored. */
@@ -128,13 +131,17 @@ const bankAccount = z.strictObject({
   branch: digitsText(1, 5, 'Branch (agência) without check digit, 1 to 5 digits.'),
   account: z
     .string()
-    .regex(/^[0-9]{1,19}-?[0-9Xx]$/)
+    .regex(/^[0-9]{1,19}-?[0-9Xx]$/, {
+      message: 'must be the account number with its check digit, e.g. 12345-6',
+    })
     .meta({ description: 'Account number with its check digit, e.g. `12345-6`.' }),
   account_type: z.enum(['checking', 'savings']),
   holder_name: utf8Text(2, 120),
   holder_document: z
     .string()
-    .regex(/^(?:[A-Za-z0-9]{11}|[A-Za-z0-9]{14})$/)
+    .regex(/^(?:[A-Za-z0-9]{11}|[A-Za-z0-9]{14})$/, {
+      message: "must be the holder's CPF (11) or CNPJ (14), letters and digits only",
+    })
     .meta({ description: 'CPF or CNPJ of the holder: 11 or 14 alphanumerics.' }),
 });
 export const refundBody = z
@@ -171,3 +178,29 @@ export const transactionEvent = z
     recorded_at: z.iso.datetime(),
   })
   .meta({ id: 'TransactionEvent' });
+
+/**
+ * Issue 23 item 1.6 (SPEC 1 "the same validation", 4.1, 4.2): what the external provider refuses in a new
+ * charge that the gateway can see before the call. Its creation needs the payer's CPF or CNPJ
+ * (`Customer.Identity`, 11 or 14 characters: wire doc 2.4; the emulator answers code 9002 without it), which
+ * SPEC 4.1 leaves optional. So a charge whose routing rule names the external provider must carry
+ * `customer.document`, in both modes: a test key routed there gets the same 422 as the live key, before
+ * reservation, nothing stored. The format (11 or 14 alphanumerics) is already the body schema's; SPEC 4.1
+ * says "format only, no check digits", so no CPF/CNPJ check digit is computed here.
+ */
+export const EXTERNAL_PROVIDER_PAYER_RULES = [
+  {
+    param: 'customer.document',
+    required: (customer: { document?: string | undefined }) => customer.document !== undefined,
+    message:
+      "customer.document is required: the payment provider this charge is routed to needs the payer's CPF (11 digits) or CNPJ (14 characters), without punctuation.",
+  },
+] as const;
+
+/** The first rule of {@link EXTERNAL_PROVIDER_PAYER_RULES} the payer breaks, or null. */
+export function externalProviderPayerIssue(customer: {
+  document?: string | undefined;
+}): { param: string; message: string } | null {
+  const broken = EXTERNAL_PROVIDER_PAYER_RULES.find((rule) => !rule.required(customer));
+  return broken ? { param: broken.param, message: broken.message } : null;
+}

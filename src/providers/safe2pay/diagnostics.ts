@@ -7,14 +7,20 @@ import type { OutcomeReason } from '../port.ts';
  * `Error`/`Message` text (it can carry personal data such as a CPF or an e-mail).
  */
 
-/** Guidance per known Safe2Pay error code (wire doc 2.3 and SPEC 2.8). */
+/**
+ * Guidance per Safe2Pay error code the wire doc lists (its section 2.3 and SPEC 2.8; Safe2Pay publishes no code
+ * table), each naming the setting or field to fix (issue 23 item 1.6). The emulator's own codes (9001-9005,
+ * docs/provider-emulator.md) are deliberately absent: a real provider may use those numbers for anything.
+ * Refusals the gateway can foresee (the payer's CPF/CNPJ) are refused before reservation instead
+ * (src/http/contract/transactions.ts `EXTERNAL_PROVIDER_PAYER_RULES`), so no charge reaches this table for them.
+ */
 const BY_CODE: Readonly<Record<string, string>> = {
   '301':
-    'O provedor recusou a chave sandbox da conta matriz; cobranças usam o token sandbox da subconta. / The provider refused the matrix sandbox key; charges use the subaccount sandbox token.',
+    'O provedor recusou a chave sandbox da conta matriz (credentials.api_key do provedor): cobranças de marketplace usam o token sandbox do vínculo da subconta. / The provider refused the matrix account sandbox key (the provider record credentials.api_key): marketplace charges use the subaccount link sandbox token.',
   '300':
-    'O provedor só aceita esta operação com a chave da conta matriz. / The provider accepts this operation only with the matrix account key.',
+    'O provedor só aceita esta operação com a chave da conta matriz (credentials.api_key do provedor). / The provider accepts this operation only with the matrix account key (the provider record credentials.api_key).',
   '1273':
-    'Taxa Pix da subconta abaixo do mínimo do provedor. / Subaccount Pix fee below the provider minimum.',
+    'Taxa Pix da subconta (MerchantSplit do método 6) abaixo do mínimo do provedor, R$ 0,35. / Subaccount Pix fee (MerchantSplit of method 6) below the provider minimum of R$ 0.35.',
 };
 
 const BY_REASON: Readonly<Record<OutcomeReason, string>> = {

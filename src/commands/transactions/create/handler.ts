@@ -17,6 +17,7 @@ import { sha256Hex } from '../../../crypto/secrets.ts';
 import type { TransactionsTable } from '../../../db/schema.ts';
 import type { EventMetadata, NewEvent } from '../../../events/event-store.ts';
 import type { AppContext } from '../../../http/context.ts';
+import { externalProviderPayerIssue } from '../../../http/contract/transactions.ts';
 import { newId } from '../../../ids.ts';
 import { transactionRowFromState } from '../../../projections/transactions.ts';
 import type { PortCharge, ProviderCustomer } from '../../../providers/port.ts';
@@ -273,6 +274,7 @@ async function route(ctx: ChargeContext, input: CreateChargeInput): Promise<Rout
     if (p.kind === 'external' && !policyOf(input.method).sandbox && p.environment === 'sandbox') {
       throw new DomainError('provider_pix_sandbox_unsupported', 'The external provider has no Pix sandbox.');
     }
+    if (p.kind === 'external') requireProviderPayer(input);
     const adapter = await resolveAdapter(adapterContext(ctx), { providerId: null, simulated: true });
     return { providerId: null, kind: 'simulator', environment: 'sandbox', adapter };
   }
@@ -289,6 +291,7 @@ async function route(ctx: ChargeContext, input: CreateChargeInput): Promise<Rout
   if (!policyOf(input.method).sandbox && p.environment === 'sandbox') {
     throw new DomainError('provider_pix_sandbox_unsupported', 'The external provider has no Pix sandbox.');
   }
+  requireProviderPayer(input);
   if (p.environment === 'production') {
     await authorizeLiveIssuance(
       { deps: deps(ctx), config: ctx.config },
@@ -305,6 +308,16 @@ async function route(ctx: ChargeContext, input: CreateChargeInput): Promise<Rout
   // Before reservation: a record that cannot send (no credentials, unreadable key) is refused with nothing stored.
   const adapter = await resolveAdapter(adapterContext(ctx), { providerId: p.id, simulated: false });
   return { providerId: p.id, kind: 'external', environment: p.environment, adapter };
+}
+
+/**
+ * Issue 23 item 1.6: what the external provider would refuse in the payer, refused here first with
+ * `422 validation_error` naming the field, for a live key and for a test key routed to the same provider
+ * (SPEC 1: the same validation). Before the production controls and the reservation: nothing is stored.
+ */
+function requireProviderPayer(input: CreateChargeInput): void {
+  const issue = externalProviderPayerIssue(input.body.customer);
+  if (issue) throw invalid(issue.param, issue.message);
 }
 
 /** `ctx` is the application context: the key of the adapters' decorators (provider-adapter.ts). */
