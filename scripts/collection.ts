@@ -74,9 +74,179 @@ function withParameterExamples(document: { paths?: Record<string, Record<string,
   }
 }
 
+/**
+ * Issue 23 item 1.9: the collection runs as sent, top to bottom, from an empty gateway with a test key:
+ * each request that creates a record saves its id in a collection variable (its test script), path ids
+ * are those variables, and dates come from the collection's pre-request script, so no request carries an
+ * invented id or a fixed (one day past) date. test/unit/postman-collection.test.ts checks that, and
+ * test/http/postman-run.test.ts sends the public requests in order to a served gateway.
+ */
+export const RUN_VARIABLES = [
+  { key: 'today', description: 'set by the pre-request script: today in America/Sao_Paulo' },
+  { key: 'dueDate', description: 'set by the pre-request script: 5 days ahead in America/Sao_Paulo' },
+  { key: 'newDueDate', description: 'set by the pre-request script: 12 days ahead in America/Sao_Paulo' },
+  { key: 'transactionId', description: 'data.id of Create a Pix charge' },
+  { key: 'boletoId', description: 'data.id of Create a boleto charge' },
+  { key: 'chargePageId', description: 'the id in the Pix document_url' },
+  { key: 'chargePageSignature', description: 'the signature in the Pix document_url' },
+  { key: 'boletoPageId', description: 'the id in the boleto document_url' },
+  { key: 'boletoPageSignature', description: 'the signature in the boleto document_url' },
+  { key: 'costCenterId', description: 'data.id of Create a cost center' },
+  { key: 'tenantTypeId', description: 'data.id of Create a tenant type' },
+  { key: 'tenantId', description: 'data.id of Create a tenant' },
+  { key: 'userId', description: 'data.id of Create a user' },
+  { key: 'apiKeyId', description: 'data.id of Issue an API key' },
+  { key: 'providerId', description: 'data.id of Create a provider' },
+  { key: 'ruleId', description: 'data.id of Create a routing rule' },
+  { key: 'webhookEndpointId', description: 'data.id of Register a webhook endpoint' },
+  { key: 'webhookDeliveryId', description: 'data[0].id of List webhook deliveries' },
+] as const;
+
+/**
+ * São Paulo has had no daylight saving time since 2019: its day is UTC-3. Postman's sandbox is not
+ * promised an ICU with time zones, so the offset is spelled out.
+ */
+const PRE_REQUEST = [
+  '// Due dates a few days ahead in America/Sao_Paulo (UTC-3), so a boleto example is never past due.',
+  'const saoPauloDay = (days) => new Date(Date.now() - 3 * 3600e3 + days * 864e5).toISOString().slice(0, 10);',
+  "pm.collectionVariables.set('today', saoPauloDay(0));",
+  "pm.collectionVariables.set('dueDate', saoPauloDay(5));",
+  "pm.collectionVariables.set('newDueDate', saoPauloDay(12));",
+];
+
+/** By operationId: what its answer saves (variable: JavaScript expression over `data`). */
+const SAVES: Record<string, Record<string, string>> = {
+  createSession: { sessionToken: 'data.token' },
+  createPix: {
+    transactionId: 'data.id',
+    chargePageId: "data.document_url.split('/cobranca/')[1].split('/')[0]",
+    chargePageSignature: "data.document_url.split('/cobranca/')[1].split('/')[1]",
+  },
+  createBoleto: {
+    boletoId: 'data.id',
+    boletoPageId: "data.document_url.split('/cobranca/')[1].split('/')[0]",
+    boletoPageSignature: "data.document_url.split('/cobranca/')[1].split('/')[1]",
+  },
+  createCostCenter: { costCenterId: 'data.id' },
+  createTenantType: { tenantTypeId: 'data.id' },
+  createTenant: { tenantId: 'data.id' },
+  createUser: { userId: 'data.id' },
+  createApiKey: { apiKeyId: 'data.id' },
+  createProvider: { providerId: 'data.id' },
+  createRoutingRule: { ruleId: 'data.id' },
+  createWebhookEndpoint: { webhookEndpointId: 'data.id' },
+  listWebhookDeliveries: { webhookDeliveryId: 'data[0] && data[0].id' },
+};
+
+/** Path ids by the path's prefix; the longest prefix wins. */
+const PATH_IDS: [prefix: string, param: string, variable: string][] = [
+  ['/v1/transactions/{id}/boleto', 'id', 'boletoId'],
+  ['/v1/transactions', 'id', 'transactionId'],
+  ['/admin/transactions', 'id', 'transactionId'],
+  ['/admin/refunds', 'id', 'transactionId'],
+  ['/v1/cost-centers', 'id', 'costCenterId'],
+  ['/admin/tenants', 'id', 'tenantId'],
+  ['/admin/users', 'id', 'userId'],
+  ['/admin/api-keys', 'id', 'apiKeyId'],
+  ['/admin/providers', 'id', 'providerId'],
+  ['/admin/rules', 'id', 'ruleId'],
+  ['/admin/webhook-endpoints', 'id', 'webhookEndpointId'],
+  ['/admin/webhook-deliveries', 'id', 'webhookDeliveryId'],
+  ['/cobranca/{id}/{signature}/boleto.pdf', 'id', 'boletoPageId'],
+  ['/cobranca/{id}/{signature}/boleto.pdf', 'signature', 'boletoPageSignature'],
+  ['/cobranca', 'id', 'chargePageId'],
+  ['/cobranca', 'signature', 'chargePageSignature'],
+];
+
+/** Body fields that name a record: a variable filled by an earlier request, or left out. */
+const BODY_IDS: Record<string, string | null> = {
+  type_id: '{{tenantTypeId}}',
+  tenant_id: '{{tenantId}}',
+  provider_id: '{{providerId}}',
+  cost_center_id: null,
+};
+
+/**
+ * Per operationId, the body sent instead of the example: the refund is of the Pix paid just before, which
+ * takes no bank account (the example shows a boleto paid by boleto, which needs one).
+ */
+const BODIES: Record<string, Json> = {
+  refundTransaction: {},
+  // A super_admin resetting the user just created, which needs no current password and, unlike a change
+  // of one's own, leaves the collection's session open for the requests after it.
+  setUserPassword: { password: 'outra-senha-longa-e-forte' },
+};
+
+function withVariables(body: Json): Json {
+  if (Array.isArray(body)) return body.map(withVariables);
+  if (body === null || typeof body !== 'object') return body;
+  const out: { [key: string]: Json } = {};
+  for (const [key, value] of Object.entries(body)) {
+    const id = BODY_IDS[key];
+    if (id === null) continue;
+    if (id !== undefined && typeof value === 'string') out[key] = id;
+    else out[key] = withVariables(value);
+  }
+  return out;
+}
+
+interface PostmanRequest {
+  method: string;
+  url: { path?: string[]; variable?: { key: string; value: string }[] };
+  body?: { raw?: string };
+}
+
+/** The converter's `:param` path back to the document's `{param}` form. */
+const documentPath = (path: string[]) =>
+  `/${path.map((p) => (p.startsWith(':') ? `{${p.slice(1)}}` : p)).join('/')}`;
+
+function runnable(items: Json, operationIds: Map<string, string>): Json {
+  if (!Array.isArray(items)) return items;
+  return items.map((node) => {
+    const item = node as { [key: string]: Json };
+    if (Array.isArray(item.item)) return { ...item, item: runnable(item.item, operationIds) };
+    const request = item.request as unknown as PostmanRequest;
+    const path = documentPath(request.url.path ?? []);
+    const operationId = operationIds.get(`${request.method} ${path}`);
+    if (!operationId) throw new Error(`no operation for ${request.method} ${path}`);
+    for (const v of request.url.variable ?? []) {
+      const match = PATH_IDS.filter(([prefix, param]) => param === v.key && path.startsWith(prefix)).sort(
+        (a, b) => b[0].length - a[0].length,
+      )[0];
+      if (!match) throw new Error(`{${v.key}} of ${operationId}: name its variable in PATH_IDS`);
+      v.value = `{{${match[2]}}}`;
+    }
+    if (request.body?.raw) {
+      const example = BODIES[operationId] ?? withVariables(JSON.parse(request.body.raw) as Json);
+      // A due date a few days ahead (a later one for the change); any other day (one a payment was made
+      // on) is today.
+      const due = operationId === 'updateBoletoDueDate' ? '{{newDueDate}}' : '{{dueDate}}';
+      request.body.raw = JSON.stringify(example, null, 2)
+        .replace(/("due_date": )"\d{4}-\d{2}-\d{2}"/g, `$1"${due}"`)
+        .replace(/"\d{4}-\d{2}-\d{2}"/g, '"{{today}}"');
+    }
+    const saves = SAVES[operationId];
+    if (!saves) return item;
+    const exec = [
+      'if (pm.response.code < 300) {',
+      '  const { data } = pm.response.json();',
+      ...Object.entries(saves).map(([key, expr]) => `  pm.collectionVariables.set('${key}', ${expr});`),
+      '}',
+    ];
+    return { ...item, event: [{ listen: 'test', script: { type: 'text/javascript', exec } }] };
+  });
+}
+
 export async function buildCollection(): Promise<Json> {
   const document = (await buildOpenApiDocument()) as { paths?: Record<string, Record<string, unknown>> };
   withParameterExamples(document);
+  const operationIds = new Map<string, string>();
+  for (const [path, item] of Object.entries(document.paths ?? {})) {
+    for (const [method, operation] of Object.entries(item)) {
+      const id = (operation as { operationId?: string }).operationId;
+      if (id) operationIds.set(`${method.toUpperCase()} ${path}`, id);
+    }
+  }
   const result = await new Promise<CollectionResult>((resolve, reject) => {
     convert(
       { type: 'json', data: document },
@@ -93,11 +263,13 @@ export async function buildCollection(): Promise<Json> {
   const { _postman_id: _random, ...info } = converted.info as { [key: string]: Json };
   return {
     info,
-    item: converted.item ?? [],
+    item: runnable(converted.item ?? [], operationIds),
+    event: [{ listen: 'prerequest', script: { type: 'text/javascript', exec: PRE_REQUEST } }],
     variable: [
       { key: 'baseUrl', value: 'http://localhost:3000', type: 'string' },
       { key: 'apiKey', value: '', type: 'string', description: 'X-API-Key of the public API (clb_test_…)' },
       { key: 'sessionToken', value: '', type: 'string', description: 'data.token of POST /admin/sessions' },
+      ...RUN_VARIABLES.map((v) => ({ key: v.key, value: '', type: 'string', description: v.description })),
     ],
   };
 }

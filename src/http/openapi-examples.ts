@@ -5,11 +5,24 @@
  * validate every one against its schema. Realistic Brazilian data; a public charge never shows `tenant_id`.
  */
 
+import { saoPauloDate } from '../aggregates/business-date.ts';
+
 const TENANT = 'ten_01jd3x8m2q4r6t8v0w2y4z6b8c';
 const TXN = 'txn_01jd4v0q7zk4w9m2x3b5n6p8rt';
 const BOLETO_TXN = 'txn_01jd4w3k9p1s5u7w9y1a3c5e7g';
 const AT = '2026-11-23T14:05:09.412Z';
 const LATER = '2026-11-23T14:07:31.058Z';
+
+/**
+ * Issue 23 item 1.9: a request example is sent as is (the /docs "Test Request" button, the Postman
+ * collection), so it names no record that does not exist (no `cost_center_id`: one comes from
+ * POST /v1/cost-centers) and no date in the past: due dates, in the boleto examples too, are São Paulo
+ * days ahead of when the document is built, inside the today..today+365 window. The collection replaces
+ * them with variables its pre-request script sets.
+ */
+const dayAhead = (days: number) => saoPauloDate(new Date(Date.now() + days * 86_400_000));
+export const EXAMPLE_DUE_DATE = dayAhead(5);
+export const EXAMPLE_NEW_DUE_DATE = dayAhead(12);
 
 const customer = {
   name: 'Maria Aparecida Souza',
@@ -89,7 +102,7 @@ const boletoTransaction = {
   pix_qr_code: null,
   expires_at: null,
   provider_reference: `sim_${BOLETO_TXN}`,
-  boleto_due_date: '2026-12-05',
+  boleto_due_date: EXAMPLE_DUE_DATE,
   document_url: `https://pagamentos.calebe.com.br/cobranca/${BOLETO_TXN}/Zt4nP8wQ1cR6yV3kL0sJ`,
 };
 
@@ -328,7 +341,6 @@ const chargeBody = {
   amount: 15990,
   reference: 'pedido-2026-000123',
   description: 'Pedido 123: tênis de corrida',
-  cost_center_id: 'cc_01jd3y2b4d6f8h0k2m4p6r8t0v',
   callback_url: 'https://loja.example.com/webhooks/calebe',
 };
 const boletoBody = {
@@ -338,7 +350,7 @@ const boletoBody = {
   description: 'Mensalidade de dezembro',
   customer,
   boleto: {
-    due_date: '2026-12-05',
+    due_date: EXAMPLE_DUE_DATE,
     instruction: 'Não receber após 30 dias do vencimento.',
     penalty_rate: 2,
     interest_rate: 1,
@@ -524,9 +536,9 @@ export const operationExamples: Record<string, OperationExamples> = {
     },
   },
   updateBoletoDueDate: {
-    request: { due_date: '2026-12-12' },
+    request: { due_date: EXAMPLE_NEW_DUE_DATE },
     responses: {
-      200: { data: { ...boletoTransaction, boleto_due_date: '2026-12-12', updated_at: LATER } },
+      200: { data: { ...boletoTransaction, boleto_due_date: EXAMPLE_NEW_DUE_DATE, updated_at: LATER } },
       // The provider's answer was uncertain: the date stays until the change is confirmed.
       202: { data: { ...boletoTransaction, updated_at: LATER } },
     },
