@@ -11,6 +11,7 @@ import {
   type SessionPrincipal,
 } from './auth.ts';
 import { clientErrorHandler } from './client-errors.ts';
+import { installCacheControl } from './cache-control.ts';
 import type { AppContext } from './context.ts';
 import { installCors } from './cors.ts';
 import { installErrorHandling, sendError } from './error-handler.ts';
@@ -98,6 +99,7 @@ export async function buildHttpServer({ ctx, authenticators, inFlight }: HttpDep
     logger: ctx.logger,
   });
   app.decorateRequest('principal', null);
+  installCacheControl(app);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
