@@ -208,6 +208,8 @@ export function gatewayEnv(databaseUrl: string, port: number, extra: Record<stri
     // Scenarios send many bad keys from one address; the per-address failure limit (issue 12) would turn
     // every later answer into 429 and hide what is measured. test/http/auth-failure-limit.test.ts covers it.
     AUTH_FAILURES_PER_MINUTE: '1000000',
+    // F6 puts a production provider record on the loopback emulator (issue 23 item 2.3: development only).
+    PROVIDER_ALLOWED_PRIVATE_HOSTS: '127.0.0.1',
     LOG_LEVEL: 'warn',
     BCRYPT_COST: '4',
     BOOTSTRAP_ADMIN_EMAIL: ADMIN_EMAIL,

@@ -35,6 +35,19 @@ const createdData = z.strictObject({
   /** Issue 22 item 4.2: a boleto paid by boleto may be refunded by a payout; absent (events before it): false. */
   boleto_refund_payout: z.boolean().optional(),
 });
+/**
+ * Issue 23 item 2.3: the values the changed fields had before (the audit's `before`), never a secret: for
+ * credentials only whether there were some. Absent in events written before it.
+ */
+const previousData = z.strictObject({
+  name: z.string().optional(),
+  enabled: z.boolean().optional(),
+  enabled_methods: methods.optional(),
+  had_credentials: z.boolean().optional(),
+  payment_host: host,
+  api_host: host,
+  boleto_refund_payout: z.boolean().optional(),
+});
 /** Only the fields that changed. */
 const updatedData = z.strictObject({
   provider_id: providerId,
@@ -45,6 +58,7 @@ const updatedData = z.strictObject({
   payment_host: host,
   api_host: host,
   boleto_refund_payout: z.boolean().optional(),
+  previous: previousData.optional(),
 });
 
 export const providerEvents = [
@@ -97,6 +111,11 @@ export interface UpdateProvider {
   readonly enabledMethods?: readonly PaymentMethod[] | undefined;
   /** A new sealed secret; absent keeps the stored one. */
   readonly credentialsCiphertext?: string | undefined;
+  /**
+   * The hosts `[payment_host, api_host]` the new secret was sealed for (src/crypto/credentials.ts v2): they
+   * must be the record's hosts after this update, else a concurrent host change raced the sealing.
+   */
+  readonly credentialsBinding?: readonly (string | null)[] | undefined;
   /** A new host; null returns to the default; absent keeps the stored one. */
   readonly paymentHost?: string | null | undefined;
   readonly apiHost?: string | null | undefined;
@@ -108,11 +127,15 @@ export type ProviderCommand = CreateProvider | UpdateProvider;
  *   state   | create                          | update
  *   --------+---------------------------------+-------------------------------------------------
  *   none    | Provider.Created -> active (*)  | 404 not_found
- *   active  | same facts: no-op; else 409     | Provider.Updated -> active (changed fields only;
- *           |                                 | nothing changed: no event)
+ *   active  | same facts: no-op; else 409     | Provider.Updated -> active (changed fields only,
+ *           |                                 | with their previous values; nothing changed: no
+ *           |                                 | event) (**)
  *
  * (*) refused with 422 validation_error for an invalid name, a duplicated method (SPEC 2.7), a simulator
  * outside the sandbox (SPEC 1) or a simulator given provider hosts (create and update).
+ * (**) issue 23 item 2.3: a host change of a record holding credentials, without new credentials, is 422
+ * validation_error on `credentials` (the stored secret is sealed for the old hosts and never follows them);
+ * new credentials sealed for other hosts than the result (a concurrent host change) are 409 conflict.
  */
 export const providerTransitions: TransitionTable<'active', ProviderCommand['kind'], ProviderEvent['type']> =
   {
@@ -178,7 +201,43 @@ function update(command: UpdateProvider, state: Extract<ProviderState, { status:
   if (command.boletoRefundPayout !== undefined && command.boletoRefundPayout !== state.boletoRefundPayout) {
     data.boleto_refund_payout = command.boletoRefundPayout;
   }
-  return Object.keys(data).length === 1 ? [] : [{ type: 'Provider.Updated', data }];
+  const hostChanged = data.payment_host !== undefined || data.api_host !== undefined;
+  if (hostChanged && state.credentialsCiphertext !== null && command.credentialsCiphertext === undefined) {
+    return new DomainError(
+      'validation_error',
+      "Changing a provider's host needs its credentials again: send credentials with the new host (the stored ones are never sent to another host).",
+      { param: 'credentials' },
+    );
+  }
+  if (command.credentialsCiphertext !== undefined && command.credentialsBinding !== undefined) {
+    const result = [
+      data.payment_host !== undefined ? data.payment_host : state.paymentHost,
+      data.api_host !== undefined ? data.api_host : state.apiHost,
+    ];
+    if (!sameList(result.map(String), command.credentialsBinding.map(String))) {
+      return new DomainError('conflict', "The provider's hosts changed meanwhile; send the change again.");
+    }
+  }
+  if (Object.keys(data).length === 1) return [];
+  return [{ type: 'Provider.Updated', data: { ...data, previous: previousOf(data, state) } }];
+}
+
+/** What the changed fields were (issue 23 item 2.3: the audit's `before`); credentials only as a flag. */
+function previousOf(
+  data: ProviderUpdatedData,
+  state: Extract<ProviderState, { status: 'active' }>,
+): NonNullable<ProviderUpdatedData['previous']> {
+  return {
+    ...(data.name !== undefined ? { name: state.name } : {}),
+    ...(data.enabled !== undefined ? { enabled: state.enabled } : {}),
+    ...(data.enabled_methods !== undefined ? { enabled_methods: [...state.enabledMethods] } : {}),
+    ...(data.credentials_ciphertext !== undefined
+      ? { had_credentials: state.credentialsCiphertext !== null }
+      : {}),
+    ...(data.payment_host !== undefined ? { payment_host: state.paymentHost } : {}),
+    ...(data.api_host !== undefined ? { api_host: state.apiHost } : {}),
+    ...(data.boleto_refund_payout !== undefined ? { boleto_refund_payout: state.boletoRefundPayout } : {}),
+  };
 }
 
 export const provider: Decider<ProviderCommand, ProviderEvent, ProviderState> = {

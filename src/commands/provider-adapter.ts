@@ -7,7 +7,7 @@ import { createSafe2PayAdapter } from '../providers/safe2pay/adapter.ts';
 import { simulatorAdapter } from '../providers/simulator.ts';
 import type { CommandDeps } from './command-handler.ts';
 import { foldStream } from './fold-stream.ts';
-import { providerStream } from './providers.ts';
+import { credentialsBinding, providerHostRefusal, providerStream } from './providers.ts';
 
 /**
  * Provider record -> adapter of the one port (DESIGN.md "Providers", issue 13 item 1), for every operation.
@@ -17,7 +17,8 @@ import { providerStream } from './providers.ts';
  *
  * The record is folded from its stream (always consistent, also while async read models catch up). Anything
  * that keeps the adapter from sending (record missing or not external, no credentials, no encryption key,
- * a ciphertext that does not open, no `api_key`) is `422 provider_not_configured`; the message never holds
+ * a ciphertext that does not open (also: sealed for other hosts), no `api_key`, a host its environment's
+ * rule refuses) is `422 provider_not_configured`; the message never holds
  * the secret or why it did not open.
  */
 
@@ -34,7 +35,8 @@ export interface AdapterContext {
   config: Pick<
     Config,
     'CREDENTIALS_ENCRYPTION_KEY' | 'DATABASE_URL' | 'CALEBE_DATA_DIR' | 'PROVIDER_TIMEOUT_MS'
-  >;
+  > &
+    Partial<Pick<Config, 'PROVIDER_ALLOWED_PRIVATE_HOSTS'>>;
   /** The application context, the key of {@link decorateProviderAdapters}; none: adapters as resolved. */
   adapters?: object | undefined;
 }
@@ -120,11 +122,26 @@ export async function resolveExternalAdapter(
   if (state.credentialsCiphertext === null) {
     throw notConfigured('The external provider has no credentials.');
   }
+  // Issue 23 item 2.3: checked again at call time, so a record stored before the rule, or under an allowance
+  // since removed, sends nothing to a host the rule refuses.
+  const allowed = ctx.config.PROVIDER_ALLOWED_PRIVATE_HOSTS ?? [];
+  for (const host of [state.paymentHost, state.apiHost]) {
+    if (host !== null && providerHostRefusal(state.environment, host, allowed) !== null) {
+      throw notConfigured("The external provider's host is not allowed for its environment.");
+    }
+  }
   const key = await credentialsKey(ctx.config);
   if (!key) throw notConfigured('The server cannot open provider credentials (CREDENTIALS_ENCRYPTION_KEY).');
   let credentials: Record<string, string>;
   try {
-    credentials = stringEntries(decryptCredentials(key, providerId, state.credentialsCiphertext));
+    // Bound to the record's hosts (v2): credentials never follow a host change they were not entered for.
+    const opened = decryptCredentials(
+      key,
+      providerId,
+      state.credentialsCiphertext,
+      credentialsBinding(state),
+    );
+    credentials = stringEntries(opened);
   } catch {
     throw notConfigured('The credentials of the external provider cannot be opened.');
   }

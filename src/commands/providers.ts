@@ -6,10 +6,17 @@ import {
   provider,
 } from '../aggregates/provider.ts';
 import type { Config } from '../config.ts';
-import { type Credentials, credentialsKey, encryptCredentials } from '../crypto/credentials.ts';
+import {
+  type Credentials,
+  type CredentialsBinding,
+  credentialsKey,
+  decryptCredentials,
+  encryptCredentials,
+} from '../crypto/credentials.ts';
 import type { EventMetadata } from '../events/event-store.ts';
 import { newId } from '../ids.ts';
 import { SAFE2PAY_API_HOST, SAFE2PAY_PAYMENT_HOST } from '../providers/safe2pay/adapter.ts';
+import { checkDestinationSyntax, forbiddenAddress } from '../webhooks/ssrf-guard.ts';
 import { type CommandDeps, handleCommand } from './command-handler.ts';
 import { foldStream } from './fold-stream.ts';
 
@@ -18,7 +25,61 @@ import { foldStream } from './fold-stream.ts';
 export const providerStream = (providerId: string) => `provider-${providerId}`;
 
 export interface ProviderDeps extends CommandDeps {
-  config: Pick<Config, 'CREDENTIALS_ENCRYPTION_KEY' | 'DATABASE_URL' | 'CALEBE_DATA_DIR'>;
+  /** Without PROVIDER_ALLOWED_PRIVATE_HOSTS (a partial configuration): no exception. */
+  config: Pick<Config, 'CREDENTIALS_ENCRYPTION_KEY' | 'DATABASE_URL' | 'CALEBE_DATA_DIR'> &
+    Partial<Pick<Config, 'PROVIDER_ALLOWED_PRIVATE_HOSTS'>>;
+}
+
+/**
+ * Issue 23 item 2.3: why a provider host may not be stored or called, or null. A production record's hosts
+ * are https and public: the destination rule of webhooks (src/webhooks/ssrf-guard.ts, without DNS) refuses
+ * http, credentials in the URL, `localhost` names and literal loopback, private, link-local, reserved and
+ * cloud-metadata addresses, except the `host`/`host:port` entries of PROVIDER_ALLOWED_PRIVATE_HOSTS
+ * (development: the emulator on loopback), which may use http and a private address but never a metadata
+ * one. A sandbox record (test credentials, test payers) keeps http and private hosts for emulators, never a
+ * metadata address. Names are not resolved here: what a name resolves to is the adapter's connection.
+ */
+export function providerHostRefusal(
+  environment: ProviderCreatedData['environment'],
+  host: string,
+  allowedPrivateHosts: readonly string[],
+): string | null {
+  if (environment === 'production') {
+    const check = checkDestinationSyntax(host, { allowedPrivateHosts });
+    return check.ok ? null : check.reason;
+  }
+  if (!URL.canParse(host)) return 'not a valid URL';
+  const name = new URL(host).hostname.replace(/^\[|\]$/g, '');
+  const forbidden = forbiddenAddress(name);
+  return forbidden === 'a cloud metadata address' ? `URL host is ${forbidden}` : null;
+}
+
+/** providerHostRefusal for each host given: 422 validation_error naming the field. */
+function checkHostPolicy(
+  deps: ProviderDeps,
+  environment: ProviderCreatedData['environment'],
+  hosts: { payment_host?: string | null | undefined; api_host?: string | null | undefined },
+): void {
+  for (const [param, host] of Object.entries(hosts)) {
+    if (typeof host !== 'string') continue;
+    const allowed = deps.config.PROVIDER_ALLOWED_PRIVATE_HOSTS ?? [];
+    const refusal = providerHostRefusal(environment, host, allowed);
+    if (refusal !== null) {
+      throw new DomainError(
+        'validation_error',
+        `Invalid ${param}: ${refusal}. A production provider's host must be public https (PROVIDER_ALLOWED_PRIVATE_HOSTS lists development exceptions).`,
+        { param },
+      );
+    }
+  }
+}
+
+/** What sealed credentials are bound to (src/crypto/credentials.ts v2): the record's stored hosts. */
+export function credentialsBinding(hosts: {
+  paymentHost: string | null;
+  apiHost: string | null;
+}): CredentialsBinding {
+  return [hosts.paymentHost, hosts.apiHost];
 }
 
 /** What the panel sees of a provider: never the credentials, only whether there are some. */
@@ -84,7 +145,16 @@ export async function loadProvider(
  * storing them is refused as `422 validation_error` on `credentials`: the request names a field the server
  * cannot accept as configured, and nothing is written (docs/decisions.md "Admin").
  */
-async function seal(deps: ProviderDeps, providerId: string, credentials: Credentials): Promise<string> {
+async function seal(
+  deps: ProviderDeps,
+  providerId: string,
+  credentials: Credentials,
+  binding: CredentialsBinding,
+): Promise<string> {
+  return encryptCredentials(await requireKey(deps), providerId, credentials, binding);
+}
+
+async function requireKey(deps: ProviderDeps): Promise<Buffer> {
   const key = await credentialsKey(deps.config);
   if (!key) {
     throw new DomainError(
@@ -93,7 +163,7 @@ async function seal(deps: ProviderDeps, providerId: string, credentials: Credent
       { param: 'credentials' },
     );
   }
-  return encryptCredentials(key, providerId, credentials);
+  return key;
 }
 
 export interface CreateProviderInput {
@@ -116,7 +186,16 @@ export async function createProvider(
   metadata: EventMetadata,
 ): Promise<{ provider: ProviderView; created: boolean }> {
   const providerId = input.providerId ?? newId('prv');
-  const credentialsCiphertext = input.credentials ? await seal(deps, providerId, input.credentials) : null;
+  if (input.kind === 'external') {
+    checkHostPolicy(deps, input.environment, { payment_host: input.paymentHost, api_host: input.apiHost });
+  }
+  const binding = credentialsBinding({
+    paymentHost: input.paymentHost ?? null,
+    apiHost: input.apiHost ?? null,
+  });
+  const credentialsCiphertext = input.credentials
+    ? await seal(deps, providerId, input.credentials, binding)
+    : null;
   const r = await handleCommand(
     deps,
     provider,
@@ -149,6 +228,11 @@ export interface UpdateProviderInput {
   paymentHost?: string | null | undefined;
   apiHost?: string | null | undefined;
   boletoRefundPayout?: boolean | undefined;
+  /**
+   * Server configuration only, never a request (the PROVIDER_EMULATOR_URL wiring follows its own URL): the
+   * stored credentials are opened for the old hosts and sealed again for the new ones.
+   */
+  resealStoredCredentials?: boolean | undefined;
 }
 
 export async function updateProvider(
@@ -157,9 +241,34 @@ export async function updateProvider(
   input: UpdateProviderInput,
   metadata: EventMetadata,
 ): Promise<ProviderView> {
-  const credentialsCiphertext = input.credentials
-    ? await seal(deps, providerId, input.credentials)
-    : undefined;
+  const current = await foldStream(deps, provider, providerStream(providerId));
+  let credentialsCiphertext: string | undefined;
+  let binding: CredentialsBinding | undefined;
+  if (current.status === 'active') {
+    if (current.kind === 'external') {
+      checkHostPolicy(deps, current.environment, {
+        payment_host: input.paymentHost,
+        api_host: input.apiHost,
+      });
+    }
+    const next = {
+      paymentHost: input.paymentHost !== undefined ? input.paymentHost : current.paymentHost,
+      apiHost: input.apiHost !== undefined ? input.apiHost : current.apiHost,
+    };
+    binding = credentialsBinding(next);
+    if (input.credentials) {
+      credentialsCiphertext = await seal(deps, providerId, input.credentials, binding);
+    } else if (input.resealStoredCredentials && current.credentialsCiphertext !== null) {
+      const key = await requireKey(deps);
+      const stored = decryptCredentials(
+        key,
+        providerId,
+        current.credentialsCiphertext,
+        credentialsBinding(current),
+      );
+      credentialsCiphertext = encryptCredentials(key, providerId, stored, binding);
+    }
+  }
   const r = await handleCommand(
     deps,
     provider,
@@ -170,11 +279,13 @@ export async function updateProvider(
       enabled: input.enabled,
       enabledMethods: input.enabledMethods,
       credentialsCiphertext,
+      credentialsBinding: credentialsCiphertext !== undefined ? binding : undefined,
       paymentHost: input.paymentHost,
       apiHost: input.apiHost,
       boletoRefundPayout: input.boletoRefundPayout,
     },
-    // The decision depends on the stream alone, and the sealed secret is bound to the id, not the version.
+    // The decision depends on the stream alone; the sealed secret is bound to the id and hosts, which the
+    // decider compares with the result (a host change in between is a conflict, not a secret for other hosts).
     { metadata, retryOnConflict: true },
   );
   return existing(r.state);

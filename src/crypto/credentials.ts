@@ -5,9 +5,15 @@ import { readOrCreateSecretFile } from './secret-file.ts';
  * Provider credentials at rest (DESIGN.md "Secrets", SPEC 5.6): AES-256-GCM with the provider id as
  * associated data, so a ciphertext copied onto another provider fails to open instead of lending it its
  * secret. Format `v1.<iv>.<ciphertext>.<tag>` (base64url); the version lets the scheme change later.
+ *
+ * Issue 23 item 2.3: `v2` also binds the hosts the secret is sent to (a provider record's payment and API
+ * hosts) as associated data, so a record whose hosts changed without its credentials being entered again
+ * cannot open them: the stored key never reaches a host it was not given for. `v1` ciphertexts (written
+ * before, and webhook secrets, which have no host) still open with the id alone.
  */
 
 const VERSION = 'v1';
+const BOUND_VERSION = 'v2';
 const IV_BYTES = 12;
 export const CREDENTIALS_KEY_BYTES = 32;
 
@@ -22,28 +28,53 @@ function checkKey(key: Buffer): void {
   if (key.length !== CREDENTIALS_KEY_BYTES) throw new Error('the credentials key must have 32 bytes');
 }
 
-export function encryptCredentials(key: Buffer, providerId: string, credentials: Credentials): string {
+/** Where sealed credentials may be sent: the record's hosts as stored (null: the adapter's default). */
+export type CredentialsBinding = readonly (string | null)[];
+
+/** v1: the id; v2: the id and the hosts, as one unambiguous JSON array. */
+function associatedData(providerId: string, binding: CredentialsBinding | undefined): Buffer {
+  return Buffer.from(binding === undefined ? providerId : JSON.stringify([providerId, ...binding]), 'utf8');
+}
+
+/** `binding`: the hosts the credentials are for (v2); omitted, bound to the id alone (v1). */
+export function encryptCredentials(
+  key: Buffer,
+  providerId: string,
+  credentials: Credentials,
+  binding?: CredentialsBinding,
+): string {
   checkKey(key);
   const iv = randomBytes(IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
-  cipher.setAAD(Buffer.from(providerId, 'utf8'));
+  cipher.setAAD(associatedData(providerId, binding));
   const body = Buffer.concat([cipher.update(JSON.stringify(credentials), 'utf8'), cipher.final()]);
   const tag = cipher.getAuthTag();
-  return [VERSION, iv, body, tag].map((p) => (typeof p === 'string' ? p : p.toString('base64url'))).join('.');
+  const version = binding === undefined ? VERSION : BOUND_VERSION;
+  return [version, iv, body, tag].map((p) => (typeof p === 'string' ? p : p.toString('base64url'))).join('.');
 }
 
-export function decryptCredentials(key: Buffer, providerId: string, sealed: string): Credentials {
+/**
+ * Opens what encryptCredentials sealed. A v2 ciphertext opens only with the binding it was sealed with
+ * (`binding` omitted counts as no hosts); a v1 ciphertext ignores it.
+ */
+export function decryptCredentials(
+  key: Buffer,
+  providerId: string,
+  sealed: string,
+  binding?: CredentialsBinding,
+): Credentials {
   checkKey(key);
   const parts = sealed.split('.');
-  if (parts.length !== 4 || parts[0] !== VERSION)
+  if (parts.length !== 4 || (parts[0] !== VERSION && parts[0] !== BOUND_VERSION))
     throw new CredentialsDecryptError('unknown credentials format');
+  const aad = associatedData(providerId, parts[0] === VERSION ? undefined : (binding ?? []));
   const [iv, body, tag] = parts.slice(1).map((p) => Buffer.from(p, 'base64url'));
   if (!iv || !body || !tag || iv.length !== IV_BYTES || tag.length !== 16) {
     throw new CredentialsDecryptError('malformed credentials');
   }
   try {
     const decipher = createDecipheriv('aes-256-gcm', key, iv);
-    decipher.setAAD(Buffer.from(providerId, 'utf8'));
+    decipher.setAAD(aad);
     decipher.setAuthTag(tag);
     const text = Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8');
     return JSON.parse(text) as Credentials;

@@ -158,6 +158,24 @@ function beforeAfter(event: RecordedEvent): { before: unknown; after: unknown } 
       after: { allow_live_payments: d.allow_live_payments },
     };
   }
+  if (event.type === 'Provider.Updated' && event.data !== null && typeof event.data === 'object') {
+    // Issue 23 item 2.3: the changed fields before and after; credentials only as whether they were replaced
+    // (the ciphertext is stripped like every secret). Events written before `previous`: before null.
+    const { previous, ...changed } = event.data as Record<string, unknown>;
+    const after = withoutSecrets(changed) as Record<string, unknown>;
+    const replaced = 'credentials_ciphertext' in changed ? { credentials_replaced: true } : {};
+    if (previous === null || typeof previous !== 'object')
+      return { before: null, after: { ...after, ...replaced } };
+    // A flag, not a secret: re-added after the name-based strip, which drops anything named *credential*.
+    const had = (previous as { had_credentials?: unknown }).had_credentials;
+    return {
+      before: {
+        ...(withoutSecrets(previous) as object),
+        ...(typeof had === 'boolean' ? { had_credentials: had } : {}),
+      },
+      after: { ...after, ...replaced },
+    };
+  }
   if (event.type === 'Transaction.Reserved' && event.data !== null && typeof event.data === 'object') {
     // The creation snapshot holds payer personal data (SPEC 2.2 rule 4, 2.3): it stays in its own resource.
     const { request: _r, provider_request: _p, ...facts } = event.data as Record<string, unknown>;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { decryptCredentials } from '../../src/crypto/credentials.ts';
+import { auditProjection } from '../../src/projections/audit.ts';
 import { roleTokens } from '../support/admin.ts';
 import { startTestApp, type TestApp } from '../support/http.ts';
 
@@ -55,8 +56,10 @@ describe('admin providers over HTTP (SPEC 2.7, 4.14, 5.7, 7)', () => {
       .where('id', '=', p.id)
       .executeTakeFirstOrThrow();
     assert.ok(row.credentials_ciphertext && !row.credentials_ciphertext.includes(SECRET));
-    assert.deepEqual(decryptCredentials(KEY, p.id, row.credentials_ciphertext), { api_key: SECRET });
-    assert.throws(() => decryptCredentials(KEY, 'prv_other', row.credentials_ciphertext ?? ''));
+    // Issue 23 item 2.3: bound to the id and the record's hosts (none given: the defaults, stored as null).
+    const hosts = [null, null];
+    assert.deepEqual(decryptCredentials(KEY, p.id, row.credentials_ciphertext, hosts), { api_key: SECRET });
+    assert.throws(() => decryptCredentials(KEY, 'prv_other', row.credentials_ciphertext ?? '', hosts));
 
     const got = await app.request('GET', `/admin/providers/${p.id}`, { headers: as.super_admin });
     assert.equal(got.status, 200);
@@ -195,6 +198,155 @@ describe('admin providers over HTTP (SPEC 2.7, 4.14, 5.7, 7)', () => {
     assert.ok(app.logs.length > 0);
     assert.ok(!app.logs.join('\n').includes(SECRET));
     assert.ok(!app.logs.join('\n').includes(KEY.toString('base64')));
+  });
+});
+
+describe('issue 23 item 2.3: provider hosts and the stored credentials', () => {
+  let app: TestApp;
+  let as: Awaited<ReturnType<typeof roleTokens>>;
+  // Development exception for one loopback port only (as the emulator harness sets it).
+  const ALLOWED = '127.0.0.1:4010';
+  beforeAll(async () => {
+    app = await startTestApp({ ...env, PROVIDER_ALLOWED_PRIVATE_HOSTS: ALLOWED });
+    as = await roleTokens(app, ADMIN);
+  });
+  afterAll(() => app.close());
+
+  const create = (json: Record<string, unknown>) =>
+    app.request('POST', '/admin/providers', { json, headers: as.super_admin });
+  const patch = (id: string, json: Record<string, unknown>) =>
+    app.request('PATCH', `/admin/providers/${id}`, { json, headers: as.super_admin });
+  const production = { name: 'Acme Pay', kind: 'external', environment: 'production' };
+  const hosts = { payment_host: 'https://payment.acme.example', api_host: 'https://api.acme.example' };
+  const eventsOf = async (id: string) => (await app.gateway.ctx.store.read(`provider-${id}`)).length;
+
+  test('a host change without the credentials is 422 naming credentials and changes nothing; with them the new secret opens only for the new hosts', async () => {
+    const created = await create({ ...production, ...hosts, credentials: { api_key: SECRET } });
+    assert.equal(created.status, 201, created.text);
+    const id = created.body.data.id;
+    const before = await eventsOf(id);
+    for (const change of [
+      { payment_host: 'https://attacker.example' },
+      { api_host: 'https://attacker.example' },
+      { payment_host: null },
+      { payment_host: 'https://attacker.example', name: 'Renamed' },
+    ]) {
+      const res = await patch(id, change);
+      assert.equal(res.status, 422, `${JSON.stringify(change)}: ${res.text}`);
+      assert.equal(res.body.error.code, 'validation_error');
+      assert.equal(res.body.error.param, 'credentials');
+    }
+    assert.equal(await eventsOf(id), before, 'nothing was written');
+    const read = await app.request('GET', `/admin/providers/${id}`, { headers: as.super_admin });
+    assert.deepEqual(read.body.data, created.body.data);
+
+    const NEW_SECRET = 'sk_live_reentered_for_the_new_host';
+    const moved = await patch(id, {
+      payment_host: 'https://pay2.acme.example',
+      credentials: { api_key: NEW_SECRET },
+    });
+    assert.equal(moved.status, 200, moved.text);
+    assert.equal(moved.body.data.payment_host, 'https://pay2.acme.example');
+    await app.settle();
+    const row = await app.gateway.ctx.db
+      .selectFrom('providers')
+      .select('credentials_ciphertext')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    const sealed = row.credentials_ciphertext ?? '';
+    const now = ['https://pay2.acme.example', hosts.api_host];
+    assert.deepEqual(decryptCredentials(KEY, id, sealed, now), { api_key: NEW_SECRET });
+    for (const other of [
+      [hosts.payment_host, hosts.api_host],
+      ['https://attacker.example', hosts.api_host],
+    ]) {
+      assert.throws(
+        () => decryptCredentials(KEY, id, sealed, other),
+        'bound to the hosts it was entered for',
+      );
+    }
+    // A record without credentials changes hosts freely: there is nothing to send.
+    const keyless = await create({ ...production, ...hosts });
+    const rehosted = await patch(keyless.body.data.id, { api_host: 'https://api2.acme.example' });
+    assert.equal(rehosted.status, 200, rehosted.text);
+  });
+
+  test('the audit records the hosts before and after, and only that the credentials were replaced', async () => {
+    const created = await create({ ...production, ...hosts, credentials: { api_key: SECRET } });
+    const id = created.body.data.id;
+    const res = await patch(id, {
+      payment_host: 'https://pay3.acme.example',
+      api_host: 'https://api3.acme.example',
+      credentials: { api_key: SECRET },
+    });
+    assert.equal(res.status, 200, res.text);
+    await app.gateway.runner.catchUp(auditProjection);
+    const audit = await app.request('GET', `/admin/audit?action=provider.updated&target_id=${id}`, {
+      headers: as.super_admin,
+    });
+    assert.equal(audit.status, 200, audit.text);
+    assert.equal(audit.body.data.length, 1, audit.text);
+    const [entry] = audit.body.data;
+    assert.deepEqual(entry.before, { ...hosts, had_credentials: true });
+    assert.deepEqual(entry.after, {
+      provider_id: id,
+      payment_host: 'https://pay3.acme.example',
+      api_host: 'https://api3.acme.example',
+      credentials_replaced: true,
+    });
+    assert.ok(!audit.text.includes(SECRET));
+    assert.ok(!audit.text.includes('v2.'), 'no ciphertext');
+  });
+
+  test('a production host is https and public: http, localhost, loopback, private, link-local and metadata hosts are 422 on create and PATCH', async () => {
+    const keyless = await create({ ...production, ...hosts });
+    assert.equal(keyless.status, 201, keyless.text);
+    const refused = [
+      'http://payment.acme.example',
+      'https://localhost',
+      'https://api.localhost:8443',
+      'https://127.0.0.1',
+      'https://[::1]:8443',
+      'https://10.0.0.5',
+      'https://192.168.0.10/payment',
+      'https://172.16.3.4',
+      'https://169.254.10.1',
+      'https://169.254.169.254',
+      'https://[fd00:ec2::254]',
+      'https://0.0.0.0',
+      'http://127.0.0.1:4011/payment',
+    ];
+    for (const bad of refused) {
+      for (const field of ['payment_host', 'api_host']) {
+        const res = await create({ ...production, ...hosts, [field]: bad });
+        assert.equal(res.status, 422, `${field} ${bad}: ${res.text}`);
+        assert.equal(res.body.error.code, 'validation_error');
+        assert.equal(res.body.error.param, field);
+        const changed = await patch(keyless.body.data.id, { [field]: bad });
+        assert.equal(changed.status, 422, `PATCH ${field} ${bad}: ${changed.text}`);
+        assert.equal(changed.body.error.param, field);
+      }
+    }
+    const read = await app.request('GET', `/admin/providers/${keyless.body.data.id}`, {
+      headers: as.super_admin,
+    });
+    assert.deepEqual(read.body.data, keyless.body.data, 'no refused change was stored');
+    // PROVIDER_ALLOWED_PRIVATE_HOSTS: the listed host:port may be loopback over http, nothing else.
+    const emulator = await create({
+      ...production,
+      payment_host: `http://${ALLOWED}/payment`,
+      api_host: `http://${ALLOWED}/api`,
+    });
+    assert.equal(emulator.status, 201, emulator.text);
+    // A sandbox record keeps http and private hosts for emulators; a metadata address never.
+    const sandbox = { ...production, environment: 'sandbox' };
+    const local = await create({ ...sandbox, payment_host: 'http://10.0.0.5:4010/payment' });
+    assert.equal(local.status, 201, local.text);
+    for (const bad of ['http://169.254.169.254', 'http://[fd00:ec2::254]', 'http://100.100.100.200']) {
+      const res = await create({ ...sandbox, api_host: bad });
+      assert.equal(res.status, 422, `${bad}: ${res.text}`);
+      assert.equal(res.body.error.param, 'api_host');
+    }
   });
 });
 

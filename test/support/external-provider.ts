@@ -60,6 +60,8 @@ export async function startExternalProviderWorld(
     ALLOW_LIVE_PAYMENTS: 'true',
     ALLOW_UNSCOPED_LIVE_PAYMENTS: 'true',
     PROVIDER_TIMEOUT_MS: String(PROVIDER_TIMEOUT_MS),
+    // Issue 23 item 2.3: the production record's hosts are the emulator's, on loopback over http.
+    PROVIDER_ALLOWED_PRIVATE_HOSTS: new URL(emulator.url).host,
     ...env,
   });
   const admin = bearer(await logIn(app, ADMIN_EMAIL, ADMIN_PASSWORD));

@@ -74,6 +74,9 @@ export async function startTestApp(
     DOCUMENT_SIGNING_SECRET: 'test-harness-document-signing-secret-0123456789',
     // Suites check many bad credentials from 127.0.0.1; the failed-authentication limit has its own test.
     AUTH_FAILURES_PER_MINUTE: '1000000',
+    // Suites run the provider emulator on loopback (any port) behind production records too (issue 23 item
+    // 2.3); the host rule has its own tests, which set this to nothing.
+    PROVIDER_ALLOWED_PRIVATE_HOSTS: '127.0.0.1',
     PROJECTIONS: testProjectionMode(),
     ...env,
   });

@@ -22,6 +22,20 @@ describe('provider credentials: AES-256-GCM bound to the provider id (SPEC 5.6, 
     assert.notEqual(encryptCredentials(key, 'prv_a', secret), sealed, 'a fresh IV per sealing');
   });
 
+  test('issue 23 item 2.3: sealed for hosts (v2), it opens only for those hosts; v1 still opens by id', () => {
+    const hosts = ['https://pay.example.test', null] as const;
+    const sealed = encryptCredentials(key, 'prv_a', secret, hosts);
+    assert.match(sealed, /^v2\./);
+    assert.deepEqual(decryptCredentials(key, 'prv_a', sealed, hosts), secret);
+    for (const other of [['https://evil.example.test', null], [null, null], ['https://pay.example.test']]) {
+      assert.throws(() => decryptCredentials(key, 'prv_a', sealed, other), CredentialsDecryptError);
+    }
+    assert.throws(() => decryptCredentials(key, 'prv_a', sealed), CredentialsDecryptError);
+    assert.throws(() => decryptCredentials(key, 'prv_b', sealed, hosts), CredentialsDecryptError);
+    const legacy = encryptCredentials(key, 'prv_a', secret);
+    assert.deepEqual(decryptCredentials(key, 'prv_a', legacy, hosts), secret, 'v1: bound to the id only');
+  });
+
   test('another provider id (the associated data) fails', () => {
     const sealed = encryptCredentials(key, 'prv_a', secret);
     assert.throws(() => decryptCredentials(key, 'prv_b', sealed), CredentialsDecryptError);

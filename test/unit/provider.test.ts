@@ -74,7 +74,13 @@ describe('provider decider (SPEC 2.7)', () => {
       .thenEmits([
         {
           type: 'Provider.Updated',
-          data: { provider_id: 'prv_1', enabled: false, enabled_methods: ['pix', 'boleto'] },
+          data: {
+            provider_id: 'prv_1',
+            enabled: false,
+            enabled_methods: ['pix', 'boleto'],
+            // Issue 23 item 2.3: what the changed fields were, for the audit's `before`.
+            previous: { enabled: true, enabled_methods: ['pix'] },
+          },
         },
       ]);
     scenario(provider).given([created]).when({ kind: 'update', enabled: true, name: 'Acme' }).thenEmits([]);
@@ -104,15 +110,64 @@ describe('provider decider (SPEC 2.7)', () => {
       .given([])
       .when({ ...create, ...hosts })
       .thenEmits([withHosts]);
-    // Only the host that changed; null returns to the default.
+    // Only the host that changed; null returns to the default. A record without credentials needs none.
+    const keyless = { ...withHosts, data: { ...withHosts.data, credentials_ciphertext: null } };
     scenario(provider)
-      .given([withHosts])
+      .given([keyless])
       .when({ kind: 'update', paymentHost: null, apiHost: hosts.apiHost })
-      .thenEmits([{ type: 'Provider.Updated', data: { provider_id: 'prv_1', payment_host: null } }]);
+      .thenEmits([
+        {
+          type: 'Provider.Updated',
+          data: { provider_id: 'prv_1', payment_host: null, previous: { payment_host: hosts.paymentHost } },
+        },
+      ]);
     scenario(provider)
       .given([])
       .when({ ...create, providerKind: 'simulator', environment: 'sandbox', ...hosts })
       .thenFails('validation_error');
+  });
+
+  test('issue 23 item 2.3: a host change of a record with credentials needs them again, sealed for the new hosts', () => {
+    const hosts = { paymentHost: 'https://pay.example.test', apiHost: 'https://api.example.test' };
+    // The stored secret never follows a host change: 422 naming credentials, nothing appended.
+    scenario(provider)
+      .given([created])
+      .when({ kind: 'update', paymentHost: hosts.paymentHost })
+      .thenFails('validation_error');
+    scenario(provider)
+      .given([created])
+      .when({ kind: 'update', paymentHost: hosts.paymentHost, apiHost: hosts.apiHost })
+      .thenFails('validation_error');
+    // With new credentials sealed for the resulting hosts: one event, the previous hosts and a flag.
+    scenario(provider)
+      .given([created])
+      .when({
+        kind: 'update',
+        paymentHost: hosts.paymentHost,
+        credentialsCiphertext: 'v2.n.e.w',
+        credentialsBinding: [hosts.paymentHost, null],
+      })
+      .thenEmits([
+        {
+          type: 'Provider.Updated',
+          data: {
+            provider_id: 'prv_1',
+            credentials_ciphertext: 'v2.n.e.w',
+            payment_host: hosts.paymentHost,
+            previous: { had_credentials: true, payment_host: null },
+          },
+        },
+      ]);
+    // Sealed for other hosts than the result (a concurrent host change): 409, never stored.
+    scenario(provider)
+      .given([created])
+      .when({
+        kind: 'update',
+        paymentHost: hosts.paymentHost,
+        credentialsCiphertext: 'v2.n.e.w',
+        credentialsBinding: [null, null],
+      })
+      .thenFails('conflict');
   });
 
   test('state table (property): kind, environment and is_marketplace never change; table cells hold', () => {

@@ -23,7 +23,9 @@ export const credentials = z
 
 /**
  * Issue 13: a Safe2Pay host of an external provider, as an origin (http(s), no path, query or credentials):
- * the adapter appends `/v2/...`. http is allowed for the provider emulator in development and tests.
+ * the adapter appends `/v2/...`. The syntax only: which hosts a record's environment accepts (issue 23 item
+ * 2.3: production public https, unless PROVIDER_ALLOWED_PRIVATE_HOSTS) needs the server's configuration and
+ * is checked by the command (src/commands/providers.ts providerHostRefusal).
  */
 export const host = z
   .string()
@@ -55,7 +57,8 @@ export const providerDto = z
     enabled: z.boolean(),
     has_credentials: z.boolean(),
     payment_host: z.string().nullable().meta({
-      description: 'External provider: base of charge creation (default https://payment.safe2pay.com.br).',
+      description:
+        'External provider: base of charge creation (default https://payment.safe2pay.com.br). Production: public https only. Changing a host of a provider with credentials needs the credentials again.',
     }),
     api_host: z.string().nullable().meta({
       description: 'External provider: base of queries and changes (default https://api.safe2pay.com.br).',

@@ -71,7 +71,7 @@ export function registerProviderRoutes(app: HttpServer, ctx: AppContext): void {
         operationId: 'createProvider',
         summary: 'Create a provider (super_admin)',
         description:
-          'enabled_methods defaults to [pix]; [] disables all. An external provider takes `credentials: { api_key }` (the key of its environment) and optional `payment_host`/`api_host` (defaults: the real Safe2Pay hosts); the simulator takes neither host. Credentials are sealed with AES-256-GCM bound to the provider id and never returned. Without CREDENTIALS_ENCRYPTION_KEY on a DATABASE_URL deployment, credentials are refused with 422 validation_error.',
+          "enabled_methods defaults to [pix]; [] disables all. An external provider takes `credentials: { api_key }` (the key of its environment) and optional `payment_host`/`api_host` (defaults: the real Safe2Pay hosts); the simulator takes neither host. A production provider's hosts must be https on a public address: http, `localhost`, and loopback, private, link-local or cloud-metadata IP addresses are refused with 422 validation_error naming the field (the server's PROVIDER_ALLOWED_PRIVATE_HOSTS lists development exceptions); a sandbox provider's may be http or private, never a metadata address. Credentials are sealed with AES-256-GCM bound to the provider id and its hosts, and never returned. Without CREDENTIALS_ENCRYPTION_KEY on a DATABASE_URL deployment, credentials are refused with 422 validation_error.",
         body: createProviderBody,
         response: { 201: dataEnvelope(providerDto) },
       },
@@ -148,10 +148,10 @@ export function registerProviderRoutes(app: HttpServer, ctx: AppContext): void {
         summary:
           'Change a provider (super_admin): name, enabled, enabled_methods, credentials, hosts, boleto_refund_payout',
         description:
-          'Kind, environment and is_marketplace are fixed. Changes apply to new charges only. New credentials replace the stored ones.',
+          'Kind, environment and is_marketplace are fixed. Changes apply to new charges only: existing charges keep their provider. New credentials replace the stored ones. The stored credentials are only ever sent to the hosts they were entered with: changing `payment_host` or `api_host` of a provider that has credentials needs `credentials` in the same request, else 422 validation_error with param `credentials` and nothing changes. Hosts follow the creation rule (production: public https). The audit entry records the changed fields before and after (credentials only as replaced, never their value).',
         params: idParams,
         body: updateProviderBody,
-        response: { 200: dataEnvelope(providerDto), 404: errorEnvelope },
+        response: { 200: dataEnvelope(providerDto), 404: errorEnvelope, 409: errorEnvelope },
       },
     },
     async (request) => {
