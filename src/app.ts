@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { documentSigningSecret } from './charge-page/signing-secret.ts';
 import { useDocumentSigningSecret } from './charge-page/stored-signature.ts';
+import { bootstrapDemo, type DemoResult } from './commands/bootstrap-demo.ts';
 import { providerDeps } from './commands/providers.ts';
 import { bootstrapAdmin, identityDeps } from './commands/users.ts';
 import type { Config } from './config.ts';
-import { type DatabaseHandle, openDatabase } from './db/database.ts';
+import { type DatabaseHandle, openDatabase, reachDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import type { EventStore } from './events/event-store.ts';
 import { PostgresEventStore } from './events/postgres-event-store.ts';
@@ -57,6 +58,8 @@ export interface Gateway {
   http: HttpServer;
   /** Credentials of an administrator generated on this start (embedded database only), to show once. */
   firstAdmin?: FirstAdmin | undefined;
+  /** The demo tenant and its keys, created on the first start of an empty embedded database, to show once. */
+  firstDemo?: DemoResult | undefined;
   close(): Promise<void>;
 }
 
@@ -90,13 +93,20 @@ export async function openEventStore(
 export async function createGateway(
   config: Config,
   logger: Logger = createLogger(config.LOG_LEVEL),
-  opts: { bootstrap?: boolean } = {},
+  opts: {
+    bootstrap?: boolean;
+    /** serve: the first administrator and demo come from firstStart, once the server listens (issue 23 item 1.4). */
+    deferFirstStart?: boolean;
+    /** CLI commands: a running gateway's embedded database is reached through it (src/db/embedded-socket.ts). */
+    reachRunning?: boolean;
+  } = {},
 ): Promise<Gateway> {
-  const database = openDatabase({
+  const options = {
     url: config.DATABASE_URL,
     dataDir: config.CALEBE_DATA_DIR,
     poolSize: config.DATABASE_POOL_SIZE,
-  });
+  };
+  const database = opts.reachRunning ? await reachDatabase(options) : openDatabase(options);
   await migrateToLatest(database.db);
   const { store, async } = await openEventStore(config, database);
   const runner = new ProjectionRunner(database.db, store, async, {
@@ -186,7 +196,8 @@ export async function createGateway(
     const secret = await documentSigningSecret(config).catch(() => undefined);
     if (secret !== undefined) useDocumentSigningSecret(secret);
     // Maintenance commands (rebuild) skip it: an administrator created there would never be shown.
-    const firstAdmin = opts.bootstrap === false ? undefined : await bootstrap(ctx, logger);
+    const firstAdmin =
+      opts.bootstrap === false || opts.deferFirstStart ? undefined : await bootstrap(ctx, logger);
     if (opts.bootstrap !== false && simulatorEnabled(config)) {
       await bootstrapSimulator(providerDeps(ctx), logger);
     }
@@ -246,6 +257,24 @@ async function bootstrap(ctx: AppContext, logger: Logger): Promise<FirstAdmin | 
     logger,
   );
   return admin && generated;
+}
+
+/**
+ * Issue 23 item 1.4, after the server listens (so a failed listen consumes nothing and the next start shows
+ * it all): the first administrator, and on an embedded database holding no tenant yet the demo tenant of
+ * `calebe bootstrap` with its keys, set on the gateway for the start banner. Later starts create neither.
+ */
+export async function firstStart(gateway: Gateway): Promise<void> {
+  const { ctx, config } = gateway;
+  gateway.firstAdmin = await bootstrap(ctx, gateway.logger);
+  if (config.DATABASE_URL || config.EVENTSTORE_URL) return;
+  await ctx.referenceReadsCaughtUp?.();
+  const tenant = await ctx.db.selectFrom('tenants').select('id').limit(1).executeTakeFirst();
+  if (tenant) return;
+  gateway.firstDemo = await bootstrapDemo(
+    { store: ctx.store, registry: ctx.events, now: () => ctx.now() },
+    { actor: 'system:bootstrap' },
+  );
 }
 
 export async function startGateway(gateway: Gateway, role: Role): Promise<void> {

@@ -3,17 +3,17 @@ import { isIP } from 'node:net';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import { sql } from 'kysely';
-import { createGateway, type Role, startGateway } from './app.ts';
+import { createGateway, firstStart, type Role, startGateway } from './app.ts';
 import { formatDifference, replayTransactions } from './commands/audit-replay.ts';
 import { bootstrapDemo } from './commands/bootstrap-demo.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { weakSecretReason } from './crypto/secrets.ts';
 import { DataDirLockedError } from './db/data-dir-lock.ts';
-import { openDatabase } from './db/database.ts';
+import { reachDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { type SeedOptions, seed } from './dev/seed.ts';
 import { PostgresEventStore } from './events/postgres-event-store.ts';
-import { logDestination, startBanner } from './log-format.ts';
+import { logDestination, publicUrl, startBanner } from './log-format.ts';
 import { createLogger } from './logger.ts';
 import { streamCatalog } from './projections/stream-catalog.ts';
 import { startProviderEmulator } from './providers/emulator/server.ts';
@@ -33,7 +33,8 @@ const USAGE = `usage: calebe <command> [options]    (calebe <command> --help for
                                     run the external provider's emulator (development and tests)
 
 Exit codes: 0 done, 1 failed (database unreachable, embedded database in use, audit differences),
-2 usage or configuration error.`;
+2 usage or configuration error. With the embedded database, commands run beside a running \`calebe serve\`:
+they reach its database through it.`;
 
 /** A wrong command line or option: one line on stderr, exit 2. */
 class UsageError extends ConfigError {}
@@ -44,7 +45,9 @@ const HELP = {
 
 Runs the gateway (what \`npm start\` runs). Roles: api = HTTP only; worker = projections, reconciler and
 webhook delivery; all (default) = both. Applies pending migrations first. Configuration comes from the
-environment (README "Configuration"); with no DATABASE_URL the data lives in CALEBE_DATA_DIR (./.calebe).`,
+environment (README "Configuration"); with no DATABASE_URL the data lives in CALEBE_DATA_DIR (./.calebe).
+Once it listens it prints the first administrator (while no user exists) and, on the first start of an empty
+embedded database, the demo tenant's test and live keys (what \`calebe bootstrap\` creates), each only once.`,
   migrate: `usage: calebe migrate
 
 Applies pending database migrations to DATABASE_URL (or the embedded database) and exits.
@@ -53,8 +56,9 @@ Applies pending database migrations to DATABASE_URL (or the embedded database) a
 
 Creates a tenant type and a tenant "Demo" with a test key and a live key carrying every scope, prints the
 keys (only this once) and how to log in. Like \`serve\`, it creates the first administrator while no user
-exists. Running it again creates nothing and prints the key prefixes. With the embedded database, stop
-the gateway first (one process per data directory).`,
+exists. Running it again creates nothing and prints the key prefixes (a secret is never shown twice: the
+first start of an embedded database, or the first bootstrap, showed it). With the embedded database it runs
+beside a running gateway, through it.`,
   rebuild: `usage: calebe rebuild <projection>... | --all
 
 Empties the named read models (or every projection with --all) and replays the whole event log into them,
@@ -122,6 +126,7 @@ async function serve(args: string[]): Promise<number> {
   const gateway = await createGateway(
     config,
     createLogger(config.LOG_LEVEL, logDestination(config.LOG_FORMAT)),
+    { deferFirstStart: true },
   );
   const shutdown = async (signal: string) => {
     gateway.logger.info({ signal }, 'shutting down');
@@ -132,13 +137,12 @@ async function serve(args: string[]): Promise<number> {
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   try {
     await startGateway(gateway, role);
+    // Issue 23 item 1.4: one-time secrets are created only now that the server listens; a start that fails
+    // before (a port in use) consumed none, and the next one shows them.
+    await firstStart(gateway);
+    // CLI commands reach the embedded database through this process from now on.
+    await gateway.database.share?.(publicUrl(gateway, role));
   } catch (error) {
-    // The administrator exists now: its only chance to be shown is this run (a port in use, say).
-    if (gateway.firstAdmin) {
-      process.stdout.write(
-        `Panel administrator created (shown only now):\n  e-mail:   ${gateway.firstAdmin.email}\n  password: ${gateway.firstAdmin.password}\n`,
-      );
-    }
     await gateway.close();
     throw error;
   }
@@ -147,7 +151,7 @@ async function serve(args: string[]): Promise<number> {
     : `embedded PostgreSQL (PGlite) in ${config.CALEBE_DATA_DIR}`;
   gateway.logger.info(
     { role, port: config.PORT, store: gateway.store.kind },
-    `calebe listening on ${config.baseUrl}, data in ${where}`,
+    `calebe listening on ${publicUrl(gateway, role)}, data in ${where}`,
   );
   // The administrator's password is shown once on the terminal of the person who started it, never logged.
   process.stdout.write(startBanner(gateway, role));
@@ -157,7 +161,7 @@ async function serve(args: string[]): Promise<number> {
 async function migrate(args: string[]): Promise<number> {
   if (!parse('migrate', { args, options: HELP_OPTION })) return 0;
   const config = loadConfig();
-  const database = openDatabase({ url: config.DATABASE_URL, dataDir: config.CALEBE_DATA_DIR });
+  const database = await reachDatabase({ url: config.DATABASE_URL, dataDir: config.CALEBE_DATA_DIR });
   try {
     const { applied } = await migrateToLatest(database.db);
     console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
@@ -213,7 +217,7 @@ async function rebuild(args: string[]): Promise<number> {
   if (values.all && positionals.length > 0)
     throw new UsageError('give projection names or --all, not both (see `calebe rebuild --help`)');
   const config = loadConfig();
-  const gateway = await createGateway(config, createLogger('warn'), { bootstrap: false });
+  const gateway = await createGateway(config, createLogger('warn'), { bootstrap: false, reachRunning: true });
   try {
     const known = gateway.runner.projections;
     const chosen = values.all ? known : known.filter((p) => positionals.includes(p.name));
@@ -269,7 +273,7 @@ async function auditReplay(args: string[]): Promise<number> {
     throw new UsageError(`--transaction must be a transaction id (txn_…)`);
   }
   const config = loadConfig();
-  const gateway = await createGateway(config, createLogger('warn'), { bootstrap: false });
+  const gateway = await createGateway(config, createLogger('warn'), { bootstrap: false, reachRunning: true });
   try {
     // The catalog is async: bring it up to the log's head so every stream is enumerated.
     if (values.transaction === undefined) await gateway.runner.catchUp(streamCatalog);
@@ -294,7 +298,9 @@ async function auditReplay(args: string[]): Promise<number> {
 async function bootstrap(args: string[]): Promise<number> {
   if (!parse('bootstrap', { args, options: HELP_OPTION })) return 0;
   const config = loadConfig();
-  const gateway = await createGateway(config, createLogger('warn'));
+  const gateway = await createGateway(config, createLogger('warn'), { reachRunning: true });
+  // A running gateway's own address (its PORT may differ from this shell's), else this configuration's.
+  const baseUrl = gateway.database.gatewayBaseUrl ?? config.baseUrl;
   const out: string[] = [];
   try {
     const { ctx } = gateway;
@@ -310,7 +316,7 @@ async function bootstrap(args: string[]): Promise<number> {
       out.push(
         k.key
           ? `  ${k.mode} key ${k.id}: ${k.key}`
-          : `  ${k.mode} key ${k.id} (${k.prefix}…) already exists; its secret was shown only when it was created`,
+          : `  ${k.mode} key ${k.id} (${k.prefix}…) already exists; its secret was shown only when it was created (by the first start of the embedded database or the first bootstrap)`,
       );
     }
     if (shown.length > 0) {
@@ -355,7 +361,7 @@ async function bootstrap(args: string[]): Promise<number> {
       gateway.firstAdmin?.email ?? envAdmin ?? (admins.length === 1 ? admins[0]?.email : undefined);
     out.push(
       '',
-      `Log in (README "Log in to the panel"): curl -sSf ${config.baseUrl}/admin/sessions -H 'content-type: application/json' \\`,
+      `Log in (README "Log in to the panel"): curl -sSf ${baseUrl}/admin/sessions -H 'content-type: application/json' \\`,
       `  -d '{"email":"${email ?? '<e-mail>'}","password":"<its password>"}'`,
     );
   } finally {

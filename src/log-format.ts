@@ -24,6 +24,17 @@ export function logDestination(
 }
 
 /**
+ * Where the gateway answers: BASE_URL, else localhost with the port actually bound (PORT=0 binds any), for
+ * the banner, the log line and the hints of CLI commands run beside it (issue 23 item 1.4).
+ */
+export function publicUrl(gateway: Gateway, role: Role): string {
+  const { config } = gateway;
+  if (config.BASE_URL) return config.BASE_URL.replace(/\/+$/, '');
+  const address = role === 'worker' ? null : (gateway.http.server.address() as AddressInfo | null);
+  return `http://localhost:${address?.port ?? config.PORT}`;
+}
+
+/**
  * The few lines a person starting the gateway needs: where it answers, where the docs are, the generated
  * administrator (only when created now) and what to do next. Plain text on stdout beside the log lines.
  */
@@ -34,9 +45,7 @@ export function startBanner(gateway: Gateway, role: Role): string {
   if (role === 'worker') {
     lines.push('Calebe worker is running (projections, reconciler, webhook delivery; no HTTP).');
   } else {
-    // With PORT=0 the configured base URL names port 0; the banner shows the port actually bound.
-    const port = (gateway.http.server.address() as AddressInfo | null)?.port ?? config.PORT;
-    const url = config.BASE_URL ?? `http://localhost:${port}`;
+    const url = publicUrl(gateway, role);
     lines.push(`Calebe is running on ${url}`, `  API reference: ${url}/docs`);
   }
   lines.push(
@@ -54,11 +63,20 @@ export function startBanner(gateway: Gateway, role: Role): string {
       `    password: ${gateway.firstAdmin.password}`,
     );
   }
+  const demo = gateway.firstDemo;
+  if (demo) {
+    lines.push(
+      `  Demo tenant ${demo.tenant.name} (${demo.tenant.id}), created now (the keys are shown only this time):`,
+    );
+    for (const k of demo.keys) if (k.key) lines.push(`    ${k.mode} key: ${k.key}`);
+  }
+  const testKey = demo?.keys.find((k) => k.mode === 'test')?.key;
   lines.push(
-    embedded
-      ? '  Next step: a demo tenant and API keys with `npx calebe bootstrap` (stop this first with Ctrl+C:\n' +
-          '             the embedded database allows one process), then `npm start` again.'
-      : '  Next step: a demo tenant and API keys with `npx calebe bootstrap` in another terminal.',
+    testKey
+      ? `  Next step: a first charge with the test key (README "Walkthrough"): KEY=${testKey}`
+      : embedded
+        ? '  Next step: `npx calebe bootstrap` (demo tenant and keys), `npx calebe audit replay`, … run beside this gateway.'
+        : '  Next step: a demo tenant and API keys with `npx calebe bootstrap` in another terminal.',
     '',
   );
   return `${lines.join('\n')}\n`;

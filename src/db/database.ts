@@ -1,11 +1,17 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, PostgresDialect } from 'kysely';
+import { type DatabaseConnection, type Driver, Kysely, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import { copyFromStdinOn } from './copy-from-stdin.ts';
-import { lockDataDir } from './data-dir-lock.ts';
+import { DataDirLockedError, lockDataDir } from './data-dir-lock.ts';
+import {
+  type SessionLock as Lock,
+  readSocketInfo,
+  SessionLock,
+  serveEmbeddedSocket,
+} from './embedded-socket.ts';
 import type { Database } from './schema.ts';
 
 export type DatabaseKind = 'postgres' | 'pglite';
@@ -13,6 +19,13 @@ export type DatabaseKind = 'postgres' | 'pglite';
 export interface DatabaseHandle {
   db: Kysely<Database>;
   kind: DatabaseKind;
+  /**
+   * The embedded database this process owns: lends it to CLI commands over the PostgreSQL wire
+   * (src/db/embedded-socket.ts) until close. `baseUrl` goes into socket.json for the commands' hints.
+   */
+  share?(baseUrl: string): Promise<void>;
+  /** Reached through a running gateway's socket: its public address (issue 23 item 1.4). */
+  gatewayBaseUrl?: string;
   close(): Promise<void>;
 }
 
@@ -47,12 +60,19 @@ export function openDatabase(opts: DatabaseOptions): DatabaseHandle {
   try {
     const dir = join(dataDir, 'pgdata');
     mkdirSync(dir, { recursive: true });
-    const db = new Kysely<Database>({ dialect: new PGliteDialect(new PGlite(dir)) });
+    const pglite = new PGlite(dir);
+    const lock = new SessionLock();
+    const db = new Kysely<Database>({ dialect: new LockedPGliteDialect(pglite, lock) });
+    let shared: { close(): Promise<void> } | undefined;
     return {
       db,
       kind: 'pglite',
+      share: async (baseUrl) => {
+        shared ??= await serveEmbeddedSocket(pglite, lock, dataDir, baseUrl);
+      },
       close: async () => {
         try {
+          await shared?.close();
           await db.destroy();
         } finally {
           unlock();
@@ -62,6 +82,98 @@ export function openDatabase(opts: DatabaseOptions): DatabaseHandle {
   } catch (error) {
     unlock();
     throw error;
+  }
+}
+
+/** How long a command waits for a starting gateway to lend its embedded database. */
+const SHARE_WAIT_MS = 120_000;
+
+/**
+ * Like openDatabase, but when a running `calebe serve` holds the embedded data directory, reaches its
+ * database through the gateway (src/db/embedded-socket.ts) instead of failing: what CLI commands use
+ * (issue 23 item 1.4). Another holder (a CLI command, or a gateway of an older version) still fails.
+ */
+export async function reachDatabase(opts: DatabaseOptions): Promise<DatabaseHandle> {
+  const started = Date.now();
+  for (;;) {
+    try {
+      return openDatabase(opts);
+    } catch (error) {
+      if (!(error instanceof DataDirLockedError) || !/^calebe serve\b/.test(error.holder.command))
+        throw error;
+      const info = readSocketInfo(error.dir, error.holder.pid);
+      if (info) return remoteEmbedded(info);
+      // A gateway still starting (migrating, listening) lends it in a moment.
+      if (Date.now() - started > SHARE_WAIT_MS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}
+
+/**
+ * A running gateway's embedded database over its socket: one connection, as PGlite has one session, and no
+ * named prepared statements (they would outlive this command in the gateway's session).
+ */
+function remoteEmbedded(info: {
+  host: string;
+  port: number;
+  password: string;
+  base_url: string;
+}): DatabaseHandle {
+  const pool = new pg.Pool({
+    host: info.host,
+    port: info.port,
+    user: 'postgres',
+    database: 'postgres',
+    password: info.password,
+    max: 1,
+  });
+  pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, kind: 'pglite', gatewayBaseUrl: info.base_url, close: () => db.destroy() };
+}
+
+/**
+ * kysely's PGlite driver with the session lock of src/db/embedded-socket.ts: a connection (a query, or a
+ * whole transaction) is this process's turn on the one PGlite session; CLI clients of the socket take theirs.
+ */
+class LockedPGliteDialect extends PGliteDialect {
+  constructor(
+    pglite: PGlite,
+    private readonly lock: Lock,
+  ) {
+    super(pglite);
+  }
+
+  override createDriver(): Driver {
+    const inner = super.createDriver();
+    const lock = this.lock;
+    let release: (() => void) | undefined;
+    return {
+      init: () => inner.init(),
+      acquireConnection: async () => {
+        const done = await lock.acquire();
+        try {
+          const connection = await inner.acquireConnection();
+          release = done;
+          return connection;
+        } catch (error) {
+          done();
+          throw error;
+        }
+      },
+      releaseConnection: async (connection: DatabaseConnection) => {
+        await inner.releaseConnection(connection);
+        const done = release;
+        release = undefined;
+        done?.();
+      },
+      beginTransaction: (c, s) => inner.beginTransaction(c, s),
+      commitTransaction: (c) => inner.commitTransaction(c),
+      rollbackTransaction: (c) => inner.rollbackTransaction(c),
+      destroy: () => inner.destroy(),
+    };
   }
 }
 

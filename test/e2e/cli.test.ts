@@ -81,7 +81,12 @@ test('README first command: serve on an embedded database prints an administrato
   assert.ok(bannerAt >= 0, first.output());
   const banner = lines.slice(bannerAt, lines.indexOf('', bannerAt));
   assert.deepEqual(
-    banner.map((l) => l.replace(/: .*/, ':').trim()),
+    banner.map((l) =>
+      l
+        .replace(/: .*/, ':')
+        .replace(/ten_\w+/, 'ten_…')
+        .trim(),
+    ),
     [
       `Calebe is running on http://localhost:${first.port}`,
       'API reference:',
@@ -89,8 +94,11 @@ test('README first command: serve on an embedded database prints an administrato
       'Panel administrator, created now (the password is shown only this time):',
       'e-mail:',
       'password:',
+      // Issue 23 item 1.4: the first start of an empty embedded database also creates the demo tenant.
+      'Demo tenant Demo (ten_…), created now (the keys are shown only this time):',
+      'test key:',
+      'live key:',
       'Next step:',
-      'the embedded database allows one process), then `npm start` again.',
     ].map((l) => l.replace(/: .*/, ':')),
   );
   assert.match(banner[1] ?? '', new RegExp(`API reference: http://localhost:${first.port}/docs$`));
@@ -158,7 +166,7 @@ function deadPid(): Promise<number> {
   });
 }
 
-test('issue 12 item 5 (2): one process per embedded data directory; bootstrap is refused while serve runs, then idempotent', async () => {
+test('issue 12 item 5 (2), issue 23 item 1.4: one gateway per embedded data directory; bootstrap runs beside it, and is idempotent', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'calebe-lock-'));
   children.length = 0;
   try {
@@ -169,7 +177,8 @@ test('issue 12 item 5 (2): one process per embedded data directory; bootstrap is
     assert.equal(lock.command, 'calebe serve');
     assert.ok(!Number.isNaN(Date.parse(String(lock.started_at))));
 
-    for (const args of [['bootstrap'], ['serve'], ['migrate'], ['audit', 'replay']]) {
+    // A second gateway is refused; CLI commands run beside it (test/e2e/cli-beside-running-gateway.test.ts).
+    for (const args of [['serve']]) {
       const refused = await run(args, env);
       assert.equal(refused.code, 1, refused.out);
       assert.equal(
@@ -185,12 +194,13 @@ test('issue 12 item 5 (2): one process per embedded data directory; bootstrap is
     writeFileSync(join(dir, 'calebe.lock'), JSON.stringify(stale));
     const first = await run(['bootstrap'], env);
     assert.equal(first.code, 0, first.out);
-    assert.match(first.out, /test key key_\w+: clb_test_/);
+    // The gateway's first start created the demo tenant and showed its keys (issue 23 item 1.4).
+    assert.match(first.out, /Demo \(ten_\w+\), already existed/);
     const second = await run(['bootstrap'], env);
     assert.equal(second.code, 0, second.out);
     assert.match(second.out, /Demo \(ten_\w+\), already existed/);
     assert.match(second.out, /test key key_\w+ \(clb_test_.{4}…\) already exists/);
-    assert.doesNotMatch(second.out, /clb_test_\w{20,}/, 'no secret the second time');
+    assert.doesNotMatch(first.out + second.out, /clb_test_\w{20,}/, 'no secret after the start showed it');
     assert.doesNotMatch(first.out + second.out, /^\s+at /m, 'no stack trace');
     assert.ok(!existsSync(join(dir, 'calebe.lock')));
   } finally {
