@@ -1,6 +1,7 @@
 import { digestsEqual, livemodeOfKey, sha256Hex } from '../crypto/secrets.ts';
 import { constantQuery } from '../db/constant-query.ts';
 import type { AccessProfile, ApiKeyPrincipal, Authenticator, Scope } from './auth.ts';
+import { AUTH_MESSAGES } from './auth-messages.ts';
 import type { AppContext } from './context.ts';
 import { ApiError } from './errors.ts';
 
@@ -35,17 +36,22 @@ export function createApiKeyAuthenticator(
 ): Authenticator<ApiKeyPrincipal> {
   return async (request) => {
     const key = request.headers['x-api-key'];
-    if (typeof key !== 'string' || key.length === 0 || key.length > 200) throw new ApiError('unauthorized');
-    const claimedLivemode = livemodeOfKey(key);
-    if (claimedLivemode === undefined) throw new ApiError('unauthorized');
+    if (typeof key !== 'string' || key.length === 0) {
+      // Issue 23 item 1.7: say which credential the API takes when a panel session token was sent instead.
+      const bearer = /^bearer\s/i.test(String(request.headers.authorization ?? ''));
+      throw new ApiError('unauthorized', bearer ? AUTH_MESSAGES.bearerOnApi : AUTH_MESSAGES.missingKey);
+    }
+    const claimedLivemode = key.length > 200 ? undefined : livemodeOfKey(key);
+    if (claimedLivemode === undefined) throw new ApiError('unauthorized', AUTH_MESSAGES.malformedKey);
     const digest = sha256Hex(key);
     // Async projections: a key issued, revoked or suspended before this request counts at once.
     await ctx.referenceReadsCaughtUp?.();
     const { rows } = await keyByDigest(ctx.db, [digest]);
     const row = rows[0];
+    // One text for never issued, revoked and mode mismatch: the difference would confirm a secret existed.
     if (!row || !digestsEqual(row.secret_sha256, digest) || row.revoked_at !== null)
-      throw new ApiError('unauthorized');
-    if (row.livemode !== claimedLivemode) throw new ApiError('unauthorized');
+      throw new ApiError('unauthorized', AUTH_MESSAGES.unknownKey);
+    if (row.livemode !== claimedLivemode) throw new ApiError('unauthorized', AUTH_MESSAGES.unknownKey);
     if (row.suspended) throw new ApiError('tenant_suspended');
     return {
       kind: 'api_key',

@@ -11,6 +11,25 @@ import { ApiError } from './errors.ts';
  * else is `400 invalid_json` ("the request could not be read"). The raw packet may hold credentials, so
  * only the parser's error code is logged.
  */
+/**
+ * Issue 23 item 1.7: what could not be read, in words a person can act on (the parser's own text is not
+ * shown; the code stays `invalid_json` as before).
+ */
+function unreadableMessage(code: string | undefined): string {
+  if (code === 'HPE_INVALID_HEADER_TOKEN' || code === 'HPE_INVALID_CONTENT_LENGTH') {
+    return 'A request header could not be read: a header name or value holds a character HTTP does not allow (a control character such as NUL, a space in the name) or an invalid Content-Length.';
+  }
+  if (
+    code === 'HPE_INVALID_METHOD' ||
+    code === 'HPE_INVALID_URL' ||
+    code === 'HPE_INVALID_VERSION' ||
+    code === 'HPE_INVALID_CONSTANT'
+  ) {
+    return 'The request line could not be read: send METHOD /path HTTP/1.1, with the path URL-encoded.';
+  }
+  return 'The request could not be read as HTTP/1.1.';
+}
+
 export function clientErrorHandler(logger: FastifyBaseLogger) {
   return (err: NodeJS.ErrnoException, socket: Socket): void => {
     // Reset by the peer: nobody is left to answer (fastify's default does the same).
@@ -18,8 +37,8 @@ export function clientErrorHandler(logger: FastifyBaseLogger) {
     const requestId = newId('req');
     const api =
       err.code === 'HPE_HEADER_OVERFLOW'
-        ? new ApiError('request_too_large', 'The request headers are too large.')
-        : new ApiError('invalid_json', 'The request could not be read.');
+        ? new ApiError('request_too_large', 'The request headers are too large (16 KiB in all at most).')
+        : new ApiError('invalid_json', unreadableMessage(err.code));
     logger.info({ request_id: requestId, err: { code: err.code } }, 'malformed request refused');
     const body = JSON.stringify({
       error: { code: api.code, message: api.message, request_id: requestId },

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { digestsEqual, SESSION_TOKEN_PREFIX, sha256Hex } from '../crypto/secrets.ts';
 import type { Authenticator, Role, SessionPrincipal } from './auth.ts';
+import { AUTH_MESSAGES } from './auth-messages.ts';
 import type { AppContext } from './context.ts';
 import { ApiError } from './errors.ts';
 
@@ -28,7 +29,16 @@ export function createSessionAuthenticator(
     const header = request.headers.authorization;
     const match = typeof header === 'string' ? /^Bearer ([A-Za-z0-9_-]{1,200})$/.exec(header) : null;
     const token = match?.[1];
-    if (!token?.startsWith(SESSION_TOKEN_PREFIX)) throw new ApiError('unauthorized');
+    if (!token?.startsWith(SESSION_TOKEN_PREFIX)) {
+      // Issue 23 item 1.7: a missing header, an API key sent to the panel and a malformed token read apart.
+      const message =
+        header === undefined || header === ''
+          ? request.headers['x-api-key'] === undefined
+            ? AUTH_MESSAGES.missingSession
+            : AUTH_MESSAGES.apiKeyOnPanel
+          : AUTH_MESSAGES.malformedSession;
+      throw new ApiError('unauthorized', message);
+    }
     const digest = sha256Hex(token);
     // Async projections: a logout, suspension or password change before this request counts at once.
     await ctx.referenceReadsCaughtUp?.();
@@ -41,9 +51,10 @@ export function createSessionAuthenticator(
       from sessions s join users u on u.id = s.user_id
       where s.token_sha256 = ${digest}`.execute(ctx.db);
     const row = rows[0];
-    if (!row || !digestsEqual(row.token_sha256, digest)) throw new ApiError('unauthorized');
+    if (!row || !digestsEqual(row.token_sha256, digest))
+      throw new ApiError('unauthorized', AUTH_MESSAGES.unknownSession);
     if (row.revoked_at !== null || new Date(row.expires_at) <= ctx.now() || row.user_status !== 'active') {
-      throw new ApiError('unauthorized');
+      throw new ApiError('unauthorized', AUTH_MESSAGES.unknownSession);
     }
     if (row.suspended) throw new ApiError('tenant_suspended');
     return {

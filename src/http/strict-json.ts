@@ -9,7 +9,8 @@
  * It is a single pass over the string with `charCodeAt` scanning and no per-character regex; measured at
  * about 2.5x the time of `JSON.parse` on a typical 2 KB body (about 2x including UTF-8 decoding).
  *
- * What is refused (the reason names the problem, an offset and/or a JSON path such as `$.customer`):
+ * What is refused (the reason names the problem in plain words, an offset and/or a JSON path such as
+ * `$.customer`; never "expected X", which reads as validator text: issue 23 item 1.7):
  * - bytes that are not valid UTF-8 (`TextDecoder` with `fatal: true`), and a leading byte order mark:
  *   RFC 8259 section 8.1 lets a parser ignore it, we refuse it so that one body has one spelling;
  * - an empty or whitespace-only body, and any RFC 8259 grammar error (leading zeros, trailing commas,
@@ -159,8 +160,14 @@ class Parser {
 
   private unexpected(expected: string, withMember = false): never {
     const pos = this.pos;
-    if (pos >= this.src.length) this.fail(`unexpected end of input, expected ${expected}`, withMember, pos);
-    this.fail(`unexpected ${describeChar(this.src.charCodeAt(pos))}, expected ${expected}`, withMember, pos);
+    // Issue 23 item 1.7: "where X should be", not "expected X" (the wording people read as validator text).
+    if (pos >= this.src.length)
+      this.fail(`unexpected end of input where ${expected} should be`, withMember, pos);
+    this.fail(
+      `unexpected ${describeChar(this.src.charCodeAt(pos))} where ${expected} should be`,
+      withMember,
+      pos,
+    );
   }
 
   private skipWhitespace(): void {
@@ -447,7 +454,7 @@ class Parser {
       integer = false;
       c = src.charCodeAt(++i);
       if (!(c >= 0x30 && c <= 0x39))
-        this.failInNumber('invalid number: digit expected after the decimal point', start);
+        this.failInNumber('invalid number: a digit must follow the decimal point', start);
       do c = src.charCodeAt(++i);
       while (c >= 0x30 && c <= 0x39);
     }
@@ -455,8 +462,7 @@ class Parser {
       integer = false;
       c = src.charCodeAt(++i);
       if (c === 0x2b || c === 0x2d) c = src.charCodeAt(++i);
-      if (!(c >= 0x30 && c <= 0x39))
-        this.failInNumber('invalid number: digit expected in the exponent', start);
+      if (!(c >= 0x30 && c <= 0x39)) this.failInNumber('invalid number: the exponent needs a digit', start);
       do c = src.charCodeAt(++i);
       while (c >= 0x30 && c <= 0x39);
     }

@@ -182,6 +182,50 @@ describe('X-API-Key authentication over the real stack (SPEC 4 common rules, 5, 
     assert.equal((await get('/test/whoami', test.key)).status, 200);
   });
 
+  test('issue 23 item 1.7: each 401 says what was wrong with the credential sent, and never tells unknown from revoked', async () => {
+    const messageOf = async (headers: Record<string, string>, path = '/test/whoami') => {
+      const res = await app.request('GET', path, { headers });
+      assertError(res, 401, 'unauthorized');
+      return String(res.body.error.message);
+    };
+    // Three different mistakes, three different texts (today's main answers one text for all).
+    const missing = await messageOf({});
+    assert.match(missing, /No X-API-Key header/);
+    const malformed = await messageOf({ 'x-api-key': 'sk_test_abc' });
+    assert.match(malformed, /Malformed X-API-Key/);
+    assert.match(malformed, /clb_test_/);
+    assert.match(malformed, /clb_live_/);
+    const bearer = await messageOf({ authorization: 'Bearer cls_abc' });
+    assert.match(bearer, /Authorization: Bearer is for panel sessions; the API takes X-API-Key/);
+    assert.equal(new Set([missing, malformed, bearer]).size, 3);
+    // Oversized keys are malformed too.
+    assert.equal(await messageOf({ 'x-api-key': `${API_KEY_PREFIX.test}${'x'.repeat(300)}` }), malformed);
+
+    // Never issued, revoked, and a secret under the other mode's prefix: one text (no oracle for a secret).
+    const issued = await seedTenantAndKey(app.gateway.ctx);
+    await revokeApiKey(deps(), issued.keyId, metadata);
+    const other = await seedTenantAndKey(app.gateway.ctx);
+    const texts = [
+      await messageOf({ 'x-api-key': `${API_KEY_PREFIX.live}${randomBytes(32).toString('base64url')}` }),
+      await messageOf({ 'x-api-key': `${API_KEY_PREFIX.test}${randomBytes(32).toString('base64url')}` }),
+      await messageOf({ 'x-api-key': issued.key }),
+      await messageOf({
+        'x-api-key': `${API_KEY_PREFIX.live}${other.key.slice(API_KEY_PREFIX.test.length)}`,
+      }),
+    ];
+    assert.deepEqual(new Set(texts), new Set(['Unknown or revoked API key.']));
+
+    // The panel API says the matching things about its own credential.
+    const panel = '/admin/tenants';
+    assert.match(await messageOf({}, panel), /No Authorization header/);
+    assert.match(await messageOf({ 'x-api-key': other.key }, panel), /X-API-Key is for the public API/);
+    assert.match(await messageOf({ authorization: 'Token abc' }, panel), /Malformed Authorization header/);
+    assert.match(
+      await messageOf({ authorization: `Bearer cls_${randomBytes(32).toString('base64url')}` }, panel),
+      /Unknown, expired or revoked session/,
+    );
+  });
+
   test('SPEC 5, 7 unauthorized: a revoked key is refused on the very next request', async () => {
     const { key, keyId } = await seedTenantAndKey(app.gateway.ctx);
     assert.equal((await get('/test/whoami', key)).status, 200);

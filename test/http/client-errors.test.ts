@@ -69,4 +69,33 @@ describe('Issue 12 item 4: malformed requests get the SPEC 7 envelope (SPEC 2.1,
     assert.equal(res.body.error.code, 'invalid_json');
     assert.equal(res.body.error.request_id, res.headers.get('x-request-id'));
   });
+
+  test('issue 23 item 1.7: the message says what could not be read (a header, the request line), the code stays invalid_json', async () => {
+    const header = parseResponse(
+      await rawExchange(
+        app.baseUrl,
+        'GET /v1/transactions HTTP/1.1\r\nHost: localhost\r\nX-API-Key: a\u0000b\r\n\r\n',
+      ),
+    );
+    const line = parseResponse(await rawExchange(app.baseUrl, 'NOT A REQUEST\r\n\r\n'));
+    for (const res of [header, line]) {
+      assert.equal(res.status, 400);
+      assert.equal(res.body.error.code, 'invalid_json');
+    }
+    assert.match(header.body.error.message, /header/);
+    assert.match(header.body.error.message, /control character such as NUL/);
+    assert.match(line.body.error.message, /request line/);
+    assert.match(line.body.error.message, /HTTP\/1\.1/);
+    // The header's content (it may be a credential) is never echoed.
+    assert.ok(!header.body.error.message.includes('a\u0000b'));
+    const big = parseResponse(
+      await rawExchange(
+        app.baseUrl,
+        `GET /v1/transactions HTTP/1.1\r\nHost: localhost\r\nX-Pad: ${'a'.repeat(20_000)}\r\n\r\n`,
+      ),
+    );
+    assert.equal(big.status, 413);
+    assert.equal(big.body.error.code, 'request_too_large');
+    assert.match(big.body.error.message, /headers are too large/);
+  });
 });

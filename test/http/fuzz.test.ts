@@ -90,6 +90,22 @@ const malformed: fc.Arbitrary<string | Uint8Array> = fc.oneof(
   fc.integer({ min: 1024 * 1024, max: 1024 * 1024 + 4096 }).map((n) => `{"reference":"${'x'.repeat(n)}"}`),
 );
 
+/**
+ * Issue 23 item 1.7: zod's own wording ("Too small: expected number to be >=1", "Invalid input: expected
+ * string, received undefined") and the parser's "expected X" never reach a person; each message is a sentence
+ * naming the field and its rule. ("unexpected character" is plain English and allowed.)
+ */
+const RAW_VALIDATOR_TEXT =
+  /\bexpected\b|\breceived\b|Too (?:small|big)|Invalid (?:input|option|string|ISO)|Unrecognized key|>=|<=/i;
+
+function assertReadableMessage(res: { body: { error?: { message?: unknown } } }, raw: string | Uint8Array) {
+  const message = String(res.body?.error?.message);
+  assert.ok(
+    !RAW_VALIDATOR_TEXT.test(message),
+    `raw validator text "${message}" for ${String(raw).slice(0, 120)}`,
+  );
+}
+
 let app: TestApp;
 beforeAll(async () => {
   app = await startTestApp({ BCRYPT_COST: '4' }, (gw) => {
@@ -109,7 +125,7 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-test('issue 3 / SPEC 7: 2,000 generated malformed bodies get only 400, 413 or 422 envelopes and append nothing', async () => {
+test('issue 3 / SPEC 7: 2,000 generated malformed bodies get only 400, 413 or 422 envelopes with readable messages (issue 23 item 1.7) and append nothing', async () => {
   const statuses = new Map<number, number>();
   let accepted = 0;
   await fc.assert(
@@ -126,6 +142,7 @@ test('issue 3 / SPEC 7: 2,000 generated malformed bodies get only 400, 413 or 42
       );
       assert.equal(typeof res.body?.error?.code, 'string');
       assert.equal(res.body.error.request_id, res.headers.get('x-request-id'));
+      assertReadableMessage(res, raw);
     }),
     { numRuns: 2000 },
   );
@@ -169,6 +186,7 @@ test('issue 3 / SPEC 7: 1,000 malformed login bodies on POST /admin/sessions get
         `status ${res.status} for ${String(raw).slice(0, 120)}`,
       );
       assert.equal(typeof res.body?.error?.code, 'string');
+      assertReadableMessage(res, raw);
     }),
     { numRuns: 1000 },
   );
