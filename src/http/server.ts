@@ -10,8 +10,8 @@ import {
   idempotencyKeyOf,
   type SessionPrincipal,
 } from './auth.ts';
-import { clientErrorHandler } from './client-errors.ts';
 import { installCacheControl } from './cache-control.ts';
+import { clientErrorHandler } from './client-errors.ts';
 import type { AppContext } from './context.ts';
 import { installCors } from './cors.ts';
 import { installErrorHandling, sendError } from './error-handler.ts';
