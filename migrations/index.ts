@@ -19,6 +19,7 @@ import * as m0017 from './0017_reconcile_backoff.ts';
 import * as m0018 from './0018_personal_data_vault.ts';
 import * as m0019 from './0019_provider_refund_payout.ts';
 import * as m0020 from './0020_boleto_pdf_cache.ts';
+import * as m0021 from './0021_refund_route.ts';
 
 /** Every migration, in order. Kept as static imports so the same list works under tsx and a bundle. */
 export const migrations: Record<string, Migration> = {
@@ -42,4 +43,5 @@ export const migrations: Record<string, Migration> = {
   '0018_personal_data_vault': m0018,
   '0019_provider_refund_payout': m0019,
   '0020_boleto_pdf_cache': m0020,
+  '0021_refund_route': m0021,
 };

@@ -29,6 +29,11 @@ export const STATUS_AFTER = {
   'Transaction.DueDateChangeRefused': null,
   'Transaction.RefundRequested': null,
   'Transaction.DueDateChangeRequested': null,
+  'Transaction.RefundPayoutSent': null,
+  'Transaction.RefundHandedToOperator': null,
+  'Transaction.RefundPayoutReturned': null,
+  'Transaction.RefundCancelled': null,
+  'Transaction.RefundBankAccountViewed': null,
 } as const satisfies { readonly [T in TransactionEventType]: TransactionStatus | null };
 
 /** The status after `type`, or null when the event leaves the status as it was. */

@@ -30,7 +30,9 @@ import type { TransitionTable } from './transition-table.ts';
  *   Transaction.Paid v1                -> paid. paid_with `pix` | `boleto`, paid_at, duplicate_payment_at,
  *       source `provider` | `simulation`.
  *   Transaction.Expired v1             -> expired. source `provider` | `deadline` | `simulation`.
- *   Transaction.Refunded v1            -> refunded. refund_status, source `refund` | `provider`.
+ *   Transaction.Refunded v1            -> refunded. refund_status, source `refund` (the provider's refund) |
+ *       `provider` (a read shows it) | `payout` (a transfer to the payer's account confirmed) | `operator` (a
+ *       person completed it); `evidence` { reference, paid_on, amount } for a payout or an operator.
  *   Transaction.DueDateChanged v1      -> pending (stays). boleto_due_date, previous_due_date, and the
  *       provider's new `expires_at` (absent in events written before it was recorded: deadline unchanged);
  *       for a provider boleto also the new line, barcode and boleto Pix (absent: unchanged). Settles a
@@ -57,6 +59,18 @@ import type { TransitionTable } from './transition-table.ts';
  *       nothing is sent again.
  *   Transaction.RefundRefused v1       -> paid (stays), refund.status `failed`: the provider refused it (or the
  *       provider shows it never happened); a new request may be made.
+ *   Transaction.RefundPayoutSent v1    -> paid (stays), refund pending: the provider accepted the transfer to
+ *       the payer's account (issue 22 item 4); transfer_id, polled until transferred or returned.
+ *   Transaction.RefundHandedToOperator v1 -> paid (stays), refund pending: no payout will be made (the
+ *       provider refused it, or two transfers were found); a person completes or cancels it. Diagnostics.
+ *   Transaction.RefundPayoutReturned v1 -> paid (stays), refund failed: the bank returned the transfer; it
+ *       awaits a person (route `operator`), who may complete it by other means. Diagnostics.
+ *   Transaction.RefundCancelled v1     -> paid (stays), refund failed: a person cancelled it; reason.
+ *   Transaction.RefundBankAccountViewed v1 -> any (stays): a super_admin read the payer's bank account
+ *       (every read audited); vault_id.
+ *   RefundRequested also carries `route` (`provider` | `payout` | `operator`, absent: provider) and, for a
+ *   boleto paid by boleto, `bank_account` { vault_id, hmac }: a reference to the personal-data vault and a
+ *   keyed hash, never the account itself.
  *   Transaction.DueDateChangeRequested v1 -> pending (stays): the reservation of a due-date change,
  *       boleto_due_date, requested_at; while it is open another change is 409 change_in_progress.
  *   Transaction.DueDateChangeUnconfirmed v1 -> pending (stays), a pending change to `boleto_due_date`.
@@ -215,11 +229,21 @@ const expiredData = z.strictObject({
   transaction_id: txnId,
   source: z.enum(['provider', 'deadline', 'simulation']),
 });
+export const REFUND_ROUTES = ['provider', 'payout', 'operator'] as const;
+export type RefundRoute = (typeof REFUND_ROUTES)[number];
+const refundEvidence = z.strictObject({
+  /** The end-to-end id or receipt of the transfer that returned the money (a payout: the provider's hash). */
+  reference: z.string().min(1).max(200),
+  paid_on: isoDate.nullable(),
+  amount: z.number().int().min(1),
+});
+export type RefundEvidence = z.infer<typeof refundEvidence>;
 const refundedData = z.strictObject({
   transaction_id: txnId,
   /** SPEC 4.8 `refund.status`; values beyond `succeeded` are not shown (docs/decisions.md "Charges"). */
   refund_status: z.enum(['succeeded']),
-  source: z.enum(['refund', 'provider']),
+  source: z.enum(['refund', 'provider', 'payout', 'operator']),
+  evidence: refundEvidence.optional(),
 });
 const dueDateChangedData = z.strictObject({
   transaction_id: txnId,
@@ -232,7 +256,20 @@ const dueDateChangedData = z.strictObject({
   boleto_pix_expires_at: instant.nullable().optional(),
 });
 const refundAttemptData = z.strictObject({ transaction_id: txnId, ...diagnostics });
-const refundRequestedData = z.strictObject({ transaction_id: txnId, requested_at: instant });
+const vaultReference = z.strictObject({
+  vault_id: z.string().min(1),
+  hmac: z.string().regex(/^[0-9a-f]{64}$/),
+});
+export type VaultReference = z.infer<typeof vaultReference>;
+const refundRequestedData = z.strictObject({
+  transaction_id: txnId,
+  requested_at: instant,
+  route: z.enum(REFUND_ROUTES).optional(),
+  bank_account: vaultReference.optional(),
+});
+const payoutSentData = z.strictObject({ transaction_id: txnId, transfer_id: z.string().min(1).max(100) });
+const refundCancelledData = z.strictObject({ transaction_id: txnId, reason: z.string().min(3).max(500) });
+const bankAccountViewedData = z.strictObject({ transaction_id: txnId, vault_id: z.string().min(1) });
 const dueDateRequestedData = z.strictObject({
   transaction_id: txnId,
   boleto_due_date: isoDate,
@@ -299,6 +336,11 @@ export const transactionEvents = [
   defineEvent({ type: 'Transaction.DueDateChangeRefused', version: 1, schema: dueDateAttemptData }),
   defineEvent({ type: 'Transaction.RefundRequested', version: 1, schema: refundRequestedData }),
   defineEvent({ type: 'Transaction.DueDateChangeRequested', version: 1, schema: dueDateRequestedData }),
+  defineEvent({ type: 'Transaction.RefundPayoutSent', version: 1, schema: payoutSentData }),
+  defineEvent({ type: 'Transaction.RefundHandedToOperator', version: 1, schema: refundAttemptData }),
+  defineEvent({ type: 'Transaction.RefundPayoutReturned', version: 1, schema: refundAttemptData }),
+  defineEvent({ type: 'Transaction.RefundCancelled', version: 1, schema: refundCancelledData }),
+  defineEvent({ type: 'Transaction.RefundBankAccountViewed', version: 1, schema: bankAccountViewedData }),
 ];
 
 export type TransactionEvent =
@@ -323,7 +365,12 @@ export type TransactionEvent =
   | DomainEvent<'Transaction.DueDateChangeUnconfirmed', z.infer<typeof dueDateAttemptData>>
   | DomainEvent<'Transaction.DueDateChangeRefused', z.infer<typeof dueDateAttemptData>>
   | DomainEvent<'Transaction.RefundRequested', z.infer<typeof refundRequestedData>>
-  | DomainEvent<'Transaction.DueDateChangeRequested', z.infer<typeof dueDateRequestedData>>;
+  | DomainEvent<'Transaction.DueDateChangeRequested', z.infer<typeof dueDateRequestedData>>
+  | DomainEvent<'Transaction.RefundPayoutSent', z.infer<typeof payoutSentData>>
+  | DomainEvent<'Transaction.RefundHandedToOperator', z.infer<typeof refundAttemptData>>
+  | DomainEvent<'Transaction.RefundPayoutReturned', z.infer<typeof refundAttemptData>>
+  | DomainEvent<'Transaction.RefundCancelled', z.infer<typeof refundCancelledData>>
+  | DomainEvent<'Transaction.RefundBankAccountViewed', z.infer<typeof bankAccountViewedData>>;
 
 export type TransactionEventType = TransactionEvent['type'];
 
@@ -347,6 +394,12 @@ export interface TransactionFacts {
   readonly refundRequestedAt: string | null;
   /** The refund reservation has no recorded answer yet: a provider call may be in flight. */
   readonly refundInFlight: boolean;
+  /** How the last refund requested returns the money; `operator` also after a returned transfer. */
+  readonly refundRoute: RefundRoute | null;
+  /** The payout's transfer at the provider, once it accepted it. */
+  readonly refundTransferId: string | null;
+  /** The payer's bank account of the last refund requested, in the personal-data vault. */
+  readonly refundVault: VaultReference | null;
   /** When the due-date change still pending was reserved (null: none, or from before reservations). */
   readonly dueDateRequestedAt: string | null;
   /** The due-date change reservation has no recorded answer yet. */
@@ -512,16 +565,52 @@ export interface RecordDuplicateRefundRefused {
  */
 export interface RequestRefund {
   readonly kind: 'request_refund';
+  /** How the money goes back (absent: `provider`, its refund API). */
+  readonly route?: RefundRoute;
+  /** A boleto paid by boleto: the payer's account in the vault, by reference and keyed hash. */
+  readonly bankAccount?: VaultReference;
+}
+/** The provider accepted the payout's transfer (issue 22 item 4): polled until transferred or returned. */
+export interface RecordPayoutSent {
+  readonly kind: 'record_payout_sent';
+  readonly transferId: string;
+}
+/** No payout will be made (refused, or two transfers found): a person completes or cancels the refund. */
+export interface HandRefundToOperator {
+  readonly kind: 'hand_refund_to_operator';
+  readonly diagnostics: Diagnostics;
+}
+/** The bank returned the payout's transfer: refund failed, awaiting a person (bank data kept). */
+export interface RecordPayoutReturned {
+  readonly kind: 'record_payout_returned';
+  readonly diagnostics: Diagnostics;
+}
+/** A person returned the money outside the provider and records its evidence (panel). */
+export interface CompleteRefund {
+  readonly kind: 'complete_refund';
+  readonly evidence: RefundEvidence;
+}
+/** A person closes a refund awaiting an operator without returning money, with a reason. */
+export interface CancelRefund {
+  readonly kind: 'cancel_refund';
+  readonly reason: string;
+}
+/** A super_admin reads the payer's bank account of a pending refund: recorded, as every such read. */
+export interface ViewRefundBankAccount {
+  readonly kind: 'view_refund_bank_account';
 }
 /** Reserve a due-date change before the provider is called (409 change_in_progress while one is open). */
 export interface RequestDueDateChange {
   readonly kind: 'request_due_date_change';
   readonly dueDate: string;
 }
-/** The provider confirmed an integral refund requested through SPEC 4.8. */
+/** The provider confirmed an integral refund requested through SPEC 4.8 (or the payout's transfer). */
 export interface RefundTransaction {
   readonly kind: 'refund';
   readonly refundStatus: 'succeeded';
+  /** Absent: `refund`. `payout`: the transfer to the payer's account is confirmed, with its evidence. */
+  readonly source?: 'refund' | 'payout';
+  readonly evidence?: RefundEvidence;
 }
 export interface ChangeDueDate {
   readonly kind: 'change_due_date';
@@ -590,7 +679,13 @@ export type TransactionCommand =
   | RefundUnconfirmed
   | RefundRefused
   | DueDateUnconfirmed
-  | DueDateRefused;
+  | DueDateRefused
+  | RecordPayoutSent
+  | RecordPayoutReturned
+  | HandRefundToOperator
+  | CompleteRefund
+  | CancelRefund
+  | ViewRefundBankAccount;
 export type TransactionCommandKind = TransactionCommand['kind'];
 
 // ----------------------------------------------------------------------------------------- state table
@@ -659,6 +754,19 @@ export type TransactionCommandKind = TransactionCommand['kind'];
  *  unknown   |409 conflict       |409 conflict
  *  refunded  |=                  |409 conflict
  *
+ *  state     |record_payout_sent|record_payout_returned|hand_refund_to_operator|complete_refund
+ *  ----------+------------------+----------------------+-----------------------+---------------
+ *  none      |404 not_found     |404 not_found         |404 not_found          |404 not_found
+ *  paid      |PayoutSent (o)    |PayoutReturned (o2)   |HandedToOperator (o)   |Refunded (k)
+ *  refunded  |=                 |=                     |=                      |409 conflict
+ *  any other |409 conflict      |409 conflict          |409 conflict           |409 conflict
+ *
+ *  state     |cancel_refund      |view_refund_bank_account
+ *  ----------+-------------------+------------------------
+ *  none      |404 not_found      |404 not_found
+ *  paid      |RefundCancelled (k)|BankAccountViewed (v)
+ *  any other |409 conflict       |409 conflict
+ *
  *  psc = provider_status_conflict (a regression of a final state, or a refund of an unpaid charge: "only move
  *  allowed from paid" is refunded and expired/failed/refunded are never reopened); sim_n_a =
  *  simulation_not_allowed. Every refresh_* cell first applies the staleness rule: when `observedStatus` is
@@ -686,6 +794,13 @@ export type TransactionCommandKind = TransactionCommand['kind'];
  *  (w) the status stays; it records the answer to the open reservation; with none open, the same pending
  *      refund or pending date again is a no-op. With `staleAfterSeconds` (the reconciler) it applies only to
  *      a reservation older than that with no answer recorded (a crash between the call and its record).
+ *  (o) a payout refund (issue 22 item 4) still pending with no transfer recorded; otherwise a no-op (never
+ *      two transfers recorded for one refund).
+ *  (o2) a payout refund pending with its transfer recorded; otherwise a no-op.
+ *  (k) only a refund awaiting an operator (route `operator`, pending, or failed after a returned transfer),
+ *      else 409 conflict (exactly once: a refunded charge is 409); complete: the evidence's amount is the
+ *      charge's and its date a real one not in the future, else 422 validation_error; cancel: a reason.
+ *  (v) only while the charge holds a refund's bank account, else 409 conflict.
  *  (q) one at a time (issue 22): while a refund is reserved or pending another is 409 refund_in_progress,
  *      while a due-date change is, another is 409 change_in_progress; the date checks of (d) apply, and the
  *      current date with nothing pending is a no-op.
@@ -730,6 +845,12 @@ function finalRow(same: 'refresh_expired' | 'refresh_refunded' | null) {
     due_date_refused: conflict,
     request_refund: same === 'refresh_refunded' ? noop : conflict,
     request_due_date_change: conflict,
+    record_payout_sent: same === 'refresh_refunded' ? noop : conflict,
+    record_payout_returned: same === 'refresh_refunded' ? noop : conflict,
+    hand_refund_to_operator: same === 'refresh_refunded' ? noop : conflict,
+    complete_refund: conflict,
+    cancel_refund: conflict,
+    view_refund_bank_account: conflict,
   } as const;
 }
 
@@ -761,6 +882,12 @@ export const transactionTransitions: Table = {
     due_date_refused: notFound,
     request_refund: notFound,
     request_due_date_change: notFound,
+    record_payout_sent: notFound,
+    record_payout_returned: notFound,
+    hand_refund_to_operator: notFound,
+    complete_refund: notFound,
+    cancel_refund: notFound,
+    view_refund_bank_account: notFound,
   },
   processing: {
     reserve: repeat,
@@ -789,6 +916,12 @@ export const transactionTransitions: Table = {
     due_date_refused: conflict,
     request_refund: conflict,
     request_due_date_change: conflict,
+    record_payout_sent: conflict,
+    record_payout_returned: conflict,
+    hand_refund_to_operator: conflict,
+    complete_refund: conflict,
+    cancel_refund: conflict,
+    view_refund_bank_account: conflict,
   },
   pending: {
     reserve: repeat,
@@ -817,6 +950,12 @@ export const transactionTransitions: Table = {
     due_date_refused: { emits: 'Transaction.DueDateChangeRefused', to: 'pending' },
     request_refund: conflict,
     request_due_date_change: { emits: 'Transaction.DueDateChangeRequested', to: 'pending' },
+    record_payout_sent: conflict,
+    record_payout_returned: conflict,
+    hand_refund_to_operator: conflict,
+    complete_refund: conflict,
+    cancel_refund: conflict,
+    view_refund_bank_account: conflict,
   },
   paid: {
     reserve: repeat,
@@ -845,6 +984,12 @@ export const transactionTransitions: Table = {
     due_date_refused: conflict,
     request_refund: { emits: 'Transaction.RefundRequested', to: 'paid' },
     request_due_date_change: conflict,
+    record_payout_sent: { emits: 'Transaction.RefundPayoutSent', to: 'paid' },
+    record_payout_returned: { emits: 'Transaction.RefundPayoutReturned', to: 'paid' },
+    hand_refund_to_operator: { emits: 'Transaction.RefundHandedToOperator', to: 'paid' },
+    complete_refund: { emits: 'Transaction.Refunded', to: 'refunded' },
+    cancel_refund: { emits: 'Transaction.RefundCancelled', to: 'paid' },
+    view_refund_bank_account: { emits: 'Transaction.RefundBankAccountViewed', to: 'paid' },
   },
   expired: finalRow('refresh_expired'),
   failed: finalRow(null),
@@ -875,6 +1020,12 @@ export const transactionTransitions: Table = {
     due_date_refused: conflict,
     request_refund: conflict,
     request_due_date_change: conflict,
+    record_payout_sent: conflict,
+    record_payout_returned: conflict,
+    hand_refund_to_operator: conflict,
+    complete_refund: conflict,
+    cancel_refund: conflict,
+    view_refund_bank_account: conflict,
   },
   refunded: finalRow('refresh_refunded'),
 };
@@ -1178,17 +1329,47 @@ function emit(
       return [{ type, data: { transaction_id: id, source: c.source } }];
     }
     case 'Transaction.Refunded': {
+      if (c.kind === 'complete_refund') {
+        const refused = awaitingOperator(s) ?? evidenceError(c.evidence, s, now);
+        if (refused) return refused;
+        const data = { transaction_id: id, refund_status: 'succeeded', source: 'operator' } as const;
+        return [{ type, data: { ...data, evidence: c.evidence } }];
+      }
       if (c.kind !== 'refund' && c.kind !== 'refresh_refunded') break;
-      return [
-        {
-          type,
-          data: {
-            transaction_id: id,
-            refund_status: 'succeeded',
-            source: c.kind === 'refund' ? 'refund' : 'provider',
-          },
-        },
-      ];
+      const source = c.kind === 'refund' ? (c.source ?? 'refund') : 'provider';
+      const evidence = c.kind === 'refund' && c.evidence ? { evidence: c.evidence } : {};
+      return [{ type, data: { transaction_id: id, refund_status: 'succeeded', source, ...evidence } }];
+    }
+    case 'Transaction.RefundPayoutSent':
+    case 'Transaction.RefundHandedToOperator': {
+      if (c.kind !== 'record_payout_sent' && c.kind !== 'hand_refund_to_operator') break;
+      const open = s.refundStatus === 'pending' && s.refundRoute === 'payout' && s.refundTransferId === null;
+      if (!open) return [];
+      return c.kind === 'record_payout_sent'
+        ? [{ type: 'Transaction.RefundPayoutSent', data: { transaction_id: id, transfer_id: c.transferId } }]
+        : [{ type: 'Transaction.RefundHandedToOperator', data: { transaction_id: id, ...c.diagnostics } }];
+    }
+    case 'Transaction.RefundPayoutReturned': {
+      if (c.kind !== 'record_payout_returned') break;
+      const sent = s.refundStatus === 'pending' && s.refundRoute === 'payout' && s.refundTransferId !== null;
+      return sent ? [{ type, data: { transaction_id: id, ...c.diagnostics } }] : [];
+    }
+    case 'Transaction.RefundCancelled': {
+      if (c.kind !== 'cancel_refund') break;
+      const refused = awaitingOperator(s);
+      if (refused) return refused;
+      const reason = c.reason.trim();
+      if (reason.length < 3 || reason.length > 500) {
+        return invalid('reason', 'Say why the refund is cancelled, in 3 to 500 characters.');
+      }
+      return [{ type, data: { transaction_id: id, reason } }];
+    }
+    case 'Transaction.RefundBankAccountViewed': {
+      if (c.kind !== 'view_refund_bank_account') break;
+      if (s.refundVault === null) {
+        return refuse('conflict', 'No refund of this charge holds a bank account.', { transaction_id: id });
+      }
+      return [{ type, data: { transaction_id: id, vault_id: s.refundVault.vault_id } }];
     }
     case 'Transaction.RefundRequested': {
       if (c.kind !== 'request_refund') break;
@@ -1197,7 +1378,9 @@ function emit(
           transaction_id: id,
         });
       }
-      return [{ type, data: { transaction_id: id, requested_at: now.toISOString() } }];
+      const route = c.route === undefined || c.route === 'provider' ? {} : { route: c.route };
+      const account = c.bankAccount ? { bank_account: c.bankAccount } : {};
+      return [{ type, data: { transaction_id: id, requested_at: now.toISOString(), ...route, ...account } }];
     }
     case 'Transaction.RefundUnconfirmed': {
       if (c.kind !== 'refund_unconfirmed') break;
@@ -1336,6 +1519,28 @@ function emit(
   throw new Error(`transaction state table: ${c.kind} cannot emit ${type} from ${s.status}`);
 }
 
+/** (k): a refund awaiting an operator: route `operator`, pending or failed after a returned transfer. */
+function awaitingOperator(s: TransactionFacts): DomainError | null {
+  const waiting =
+    s.refundRoute === 'operator' && (s.refundStatus === 'pending' || s.refundStatus === 'failed');
+  if (waiting) return null;
+  return refuse('conflict', 'No refund of this charge awaits an operator.', {
+    transaction_id: s.reserved.transaction_id,
+  });
+}
+
+/** (k): the evidence of an integral refund: the charge's amount, a real date not in the future (Sao Paulo). */
+function evidenceError(evidence: RefundEvidence, s: TransactionFacts, now: Date): DomainError | null {
+  if (evidence.amount !== s.reserved.amount) {
+    return invalid('evidence.amount', `The refund is integral: ${s.reserved.amount} centavos.`);
+  }
+  const day = evidence.paid_on;
+  if (day !== null && (!isRealDate(day) || day > saoPauloDate(now))) {
+    return invalid('evidence.paid_on', 'The date the money was returned: a real date, not in the future.');
+  }
+  return null;
+}
+
 /** SPEC 4.8 (d): a new due date lies between today and today + 365 days in America/Sao_Paulo. */
 function dueDateOutsideWindow(dueDate: string, now: Date): DomainError | null {
   const today = saoPauloDate(now);
@@ -1461,12 +1666,27 @@ function afterReservation(state: TransactionFacts, event: TransactionEvent): Tra
         ...state,
         refundStatus: 'pending',
         refundRequestedAt: event.data.requested_at,
-        refundInFlight: true,
+        // A refund left to a person calls nothing: nothing is in flight.
+        refundInFlight: event.data.route !== 'operator',
+        refundRoute: event.data.route ?? 'provider',
+        refundTransferId: null,
+        refundVault: event.data.bank_account ?? null,
       };
+    case 'Transaction.RefundPayoutSent':
+      return { ...state, refundInFlight: false, refundTransferId: event.data.transfer_id };
+    case 'Transaction.RefundHandedToOperator':
+      return { ...state, refundStatus: 'pending', refundInFlight: false, refundRoute: 'operator' };
+    case 'Transaction.RefundCancelled':
+      return { ...state, refundStatus: 'failed', ...NO_REFUND_REQUEST, refundRoute: null };
+    case 'Transaction.RefundBankAccountViewed':
+      return state;
     case 'Transaction.RefundUnconfirmed':
       return { ...state, refundStatus: 'pending', refundInFlight: false };
     case 'Transaction.RefundRefused':
       return { ...state, refundStatus: 'failed', ...NO_REFUND_REQUEST };
+    case 'Transaction.RefundPayoutReturned':
+      // The bank gave the transfer back: failed, and it waits for a person with the bank data kept.
+      return { ...state, refundStatus: 'failed', ...NO_REFUND_REQUEST, refundRoute: 'operator' };
     case 'Transaction.DueDateChangeRequested':
       return {
         ...state,
@@ -1516,6 +1736,9 @@ export const transaction: Decider<TransactionCommand, TransactionEvent, Transact
         duplicateRefund: null,
         ...NO_REFUND_REQUEST,
         ...NO_DUE_DATE_REQUEST,
+        refundRoute: null,
+        refundTransferId: null,
+        refundVault: null,
         answered: false,
       };
     }

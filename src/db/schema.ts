@@ -196,6 +196,9 @@ export interface TransactionsTable {
   duplicate_refund: 'due' | 'attempted' | 'succeeded' | 'refused' | null;
   /** A due-date change awaiting settlement (SPEC 4.8, migration 0016). */
   pending_due_date: string | null;
+  /** Issue 22 item 4: `provider` | `payout` | `operator` (awaiting a person); null: none requested. */
+  refund_route: string | null;
+  refund_transfer_id: string | null;
   /** The stream version after the last applied event: consumers order and deduplicate updates by it. */
   sequence: ColumnType<string, number, number>;
   created_at: Timestamp;

@@ -28,6 +28,7 @@ import { registerChargePageRoutes } from './routes/charge-page.ts';
 import { registerCostCenterRoutes } from './routes/cost-centers.ts';
 import { registerHealthRoutes } from './routes/health.ts';
 import { registerProviderRoutes } from './routes/providers.ts';
+import { registerRefundRoutes } from './routes/refunds.ts';
 import { registerRuleRoutes } from './routes/rules.ts';
 import { registerSessionRoutes } from './routes/sessions.ts';
 import { registerSettingsRoutes } from './routes/settings.ts';
@@ -148,6 +149,7 @@ export async function buildHttpServer({ ctx, authenticators, inFlight }: HttpDep
   registerWebhookDeliveryRoutes(app, ctx);
   // The transaction use cases register their own routes (src/commands/transactions/index.ts).
   registerTransactionRoutes(app, ctx);
+  registerRefundRoutes(app, ctx);
   registerChargePageRoutes(app, ctx);
   return app;
 }

@@ -55,6 +55,11 @@ export const AUDIT_ACTIONS: Readonly<Record<string, string>> = {
   'Transaction.DueDateChangeRefused': 'transaction.due_date_change_refused',
   'Transaction.RefundRequested': 'transaction.refund_requested',
   'Transaction.DueDateChangeRequested': 'transaction.due_date_change_requested',
+  'Transaction.RefundPayoutSent': 'transaction.refund_payout_sent',
+  'Transaction.RefundPayoutReturned': 'transaction.refund_payout_returned',
+  'Transaction.RefundHandedToOperator': 'transaction.refund_handed_to_operator',
+  'Transaction.RefundCancelled': 'transaction.refund_cancelled',
+  'Transaction.RefundBankAccountViewed': 'transaction.refund_bank_account_viewed',
 };
 
 const snake = (part: string) => part.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();

@@ -3,6 +3,7 @@ import { auditProjection } from './audit.ts';
 import { costCentersProjection } from './cost-centers.ts';
 import type { Projection } from './projection.ts';
 import { providersProjection } from './providers.ts';
+import { refundVaultProjection } from './refund-vault.ts';
 import { routingRulesProjection } from './routing-rules.ts';
 import { sessionsProjection } from './sessions.ts';
 import { streamCatalog } from './stream-catalog.ts';
@@ -29,6 +30,8 @@ export const inlineProjections: readonly Projection[] = [
   webhookEndpointsProjection,
   // After the endpoints: a charge's deliveries go to the endpoints registered before its event.
   webhookOutboxProjection,
+  // A refund that ends destroys its bank account's key in the same transaction (issue 22 item 4.4).
+  refundVaultProjection,
 ];
 
 /** Read models that may trail the log: summaries, catalogs, fan-out. */

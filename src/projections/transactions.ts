@@ -67,6 +67,8 @@ const UPSERT_COLUMNS = [
   'document_signature',
   'duplicate_refund',
   'pending_due_date',
+  'refund_route',
+  'refund_transfer_id',
   'sequence',
   'updated_at',
 ] as const satisfies readonly (keyof TransactionsTable)[];
@@ -232,6 +234,8 @@ function reservedRow(d: Reserved, recorded: RecordedEvent): Insertable<Transacti
     document_signature: storedDocumentSignature(d.transaction_id),
     duplicate_refund: null,
     pending_due_date: null,
+    refund_route: null,
+    refund_transfer_id: null,
     sequence: recorded.version,
     created_at: recorded.recordedAt,
     updated_at: recorded.recordedAt,
@@ -328,7 +332,21 @@ function factsOf(event: LaterEvent): Changes {
     case 'Transaction.DueDateChangeRefused':
       return { pending_due_date: null };
     case 'Transaction.RefundRequested':
-      return { refund_status: 'pending' };
+      return {
+        refund_status: 'pending',
+        refund_route: event.data.route ?? 'provider',
+        refund_transfer_id: null,
+      };
+    case 'Transaction.RefundPayoutSent':
+      return { refund_transfer_id: event.data.transfer_id };
+    case 'Transaction.RefundHandedToOperator':
+      return { refund_status: 'pending', refund_route: 'operator' };
+    case 'Transaction.RefundPayoutReturned':
+      return { refund_status: 'failed', refund_route: 'operator' };
+    case 'Transaction.RefundCancelled':
+      return { refund_status: 'failed', refund_route: null };
+    case 'Transaction.RefundBankAccountViewed':
+      return {};
     case 'Transaction.DueDateChangeRequested':
       return { pending_due_date: event.data.boleto_due_date };
   }
@@ -405,6 +423,8 @@ export function transactionRowFromState(
     document_signature: storedDocumentSignature(r.transaction_id),
     duplicate_refund: s.duplicateRefund?.status ?? null,
     pending_due_date: s.pendingDueDate,
+    refund_route: s.refundRoute,
+    refund_transfer_id: s.refundTransferId,
     sequence: String(last.version),
     created_at: first.recordedAt,
     updated_at: last.recordedAt,

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { issueApiKey } from '../../src/commands/api-keys.ts';
@@ -67,7 +68,12 @@ const BANK = {
 };
 
 beforeAll(async () => {
-  app = await startTestApp({ DOCUMENT_SIGNING_SECRET: SECRET, ENABLE_SIMULATOR: 'true' });
+  app = await startTestApp({
+    DOCUMENT_SIGNING_SECRET: SECRET,
+    ENABLE_SIMULATOR: 'true',
+    // The key that wraps the vault's data keys: a refund to a bank account needs it (issue 22 item 4.4).
+    CREDENTIALS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+  });
   key = await seedTenantAndKey(app.gateway.ctx, { livemode: false });
   child = await seedChildTenant(app.gateway.ctx, key.tenantId, { livemode: false });
   pixOnly = await seedTenantAndKey(app.gateway.ctx, {
@@ -143,14 +149,17 @@ describe('POST /v1/transactions/{id}/refund (SPEC 4.8, 3.1)', () => {
     assert.equal((await refund(key.key, id, undefined, k)).status, 200);
   });
 
-  test('a boleto paid by boleto needs bank_account (422); a Pix refund refuses one (422)', async () => {
+  test('a boleto paid by boleto needs bank_account (422) and is refunded to it (202 pending); a Pix refund refuses one (422)', async () => {
     const boleto = await paid(key.key, '/v1/boleto', boletoBody());
     const missing = await refund(key.key, boleto, {});
     assertError(missing, 422, 'validation_error');
     assert.equal(missing.body.error.param, 'bank_account');
+    // Issue 22 item 4: the money goes back by a transfer to the payer's own account; this record has no
+    // payouts, so a person makes it (202, refund pending, the charge still paid until the money has gone).
     const ok = await refund(key.key, boleto, { bank_account: BANK });
-    assert.equal(ok.status, 200, ok.text);
-    assert.equal(ok.body.data.status, 'refunded');
+    assert.equal(ok.status, 202, ok.text);
+    assert.equal(ok.body.data.status, 'paid');
+    assert.deepEqual(ok.body.data.refund, { status: 'pending' });
     const pix = await paid(key.key, '/v1/pix', pixBody());
     const extra = await refund(key.key, pix, { bank_account: BANK });
     assertError(extra, 422, 'validation_error');

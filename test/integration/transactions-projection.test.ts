@@ -110,6 +110,8 @@ async function foldOfStreams(t: Pick<TestDatabase, 'db'>, store: PostgresEventSt
       document_signature: storedSignature(r.transaction_id),
       duplicate_refund: s.duplicateRefund?.status ?? null,
       pending_due_date: s.pendingDueDate,
+      refund_route: s.refundRoute,
+      refund_transfer_id: s.refundTransferId,
       sequence: String(recorded.length),
       created_at: first.recordedAt,
       updated_at: last.recordedAt,
@@ -187,6 +189,8 @@ describe('transactions read model (SPEC 2.2, 2.3, 4.3; DESIGN.md "Projections")'
         'transactions_pending_changes',
         'transactions_pkey',
         'transactions_reference',
+        // The panel's queue of refunds awaiting an operator (issue 22 item 4).
+        'transactions_refunds_awaiting_operator',
         'transactions_status',
         'transactions_unsettled',
       ],

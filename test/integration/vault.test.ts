@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { AeadOpenError, aeadOpen } from '../../src/crypto/aead.ts';
 import {
@@ -21,6 +20,7 @@ import {
 import { createLogger } from '../../src/logger.ts';
 import { JobLease } from '../../src/workers/lease.ts';
 import { VaultExpiryWorker } from '../../src/workers/vault-expiry.ts';
+import { dumpEveryTable as dumpAll } from '../support/database-dump.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 
 // Issue 22 item 4.4 (SPEC 4.8 refund of a boleto paid by boleto: the payer's bank account): the personal-data
@@ -67,26 +67,7 @@ describe('personal-data vault (issue 22 item 4.4)', () => {
   const row = (id: string) =>
     t.db.selectFrom('personal_data_vault').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
-  /**
-   * Every row of every table of the database, as text: what a dump (or a stolen copy) of the database holds.
-   * System catalogs excluded; every user schema and table included, so a table added later is covered.
-   */
-  async function dumpEveryTable(): Promise<string> {
-    const { rows: tables } = await sql<{ schema: string; name: string }>`
-      select table_schema as schema, table_name as name from information_schema.tables
-      where table_type = 'BASE TABLE' and table_schema not in ('pg_catalog', 'information_schema')
-      order by 1, 2`.execute(t.db);
-    assert.ok(tables.some((x) => x.name === 'personal_data_vault'));
-    assert.ok(tables.some((x) => x.name === 'events'));
-    const parts: string[] = [];
-    for (const table of tables) {
-      const { rows } = await sql<{ line: string }>`select r::text as line from ${sql.table(
-        `${table.schema}.${table.name}`,
-      )} r`.execute(t.db);
-      parts.push(`-- ${table.schema}.${table.name}`, ...rows.map((r) => r.line));
-    }
-    return parts.join('\n');
-  }
+  const dumpEveryTable = () => dumpAll(t.db);
 
   test('round trip: the data comes back for its tenant and purpose; the row holds only ciphertext and the hash', async () => {
     const data = bankAccount('0011223-3', '39053344705');

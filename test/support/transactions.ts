@@ -208,6 +208,20 @@ export function commandOf(
       return { kind };
     case 'request_due_date_change':
       return { kind, dueDate: '2026-03-25' };
+    case 'record_payout_sent':
+      return { kind, transferId: 'tr_1' };
+    case 'record_payout_returned':
+    case 'hand_refund_to_operator':
+      return { kind, diagnostics: { ...noDiagnostics, provider_error_code: '12' } };
+    case 'complete_refund':
+      return {
+        kind,
+        evidence: { reference: 'E0000000020260301120000000000001', paid_on: null, amount: 1250 },
+      };
+    case 'cancel_refund':
+      return { kind, reason: 'The payer asked for a credit note instead.' };
+    case 'view_refund_bank_account':
+      return { kind };
   }
 }
 
@@ -238,6 +252,12 @@ export const COMMAND_KINDS: readonly TransactionCommand['kind'][] = [
   'due_date_refused',
   'request_refund',
   'request_due_date_change',
+  'record_payout_sent',
+  'record_payout_returned',
+  'hand_refund_to_operator',
+  'complete_refund',
+  'cancel_refund',
+  'view_refund_bank_account',
 ];
 
 /**

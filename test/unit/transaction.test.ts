@@ -182,8 +182,27 @@ function fittingHistory(status: TransactionStatus | 'none', kind: TransactionCom
   if (status === 'paid' && kind.startsWith('record_duplicate_refund')) {
     return [reserved(charge), issued(charge), paidTwice, refundAttempted(1)];
   }
+  // A boleto refund to the payer's account (issue 22 item 4): by payout, its transfer sent, or by a person.
+  const payout = (route: 'payout' | 'operator'): TransactionEvent => ({
+    type: 'Transaction.RefundRequested',
+    data: { transaction_id: ID, requested_at: T0.toISOString(), route, bank_account: VAULT_REF },
+  });
+  const payoutKinds = ['record_payout_sent', 'hand_refund_to_operator', 'view_refund_bank_account'];
+  if (status === 'paid' && payoutKinds.includes(kind)) return [...historyOf(status, charge), payout('payout')];
+  if (status === 'paid' && kind === 'record_payout_returned') {
+    const sent: TransactionEvent = {
+      type: 'Transaction.RefundPayoutSent',
+      data: { transaction_id: ID, transfer_id: 'tr_1' },
+    };
+    return [...historyOf(status, charge), payout('payout'), sent];
+  }
+  if (status === 'paid' && (kind === 'complete_refund' || kind === 'cancel_refund')) {
+    return [...historyOf(status, charge), payout('operator')];
+  }
   return historyOf(status, charge);
 }
+
+const VAULT_REF = { vault_id: 'vlt_1', hmac: 'a'.repeat(64) };
 
 const STATES = ['none', 'processing', 'pending', 'paid', 'expired', 'failed', 'unknown', 'refunded'] as const;
 
@@ -937,6 +956,9 @@ const GUARD_REFUSALS: Partial<Record<TransactionCommand['kind'], readonly ErrorC
   due_date_unconfirmed: ['conflict', 'validation_error'],
   due_date_refused: ['conflict', 'validation_error'],
   request_refund: ['refund_in_progress'],
+  complete_refund: ['conflict', 'validation_error'],
+  cancel_refund: ['conflict', 'validation_error'],
+  view_refund_bank_account: ['conflict'],
   request_due_date_change: ['conflict', 'validation_error', 'change_in_progress'],
 };
 /** Kinds whose `emits` cell may decide nothing: (t) before the timeout, (e) before the deadline, (d) same date. */
@@ -953,6 +975,9 @@ const CONDITIONAL_NOOPS: readonly TransactionCommand['kind'][] = [
   'refund_unconfirmed',
   'due_date_unconfirmed',
   'request_due_date_change',
+  'record_payout_sent',
+  'record_payout_returned',
+  'hand_refund_to_operator',
 ];
 
 /** One step checked against the table and its footnotes. Returns the events to append. */

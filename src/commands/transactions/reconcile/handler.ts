@@ -11,7 +11,8 @@ import { diagnosticsFor } from '../../../providers/safe2pay/diagnostics.ts';
 import { type CommandDeps, handleCommand } from '../../command-handler.ts';
 import { foldStream } from '../../fold-stream.ts';
 import { type RefreshContext, refreshAtProvider } from '../refresh/handler.ts';
-import { type AdapterContext, readDueDate, readRefund } from '../shared/provider-changes.ts';
+import { type PayoutContext, settlePayout } from '../refund/payout.ts';
+import { readDueDate, readRefund } from '../shared/provider-changes.ts';
 import { transactionStream } from '../shared/stream.ts';
 
 /**
@@ -101,7 +102,7 @@ export async function settleAtProvider(
  */
 export async function settlePendingChange(
   deps: CommandDeps,
-  ctx: AdapterContext,
+  ctx: PayoutContext,
   row: PickedCharge,
   actor: string,
   staleAfterSeconds: number,
@@ -110,7 +111,9 @@ export async function settlePendingChange(
   const options = { metadata: metadataOf(actor, row), retryOnConflict: true, maxAttempts: 3 };
   let state = await foldStream(deps, transaction, stream);
   if (state.status === 'none') return 'none';
-  const refund = state.status === 'paid' && state.refundStatus === 'pending';
+  // A refund awaiting a person is the panel's (src/http/routes/refunds.ts), not the reconciler's.
+  const refund =
+    state.status === 'paid' && state.refundStatus === 'pending' && state.refundRoute !== 'operator';
   const dueDate = state.status === 'pending' ? state.pendingDueDate : null;
   if (!refund && dueDate === null) return 'none';
   const interrupted = diagnosticsFor('interrupted', null, null);
@@ -129,7 +132,11 @@ export async function settlePendingChange(
   if (state.reserved.simulated) {
     [command, settled] = [closed('refused'), true];
   } else {
-    const attempt = refund ? await readRefund(ctx, state) : await readDueDate(ctx, state);
+    const attempt = !refund
+      ? await readDueDate(ctx, state)
+      : state.refundRoute === 'payout'
+        ? await settlePayout(ctx, state)
+        : await readRefund(ctx, state);
     [command, settled] = [attempt.command, attempt.kind !== 'pending'];
   }
   if (command) await handleCommand(deps, transaction, stream, command, options);

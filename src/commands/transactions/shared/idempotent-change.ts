@@ -12,10 +12,9 @@ import {
   readClaim,
   requestHash,
 } from '../../idempotency.ts';
+import type { VaultAccess } from '../refund/payout.ts';
 import type { AdapterContext, Attempt, Reserve } from './provider-changes.ts';
 import { transactionStream } from './stream.ts';
-
-export type { BankAccount } from './provider-changes.ts';
 
 /**
  * Changes of an issued charge that need an `Idempotency-Key` (SPEC 4.8): the integral refund and the due
@@ -43,6 +42,8 @@ export type { BankAccount } from './provider-changes.ts';
 export interface ChangeContext {
   deps: CommandDeps;
   config: AdapterContext['config'];
+  /** The personal-data vault, for a refund to the payer's bank account (../refund/payout.ts). */
+  vault: VaultAccess;
   /** The application context: the key of the adapters' decorators (provider-adapter.ts). */
   adapters: object;
 }
@@ -154,7 +155,7 @@ export async function idempotentChange(
         // Re-decided on a concurrent append: the decider then refuses (in progress) or finds nothing to do.
         retryOnConflict: true,
       });
-      return reserved.events.length > 0;
+      return reserved.events.length > 0 && reserved.state.status !== 'none' ? reserved.state : null;
     } catch (error) {
       // Lost every try to other changes of the same charge (a burst): one is in progress, nothing was sent.
       if (!(error instanceof WrongExpectedVersionError)) throw error;

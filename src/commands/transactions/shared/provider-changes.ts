@@ -60,9 +60,6 @@ export type Attempt =
   | { readonly kind: 'pending'; readonly command: TransactionCommand | null }
   | { readonly kind: 'refused'; readonly command: TransactionCommand; readonly diagnostics: Diagnostics };
 
-/** SPEC 4.8 bank account of the payer, needed only to refund a boleto paid by boleto; never stored. */
-export type BankAccount = Readonly<Record<string, string>>;
-
 /** Adapters never throw for an answer; a throw (or no external id to ask about) leaves the fate unknown. */
 function unknownFate(): Uncertain {
   return {
@@ -74,7 +71,7 @@ function unknownFate(): Uncertain {
   };
 }
 
-async function guarded<T>(call: () => Promise<Outcome<T>>): Promise<Outcome<T>> {
+export async function guarded<T>(call: () => Promise<Outcome<T>>): Promise<Outcome<T>> {
   try {
     return await call();
   } catch {
@@ -83,7 +80,7 @@ async function guarded<T>(call: () => Promise<Outcome<T>>): Promise<Outcome<T>> 
 }
 
 /** The charge's adapter; a record that can no longer send is a local block (SPEC 7 rules): nothing sent. */
-async function adapterOf(
+export async function adapterOf(
   ctx: AdapterContext,
   state: TransactionFacts,
 ): Promise<ResolvedAdapter | { readonly blocked: Diagnostics }> {
@@ -124,10 +121,11 @@ async function readBack(
 }
 
 /**
- * Appends a reservation before the provider is called. `false`: the decider found nothing to do any more (the
- * charge was refunded, or the date changed, by the request that won the race): nothing may be sent.
+ * Appends a reservation before the provider is called and answers the charge as it left it. `null`: the
+ * decider found nothing to do any more (the charge was refunded, or the date changed, by the request that
+ * won the race): nothing may be sent.
  */
-export type Reserve = (command: RequestRefund | RequestDueDateChange) => Promise<boolean>;
+export type Reserve = (command: RequestRefund | RequestDueDateChange) => Promise<TransactionFacts | null>;
 
 /** A change left uncertain that reads still show undone this long after its reservation did not happen. */
 export const UNAPPLIED_AFTER_MS = 24 * 3_600_000;
@@ -136,10 +134,10 @@ const stillUndone = (requestedAt: string | null, now: Date) =>
   requestedAt !== null && now.getTime() - Date.parse(requestedAt) >= UNAPPLIED_AFTER_MS;
 
 /** Nothing to record yet: the change stays pending (202) until a read settles it. */
-const stillPending: Attempt = { kind: 'pending', command: null };
+export const stillPending: Attempt = { kind: 'pending', command: null };
 const refunded: Attempt = { kind: 'confirmed', command: { kind: 'refund', refundStatus: 'succeeded' } };
 
-function refusedAs(command: TransactionCommand & { diagnostics: Diagnostics }): Attempt {
+export function refusedAs(command: TransactionCommand & { diagnostics: Diagnostics }): Attempt {
   return { kind: 'refused', command, diagnostics: command.diagnostics };
 }
 
@@ -147,7 +145,6 @@ function refusedAs(command: TransactionCommand & { diagnostics: Diagnostics }): 
 export async function refundAttempt(
   ctx: AdapterContext,
   state: TransactionFacts,
-  bankAccount: BankAccount | null,
   reserve: Reserve,
 ): Promise<Attempt> {
   // Refunded already (a no-op) or not paid (409 conflict): the decider answers.
@@ -155,7 +152,7 @@ export async function refundAttempt(
   // Left uncertain by an earlier request: only read, never sent again.
   if (state.refundStatus === 'pending' && !state.refundInFlight) return readRefund(ctx, state);
   const resolved = await adapterOf(ctx, state);
-  if (!(await reserve({ kind: 'request_refund' }))) return refunded;
+  if ((await reserve({ kind: 'request_refund' })) === null) return refunded;
   const reference = state.artifacts.provider_reference;
   if ('blocked' in resolved || reference === null) {
     const diagnostics = 'blocked' in resolved ? resolved.blocked : diagnosticsFor('incomplete', null, null);
@@ -168,7 +165,8 @@ export async function refundAttempt(
         method: state.reserved.method,
         providerReference: reference,
         paidWith: state.paidWith,
-        bankAccount,
+        // A boleto paid by boleto goes back by a payout (../refund/payout.ts), never through refund().
+        bankAccount: null,
       },
       resolved.context(),
     ),
@@ -189,7 +187,8 @@ export async function refundAttempt(
  * still pending. Nothing is ever sent from here.
  */
 export async function readRefund(ctx: AdapterContext, state: TransactionFacts): Promise<Attempt> {
-  if (state.reserved.simulated) return stillPending;
+  // A refund to the payer's account is read at its transfer, not at the charge (../refund/payout.ts).
+  if (state.reserved.simulated || state.refundRoute !== 'provider') return stillPending;
   const resolved = await adapterOf(ctx, state);
   if ('blocked' in resolved) return stillPending;
   const read = await readBack(resolved, state);
@@ -262,7 +261,7 @@ export async function dueDateAttempt(
     );
   }
   const resolved = await adapterOf(ctx, state);
-  if (!(await reserve({ kind: 'request_due_date_change', dueDate }))) return nothingToSend;
+  if ((await reserve({ kind: 'request_due_date_change', dueDate })) === null) return nothingToSend;
   const reference = state.artifacts.provider_reference;
   if ('blocked' in resolved || reference === null) {
     const diagnostics = 'blocked' in resolved ? resolved.blocked : diagnosticsFor('incomplete', null, null);

@@ -69,7 +69,12 @@ export function transactionRouteHelpers(ctx: AppContext) {
 /** The idempotent changes (refund, due date): their context and the SPEC 4.8 answer of an outcome. */
 export function changeRouteHelpers(ctx: AppContext) {
   const { deps, currentView } = transactionRouteHelpers(ctx);
-  const changeContext = (): ChangeContext => ({ deps: deps(), config: ctx.config, adapters: ctx });
+  const changeContext = (): ChangeContext => ({
+    deps: deps(),
+    config: ctx.config,
+    adapters: ctx,
+    vault: { db: ctx.db, config: ctx.config },
+  });
 
   /**
    * SPEC 4.8 answers of a change sent to the provider: confirmed 200, uncertain 202 (refund.status
