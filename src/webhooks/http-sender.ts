@@ -14,7 +14,11 @@ export interface AttemptResult {
   statusCode: number | null;
   durationMs: number;
   retryAfterSeconds: number | null;
-  /** Short text safe to store and show (`timeout`, `HTTP 500`); never the response body. */
+  /**
+   * Short text (`timeout`, `HTTP 500`); never the response body. For `refused`, the guard's precise reason
+   * (`host resolves to a loopback address`): the worker logs it and stores one generic text instead (issue 23
+   * item 2.9), so a tenant cannot map internal names.
+   */
   error: string | null;
 }
 

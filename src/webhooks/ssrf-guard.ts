@@ -115,6 +115,8 @@ export function checkDestinationSyntax(url: string, policy: DestinationPolicy): 
     return { ok: false, reason: 'URL must not contain credentials' };
   }
   if (parsed.hostname === '') return { ok: false, reason: 'URL has no host' };
+  // Issue 23 item 2.9: WHATWG keeps an explicit port 0, which no receiver listens on.
+  if (parsed.port === '0') return { ok: false, reason: 'URL port 0 is not a destination' };
   const trusted = allowlisted(parsed, policy);
   if (parsed.protocol !== 'https:' && !trusted) return { ok: false, reason: 'URL must use https' };
   const literal = ipLiteral(parsed);

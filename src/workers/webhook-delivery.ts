@@ -57,6 +57,9 @@ interface Outcome {
   result: AttemptResult | null;
 }
 
+/** What a tenant reads for a destination the SSRF guard refused or could not resolve (issue 23 item 2.9). */
+export const DESTINATION_REFUSED = 'destination not allowed or unreachable';
+
 interface Destination {
   url: string;
   secrets: string[];
@@ -72,7 +75,8 @@ interface Destination {
  *   delivery's new state, in one statement per poll (see runOnce).
  * - 2xx: delivered. 410 from an endpoint: the endpoint is disabled (`WebhookEndpoint.Disabled`, reason
  *   `gone`) and its delivery stops; from a callback_url: that delivery stops. Anything else (including a
- *   destination refused by the SSRF guard, which may be a DNS hiccup): retried on the schedule of
+ *   destination refused by the SSRF guard, which may be a DNS hiccup, recorded as DESTINATION_REFUSED with
+ *   the precise reason in the log only): retried on the schedule of
  *   `retry-schedule.ts` (about three days, `Retry-After` honoured), then `failed`.
  * - A disabled or deleted endpoint's pending deliveries are `cancelled` when they come due (re-enabling it
  *   does not bring them back; `POST /admin/webhook-deliveries/{id}/resend` does).
@@ -197,6 +201,16 @@ export class WebhookDeliveryWorker {
     let status: WebhookDeliveryStatus = 'pending';
     let next: Date | null = null;
     let error = result.error;
+    if (result.outcome === 'refused') {
+      // Issue 23 item 2.9: the tenant reads one text for every refused destination, so deliveries cannot
+      // probe internal names (loopback vs not found); the precise reason stays in the server log. No URL
+      // there: its path or query may carry the receiver's token.
+      this.opts.logger?.warn(
+        { delivery_id: delivery.id, endpoint_id: delivery.endpoint_id, reason: result.error },
+        'webhook destination refused',
+      );
+      error = DESTINATION_REFUSED;
+    }
     if (result.outcome === 'delivered') status = 'delivered';
     else if (result.outcome === 'gone') {
       status = 'failed';

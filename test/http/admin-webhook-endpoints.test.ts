@@ -236,6 +236,52 @@ describe('panel webhook endpoints over HTTP (SPEC 5.7, 6, 7; docs/decisions.md "
     });
   });
 
+  test('issue 23 item 2.9: a url is stored in its WHATWG normal form; one the parser reads otherwise than written is 422 on url', async () => {
+    const misread = [
+      // WHATWG: path /@127.0.0.1/ on example.com; other parsers: user `example.com\`, host 127.0.0.1.
+      'https://example.com\\@127.0.0.1/',
+      'https://hooks.example.com\\evil.example/',
+      'https:///hooks.example.com/x',
+      'https:hooks.example.com/x',
+      'https://hooks.example.com:0/',
+      'https://hooks.example.com:443/x',
+      ' https://hooks.example.com/x',
+      'https://hooks.example.com/a b',
+      'https://hooks.example.com/\tx',
+    ];
+    const id = await created(root);
+    await appendsNothing(async () => {
+      for (const url of misread) {
+        const res = await create(tokens.super_admin, body(root, { url }));
+        assertError(res, 422, 'validation_error');
+        assert.equal(res.body.error.param, 'url', url);
+        const changed = await app.request('PATCH', `${ROUTE}/${id}`, {
+          headers: tokens.super_admin,
+          json: { url },
+        });
+        assertError(changed, 422, 'validation_error');
+        assert.equal(changed.body.error.param, 'url', `PATCH ${url}`);
+      }
+    });
+    // The parser's harmless rewrites (scheme and host case, `/` for an empty path) are stored rewritten.
+    for (const [typed, stored] of [
+      ['HTTPS://Hooks.Example.COM/Path/To?Q=1', 'https://hooks.example.com/Path/To?Q=1'],
+      ['https://hooks.example.com', 'https://hooks.example.com/'],
+    ]) {
+      const res = await create(tokens.super_admin, body(root, { url: typed }));
+      assert.equal(res.status, 201, res.text);
+      assert.equal(res.body.data.url, stored);
+      const read = await app.request('GET', `${ROUTE}/${res.body.data.id}`, { headers: tokens.super_admin });
+      assert.equal(read.body.data.url, stored);
+      const patched = await app.request('PATCH', `${ROUTE}/${id}`, {
+        headers: tokens.super_admin,
+        json: { url: typed },
+      });
+      assert.equal(patched.status, 200, patched.text);
+      assert.equal(patched.body.data.url, stored);
+    }
+  });
+
   test('SPEC 5.7 role matrix: creation', async () => {
     await appendsNothing(async () => {
       assertError(await create(tokens.viewer, body(root)), 403, 'forbidden');

@@ -2,11 +2,13 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, test } from 'vitest';
 import { transactionStream } from '../../src/commands/transactions/shared/stream.ts';
+import { createLogger } from '../../src/logger.ts';
 import { WebhookDeliveryWorker } from '../../src/workers/webhook-delivery.ts';
 import { assertError, idem, roleTokens, startAdminApp } from '../support/admin.ts';
 import { pixBody } from '../support/charges.ts';
@@ -310,6 +312,98 @@ describe('webhooks (SPEC 6)', () => {
       ['refused'],
     );
     assert.equal(delivery?.status, 'pending', 'retried later: DNS answers change');
+  });
+
+  test('issue 23 item 2.9: a callback_url the URL parser reads otherwise than written is 422; the normal form is stored', async () => {
+    const key = await seedTenantAndKey(app.gateway.ctx, { livemode: false });
+    for (const bad of [
+      'https://shop.example.com\\@127.0.0.1/hook',
+      'https:///shop.example.com/hook',
+      'https://shop.example.com:0/hook',
+      'https://shop.example.com:443/hook',
+      ' https://shop.example.com/hook',
+    ]) {
+      const res = await createPix(key, { callback_url: bad });
+      assertError(res, 422, 'validation_error');
+      assert.equal(res.body.error.param, 'callback_url', bad);
+    }
+    const none = await app.request('GET', '/v1/transactions', { headers: { 'x-api-key': key.key } });
+    assert.equal(none.body.data.length, 0, 'nothing was created');
+    const res = await createPix(key, { callback_url: 'HTTPS://Shop.Example.COM' });
+    assert.equal(res.status, 201, res.text);
+    assert.equal(res.body.data.callback_url, 'https://shop.example.com/');
+    const [delivery] = await app.gateway.ctx.db
+      .selectFrom('webhook_deliveries')
+      .select('callback_url')
+      .where('transaction_id', '=', res.body.data.id)
+      .execute();
+    assert.equal(delivery?.callback_url, 'https://shop.example.com/', 'the sender gets the normal form');
+  });
+
+  test('issue 23 item 2.9: a tenant reads one text for every refused destination; the reason is only in the server log', async () => {
+    const key = await seedTenantAndKey(app.gateway.ctx, { livemode: false });
+    // The gateway's own logger (redaction included), writing into memory.
+    const logs: string[] = [];
+    const logger = createLogger(
+      'info',
+      new Writable({
+        write(chunk, _enc, done) {
+          logs.push(String(chunk));
+          done();
+        },
+      }),
+    );
+    const cases = [
+      { name: 'loopback.internal.example', lookup: async () => [{ address: '127.0.0.1', family: 4 }] },
+      {
+        name: 'missing.internal.example',
+        lookup: async () => {
+          throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
+        },
+      },
+    ];
+    const seen: unknown[] = [];
+    for (const c of cases) {
+      const res = await createPix(key, { callback_url: `https://${c.name}/hook?token=sk_receiver_secret` });
+      assert.equal(res.status, 201, res.text);
+      await drainWith(
+        new WebhookDeliveryWorker(app.gateway.ctx, {
+          intervalMs: 1000,
+          concurrency: 2,
+          lookup: c.lookup,
+          logger,
+        }),
+      );
+      const list = await app.request('GET', `/admin/webhook-deliveries?transaction_id=${res.body.data.id}`, {
+        headers: tokens.super_admin,
+      });
+      assert.equal(list.status, 200, list.text);
+      const [delivery] = list.body.data;
+      const detail = await app.request('GET', `/admin/webhook-deliveries/${delivery.id}`, {
+        headers: tokens.super_admin,
+      });
+      const attempts = detail.body.data.attempts_log.map((a: { outcome: string; error: string }) => [
+        a.outcome,
+        a.error,
+      ]);
+      seen.push([delivery.last_error, attempts]);
+    }
+    const generic = 'destination not allowed or unreachable';
+    assert.deepEqual(seen, [
+      [generic, [['refused', generic]]],
+      [generic, [['refused', generic]]],
+    ]);
+    // The operator keeps the precise reason, without the URL (its query may carry a token).
+    const refused = logs.filter((l) => l.includes('webhook destination refused'));
+    assert.ok(
+      refused.some((l) => l.includes('host resolves to a loopback address')),
+      logs.join('\n'),
+    );
+    assert.ok(
+      refused.some((l) => l.includes('host not found')),
+      logs.join('\n'),
+    );
+    assert.ok(!logs.join('\n').includes('sk_receiver_secret'));
   });
 
   test('resend: same webhook-id and body again; viewer may list but not resend', async () => {

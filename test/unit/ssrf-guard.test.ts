@@ -131,6 +131,15 @@ describe('SPEC 6 webhook destinations: URL syntax (no DNS)', () => {
     );
   });
 
+  test('issue 23 item 2.9: an explicit port 0 (which WHATWG keeps) is refused, also for an allowlisted host', () => {
+    assert.deepEqual(checkDestinationSyntax('https://hooks.example.com:0/x', NONE), {
+      ok: false,
+      reason: 'URL port 0 is not a destination',
+    });
+    const policy = { allowedPrivateHosts: ['127.0.0.1'] };
+    assert.equal(checkDestinationSyntax('http://127.0.0.1:0/hook', policy).ok, false);
+  });
+
   test('public https URLs pass and come back parsed', () => {
     for (const url of [
       'https://example.com/hooks?x=1',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { JsonDecimal } from '../strict-json.ts';
 import { utf8Bytes, utf8Text } from '../text.ts';
+import { normalizedUrl } from './url-normal-form.ts';
 
 /**
  * The request bodies of charge creation (SPEC 4.1, 4.2), shared by the routes and the SDK (issue 15 item 3)
@@ -110,9 +111,10 @@ const boletoCustomer = z.strictObject({
     }),
 });
 
-const callbackUrl = z.string().max(2048).meta({
+/** Issue 23 item 2.9: the webhook endpoints' rule (url-normal-form.ts): the normal form is what is stored. */
+const callbackUrl = normalizedUrl(2048).meta({
   description:
-    'An https address receiving the webhook events of this charge; private, loopback, link-local and metadata addresses are refused (422).',
+    'An https address receiving the webhook events of this charge; private, loopback, link-local and metadata addresses are refused (422). Written as a URL parser writes it (anything it would read differently, like a backslash, an empty host or port 0, is refused with 422); stored in that form (`https://shop.example` as `https://shop.example/`).',
 });
 
 const common = {

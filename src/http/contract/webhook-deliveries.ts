@@ -25,7 +25,10 @@ export const deliveryDto = z
     next_attempt_at: z.string().nullable().meta({ description: 'Set while pending.' }),
     last_attempt_at: z.string().nullable(),
     last_status_code: z.number().int().nullable(),
-    last_error: z.string().nullable(),
+    last_error: z.string().nullable().meta({
+      description:
+        'A short text (`timeout`, `HTTP 500`, `connection refused`); never the response body. A destination refused before sending (not a public address, or its name not found) is always `destination not allowed or unreachable`.',
+    }),
     delivered_at: z.string().nullable(),
     created_at: z.string(),
   })
@@ -39,9 +42,14 @@ export const attemptDto = z.object({
   attempt: z.number().int(),
   started_at: z.string(),
   duration_ms: z.number().int(),
-  outcome: z.enum(['delivered', 'failed', 'gone', 'refused']),
+  outcome: z.enum(['delivered', 'failed', 'gone', 'refused']).meta({
+    description: '`refused`: the destination was not allowed or could not be resolved; nothing was sent.',
+  }),
   status_code: z.number().int().nullable(),
-  error: z.string().nullable(),
+  error: z.string().nullable().meta({
+    description:
+      'A short text (`timeout`, `HTTP 500`, `connection refused`); never the response body. A destination refused before sending (not a public address, or its name not found) is always `destination not allowed or unreachable`.',
+  }),
 });
 
 export const deliveryListQuery = pageQuery.extend({

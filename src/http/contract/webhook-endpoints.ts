@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { WEBHOOK_MODES, WEBHOOK_URL_MAX_LENGTH } from '../../aggregates/webhook-endpoint.ts';
 import { pageQuery } from '../schemas.ts';
+import { normalizedUrl } from './url-normal-form.ts';
 
 /**
  * The HTTP contract of webhook endpoints (SPEC 6): the views and the request schemas of their routes.
@@ -8,9 +9,10 @@ import { pageQuery } from '../schemas.ts';
  * only), because the SDK bundles it.
  */
 
-export const endpointUrl = z.string().min(1).max(WEBHOOK_URL_MAX_LENGTH).meta({
+/** Issue 23 item 2.9: stored in its normal form (url-normal-form.ts); a URL that does not round-trip is 422. */
+export const endpointUrl = normalizedUrl(WEBHOOK_URL_MAX_LENGTH).meta({
   description:
-    'https only, at most 2048 characters, no credentials; private, loopback, link-local and cloud metadata addresses are refused (422 validation_error, param url).',
+    'https only, at most 2048 characters, no credentials; private, loopback, link-local and cloud metadata addresses are refused (422 validation_error, param url). Written as a URL parser writes it (scheme and host may be in any case; `https://example.com` is stored as `https://example.com/`); anything the parser would read differently from how it is written (a backslash, a missing or empty host, a default or zero port, spaces) is refused with 422.',
 });
 
 export const createEndpointBody = z.strictObject({
