@@ -326,6 +326,12 @@ const schema = z
       'the provider emulator is for development and this gateway runs in production mode (CALEBE_ENV=production, or NODE_ENV=production without CALEBE_ENV): unset PROVIDER_EMULATOR_URL, or set CALEBE_ENV=development on a development machine',
     path: ['PROVIDER_EMULATOR_URL'],
   })
+  .refine((c) => !(c.PROVIDER_ALLOWED_PRIVATE_HOSTS.length > 0 && environmentOf(c) === 'production'), {
+    // Issue 23 item 2.3: a production gateway sends provider credentials to public https hosts only.
+    message:
+      'lets provider records send credentials over http to private hosts, for development only, and this gateway runs in production mode: unset it, or set CALEBE_ENV=development on a development machine',
+    path: ['PROVIDER_ALLOWED_PRIVATE_HOSTS'],
+  })
   .refine((c) => !c.BOOTSTRAP_ADMIN_EMAIL === !c.BOOTSTRAP_ADMIN_PASSWORD, {
     message: 'set both BOOTSTRAP_ADMIN_EMAIL and BOOTSTRAP_ADMIN_PASSWORD, or neither',
     path: ['BOOTSTRAP_ADMIN_PASSWORD'],

@@ -105,6 +105,27 @@ describe('production mode (issue 23 item 2.7)', () => {
   });
 });
 
+describe('PROVIDER_ALLOWED_PRIVATE_HOSTS (issue 23 item 2.3)', () => {
+  test('host or host:port entries, lower-cased; empty by default; anything else stops the start', () => {
+    assert.deepEqual(loadConfig({}).PROVIDER_ALLOWED_PRIVATE_HOSTS, []);
+    const config = loadConfig({ PROVIDER_ALLOWED_PRIVATE_HOSTS: ' 127.0.0.1:4010 ,LocalHost,, [::1]:4011' });
+    assert.deepEqual(config.PROVIDER_ALLOWED_PRIVATE_HOSTS, ['127.0.0.1:4010', 'localhost', '[::1]:4011']);
+    for (const bad of ['http://127.0.0.1:4010', '127.0.0.1:0', '127.0.0.1/8', 'a b']) {
+      assert.throws(() => loadConfig({ PROVIDER_ALLOWED_PRIVATE_HOSTS: bad }), ConfigError, bad);
+    }
+  });
+
+  test('development only: a gateway in production mode refuses to start with it, naming it', () => {
+    for (const mode of [{ CALEBE_ENV: 'production' }, { NODE_ENV: 'production' }]) {
+      assert.throws(
+        () => loadConfig({ PROVIDER_ALLOWED_PRIVATE_HOSTS: '127.0.0.1:4010', ...mode }),
+        /PROVIDER_ALLOWED_PRIVATE_HOSTS: .*development only.*production mode/,
+      );
+    }
+    assert.deepEqual(loadConfig({ CALEBE_ENV: 'production' }).PROVIDER_ALLOWED_PRIVATE_HOSTS, []);
+  });
+});
+
 describe('weak secrets stop the start, naming the variable (issue 23 item 2.8)', () => {
   const DB = 'postgres://postgres@127.0.0.1:5432/postgres';
 
