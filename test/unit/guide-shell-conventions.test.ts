@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'vitest';
 import { parse } from 'yaml';
@@ -63,6 +63,25 @@ describe('issue 23 item 1.5: shell conventions of both guides', () => {
         commands.some((c) => /-H "x-api-key: \$KEY"/.test(c.command)),
         `${file}: the key is sent as a header`,
       );
+    });
+
+    test(`${file}: an error answer piped into json is printed, and fails the command`, () => {
+      // --fail-with-body hands the error body to the pipe: the guide's json helper must show it.
+      const definition = /^json\(\) \{[\s\S]*?"; \}/m.exec(text)?.[0];
+      assert.ok(definition, `${file}: defines json()`);
+      const envelope =
+        '{"error":{"code":"validation_error","message":"customer.document is required","request_id":"req_1"}}';
+      const run = spawnSync('bash', ['-c', `${definition}\njson data.id`], {
+        input: envelope,
+        encoding: 'utf8',
+      });
+      assert.equal(run.status, 1, run.stderr);
+      assert.equal(run.stderr.trim(), envelope);
+      const ok = spawnSync('bash', ['-c', `${definition}\njson 'data[0].id'`], {
+        input: '{"data":[{"id":"txn_1"}]}',
+        encoding: 'utf8',
+      });
+      assert.equal(ok.stdout, 'txn_1\n', ok.stderr);
     });
 
     test(`${file}: says what KEY holds, the bare key bootstrap prints (KEY=clb_test_…)`, () => {
