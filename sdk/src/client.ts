@@ -39,7 +39,7 @@ export interface CalebeResponse<B> {
   request_id: string;
   /** `Idempotency-Replayed: true`: the answer of an earlier request with the same key and body. */
   replayed: boolean;
-  /** The parsed JSON answer (the text of `getMetrics` and `getChargePage`, the bytes of `getBoletoPdf`). */
+  /** The parsed JSON answer (the text of `getChargePage`, the bytes of `getBoletoPdf`). */
   body: B;
 }
 

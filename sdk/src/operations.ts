@@ -16,6 +16,13 @@ import {
 } from '../../src/http/contract/cost-centers.ts';
 import { healthBody, readyBody } from '../../src/http/contract/health.ts';
 import { createProviderBody, providerDto, updateProviderBody } from '../../src/http/contract/providers.ts';
+import {
+  cancelRefundBody,
+  completeRefundBody,
+  refundBankAccountView,
+  refundQueueItem,
+  refundQueueQuery,
+} from '../../src/http/contract/refunds.ts';
 import { createRuleBody, ruleDto, ruleListQuery, updateRuleBody } from '../../src/http/contract/rules.ts';
 import { loginBody, sessionCreated } from '../../src/http/contract/sessions.ts';
 import { paymentSettings, updatePaymentSettingsBody } from '../../src/http/contract/settings.ts';
@@ -97,7 +104,6 @@ export const OPERATIONS = {
   // Infrastructure (SPEC 4.14)
   getHealth: op({ method: 'GET', path: '/health', auth: 'none', response: healthBody }),
   getReadiness: op({ method: 'GET', path: '/ready', auth: 'none', response: readyBody }),
-  getMetrics: op({ method: 'GET', path: '/metrics', auth: 'none', response: 'text' }),
 
   // Panel sessions (SPEC 5.6, 5.9)
   createSession: op({
@@ -532,6 +538,38 @@ export const OPERATIONS = {
     idempotency: 'required',
     ...idOnly,
     body: dueDateBody,
+    response: transaction,
+  }),
+
+  // Refunds awaiting an operator (panel): a boleto paid by boleto refunded by a person's transfer.
+  listRefundsAwaitingOperator: op({
+    method: 'GET',
+    path: '/admin/refunds',
+    auth: 'session',
+    query: refundQueueQuery,
+    response: listEnvelope(refundQueueItem),
+  }),
+  readRefundBankAccount: op({
+    method: 'GET',
+    path: '/admin/refunds/{id}/bank-account',
+    auth: 'session',
+    ...idOnly,
+    response: dataEnvelope(refundBankAccountView),
+  }),
+  completeRefund: op({
+    method: 'POST',
+    path: '/admin/refunds/{id}/complete',
+    auth: 'session',
+    ...idOnly,
+    body: completeRefundBody,
+    response: transaction,
+  }),
+  cancelRefund: op({
+    method: 'POST',
+    path: '/admin/refunds/{id}/cancel',
+    auth: 'session',
+    ...idOnly,
+    body: cancelRefundBody,
     response: transaction,
   }),
 

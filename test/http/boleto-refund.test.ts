@@ -179,6 +179,25 @@ describe('payout through the provider (the record enables it)', () => {
     await assertAccountNowhere();
   });
 
+  test('a refresh reads the transfer too: refunded as soon as the bank confirmed it, without waiting for the reconciler', async () => {
+    const id = await paidBoleto(PAYOUT);
+    assert.equal((await refund(PAYOUT, id)).status, 202);
+    const refresh = () =>
+      world.app.request('POST', `/v1/transactions/${id}/refresh`, {
+        headers: { 'x-api-key': keyOf(world, PAYOUT) },
+      });
+    const before = await refresh();
+    assert.equal(before.status, 200, before.text);
+    assert.deepEqual(before.body.data.refund, { status: 'pending' });
+    const [transfer] = await transfersOf(id);
+    assert.ok(transfer);
+    await moveTransfer(transfer.id, 'transferred');
+    const after = await refresh();
+    assert.equal(after.status, 200, after.text);
+    assert.equal(after.body.data.status, 'refunded');
+    assert.deepEqual(after.body.data.refund, { status: 'succeeded' });
+  });
+
   test('a transfer the bank returns: refund failed, the charge paid, listed for an operator, who completes it with evidence exactly once', async () => {
     const id = await paidBoleto(PAYOUT);
     assert.equal((await refund(PAYOUT, id)).status, 202);

@@ -146,9 +146,10 @@ const bankAccount = z.strictObject({
 });
 export const refundBody = z
   .strictObject({
-    bank_account: bankAccount
-      .optional()
-      .meta({ description: 'Required only for a boleto paid by boleto; refused otherwise (refund by Pix).' }),
+    bank_account: bankAccount.optional().meta({
+      description:
+        "Required only for a boleto paid by boleto: an account in the boleto payer's own name, where the money goes back by transfer. Refused otherwise (refund by Pix).",
+    }),
   })
   // No body at all is fine (a JSON `null` body never gets here: the strict parser refuses it).
   .nullish();

@@ -7,6 +7,7 @@ import { dataEnvelope, errorResponses, idParams } from '../../../http/schemas.ts
 import type { HttpServer } from '../../../http/server.ts';
 import { transactionView } from '../../../http/transaction-dto.ts';
 import { foldStream } from '../../fold-stream.ts';
+import { refreshPayout } from '../refund/payout.ts';
 import { transactionRouteHelpers } from '../shared/route-helpers.ts';
 import { transactionStream } from '../shared/stream.ts';
 import { type RefreshOutcome, refreshAtProvider } from './handler.ts';
@@ -34,6 +35,13 @@ export function registerRefreshRoute(app: HttpServer, ctx: AppContext): void {
   const { deps, decide, currentView, requireMethodScope, ownTransaction } = transactionRouteHelpers(ctx);
   // Per gateway: the refresh of an external charge in flight, by transaction id.
   const inFlight = new SingleFlight<string, RefreshOutcome>();
+  // A refund paid out to the payer's account is read at its transfer too (../refund/payout.ts).
+  const payoutContext = () => ({
+    deps: deps(),
+    config: ctx.config,
+    adapters: ctx,
+    vault: { db: ctx.db, config: ctx.config },
+  });
 
   app.post(
     '/v1/transactions/:id/refresh',
@@ -67,7 +75,14 @@ export function registerRefreshRoute(app: HttpServer, ctx: AppContext): void {
           const state = await foldStream(deps(), transaction, transactionStream(row.id));
           if (state.status === 'none') return { kind: 'reconciliation_required' };
           // SPEC 3.1, 4.6: by external id, or for `unknown` without it by the provider's query by reference.
-          return refreshAtProvider({ deps: deps(), config: ctx.config }, state, eventMetadata(request));
+          const refreshed = await refreshAtProvider(
+            { deps: deps(), config: ctx.config },
+            state,
+            eventMetadata(request),
+          );
+          // A refund paid out to the payer's account is read at its transfer too, once per flight.
+          await refreshPayout(payoutContext(), row.id, eventMetadata(request));
+          return refreshed;
         });
         if (outcome.kind === 'reconciliation_required') throw noExternalId();
         if (outcome.kind === 'failed') {
@@ -92,6 +107,7 @@ export function registerRefreshRoute(app: HttpServer, ctx: AppContext): void {
           observedStatus: row.status,
         });
       }
+      await refreshPayout(payoutContext(), row.id, eventMetadata(request));
       return { data: await currentView(row.id) };
     },
   );

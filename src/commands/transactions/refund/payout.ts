@@ -6,11 +6,15 @@ import type {
   TransactionFacts,
   VaultReference,
 } from '../../../aggregates/transaction.ts';
+import { transaction } from '../../../aggregates/transaction.ts';
 import { type CredentialsKeyConfig, credentialsKey } from '../../../crypto/credentials.ts';
 import { open, seal, shred, VaultKeyMissingError } from '../../../crypto/vault.ts';
 import type { Database } from '../../../db/schema.ts';
+import type { EventMetadata } from '../../../events/event-store.ts';
 import { payoutBankAccount, payoutCompensationDate } from '../../../providers/port.ts';
 import { diagnosticsFor } from '../../../providers/safe2pay/diagnostics.ts';
+import { type CommandDeps, handleCommand } from '../../command-handler.ts';
+import { foldStream } from '../../fold-stream.ts';
 import { refundPayoutEnabled } from '../../providers.ts';
 import {
   type AdapterContext,
@@ -20,6 +24,7 @@ import {
   type Reserve,
   stillPending,
 } from '../shared/provider-changes.ts';
+import { transactionStream } from '../shared/stream.ts';
 
 /**
  * SPEC 4.8 "a boleto paid by boleto needs a bank account of the payer" (issue 22 item 4): the provider has
@@ -253,4 +258,24 @@ export async function openAccount(
   } catch {
     return null;
   }
+}
+
+/**
+ * A refresh of a charge whose refund is being paid out also reads the transfer (SPEC 4.6: a refresh queries
+ * the provider and persists what it finds), so a payer's refund shows as soon as the bank confirmed it.
+ */
+export async function refreshPayout(
+  ctx: PayoutContext & { deps: CommandDeps },
+  id: string,
+  metadata: EventMetadata,
+): Promise<void> {
+  const state = await foldStream(ctx.deps, transaction, transactionStream(id));
+  if (state.status !== 'paid' || state.refundRoute !== 'payout') return;
+  if (state.refundStatus !== 'pending' || state.refundInFlight) return;
+  const attempt = await settlePayout(ctx, state);
+  if (attempt.command === null) return;
+  await handleCommand(ctx.deps, transaction, transactionStream(id), attempt.command, {
+    metadata,
+    retryOnConflict: true,
+  });
 }
