@@ -75,7 +75,8 @@ export const transactionRequestView = z
   })
   .meta({
     id: 'TransactionRequest',
-    description: 'The creation request as the gateway received it; contains payer personal data.',
+    description:
+      'The creation request as the gateway received it; contains payer personal data, except for a panel viewer (`request.customer` and `provider_request` null).',
   });
 
 const filters = {
@@ -166,7 +167,7 @@ export const transactionEvent = z
     schema_version: z.number().int().min(1).meta({ description: 'The schema version it was written in.' }),
     data: z.record(z.string(), z.unknown()).meta({
       description:
-        'The payload as recorded. Transaction.Reserved carries the creation snapshot (the creation request, with payer personal data) and the sha256 of the Idempotency-Key, never the key.',
+        'The payload as recorded. Transaction.Reserved carries the creation snapshot (the creation request, with payer personal data) and the sha256 of the Idempotency-Key, never the key. A viewer reads it without the payer: `request.customer` and `provider_request` null, and refund requests without `bank_account`.',
     }),
     metadata: z.object({
       actor: z.string().meta({ description: '`user:<id>`, `api_key:<id>` or `system:<job>`' }),
