@@ -296,6 +296,28 @@ export const componentExamples: Record<string, unknown> = {
     recorded_at: AT,
   },
   User: user,
+  RefundAwaitingOperator: {
+    transaction_id: BOLETO_TXN,
+    tenant_id: TENANT,
+    livemode: true,
+    method: 'boleto',
+    amount: 48750,
+    paid_with: 'boleto',
+    refund: { status: 'pending' },
+    updated_at: LATER,
+  },
+  RefundBankAccount: {
+    transaction_id: BOLETO_TXN,
+    bank_account: {
+      bank_code: '341',
+      branch: '0912',
+      account: '45873-2',
+      account_type: 'checking',
+      holder_name: 'Maria Aparecida Souza',
+      holder_document: '52998224725',
+    },
+    hmac: '6f1d0c8e5b2a4f7e9c3d1a8b5e2f7c4a9d6b3e0f1a8c5d2e7b4f9a6c3d0e1b8f',
+  },
   WebhookDelivery: webhookDelivery,
   WebhookEndpoint: webhookEndpoint,
   CreatedWebhookEndpoint: { ...webhookEndpoint, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
@@ -535,6 +557,12 @@ export const operationExamples: Record<string, OperationExamples> = {
       },
     },
   },
+  completeRefund: {
+    request: {
+      evidence: { reference: 'E00000000202611241530abcdef123456', paid_on: '2026-11-24', amount: 48750 },
+    },
+  },
+  cancelRefund: { request: { reason: 'O pagador pediu o valor como crédito na próxima mensalidade.' } },
   updateBoletoDueDate: {
     request: { due_date: EXAMPLE_NEW_DUE_DATE },
     responses: {

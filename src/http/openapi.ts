@@ -27,8 +27,9 @@ export const TAGS = [
   },
   {
     name: 'Transactions',
-    description: 'Reading, refreshing, simulating, refunding and re-dating charges.',
-    prefixes: ['/v1/transactions', '/admin/transactions'],
+    description:
+      'Reading, refreshing, simulating, refunding and re-dating charges, and the refunds a person completes.',
+    prefixes: ['/v1/transactions', '/admin/transactions', '/admin/refunds'],
   },
   {
     name: 'Cost centers',
