@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, test } from 'vitest';
@@ -43,7 +43,7 @@ beforeAll(async () => {
   port = (receiver.address() as AddressInfo).port;
   app = await startAdminApp({
     ENABLE_SIMULATOR: 'true',
-    CREDENTIALS_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+    CREDENTIALS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     WEBHOOK_ALLOWED_PRIVATE_HOSTS: `127.0.0.1:${port}`,
   });
   key = await seedTenantAndKey(app.gateway.ctx, { livemode: false });
