@@ -19,7 +19,13 @@ import { inlineProjections } from '../../src/projections/index.ts';
 import { transactionsProjection } from '../../src/projections/transactions.ts';
 import { webhookMessageId, webhookOutboxProjection } from '../../src/projections/webhook-outbox.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
-import { chargeKind, commandOfStep, randomStep, reserveCommand } from '../support/transactions.ts';
+import {
+  chargeKind,
+  commandOfStep,
+  pixArtifacts,
+  randomStep,
+  reserveCommand,
+} from '../support/transactions.ts';
 
 /**
  * The webhook outbox read model (SPEC 6; issue 6 item 2; DESIGN.md "Projections"): inline, one statement per
@@ -185,15 +191,34 @@ describe('webhook outbox read model (SPEC 6; DESIGN.md "Projections")', () => {
   });
 
   test('an event that leaves the status as it was moves the fold on and sends nothing; a stale one changes nothing', async () => {
+    // A pending live charge with a callback_url, made here rather than drawn from the random histories.
+    const id = newId('txn');
+    const reserve = reserveCommand(id, 'pix_live');
+    await handleCommand(
+      deps,
+      transaction,
+      `transaction-${id}`,
+      {
+        ...reserve,
+        tenantId: 'ten_acme',
+        callbackUrl: `https://client.example.com/${id}`,
+        request: { ...reserve.request, tenant_id: 'ten_acme' },
+      },
+      { metadata },
+    );
+    await handleCommand(
+      deps,
+      transaction,
+      `transaction-${id}`,
+      { kind: 'record_issued', artifacts: pixArtifacts(`ext_${id}`) },
+      { metadata },
+    );
     const state = await t.db
       .selectFrom('webhook_charge_states')
       .selectAll()
+      .where('transaction_id', '=', id)
       .where('status', '=', 'pending')
-      .where((eb) => eb.or([eb('callback_url', 'is not', null), eb('tenant_id', '=', 'ten_acme')]))
-      .where('livemode', '=', true)
-      .orderBy('transaction_id')
       .executeTakeFirstOrThrow();
-    const id = state.transaction_id;
     const sequence = Number(state.sequence);
     // Not reachable through the decider today (no command appends an event that keeps the status), so the
     // events are made by hand, applied in a transaction that is rolled back.
