@@ -4,8 +4,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, describe, test } from 'vitest';
+import { openDatabase } from '../../src/db/database.ts';
 import { BIN, runCli } from '../support/cli.ts';
 
 // Issue 23 item 1.4: one start of the gateway before the first charge, and every CLI command beside it.
@@ -68,7 +70,7 @@ function serve(env: NodeJS.ProcessEnv): Promise<Started & { exited?: number | nu
     const timer = setTimeout(() => reject(new Error(`serve did not start:\n${out}`)), 150_000);
     child.stdout?.on('data', (chunk: Buffer) => {
       out += chunk;
-      if (/Next step:.*\n\n/.test(out)) {
+      if (/Next step:[\s\S]*\n\n/.test(out)) {
         clearTimeout(timer);
         resolve({ child, output: () => out });
       }
@@ -274,6 +276,41 @@ describe('the embedded default: one start before the first charge (issue 23 item
     assert.equal((await pix(base, printed.testKey ?? '', 'busy-1')).status, 201);
     assert.equal(await stop(ok.child), 0);
   }, 400_000);
+
+  test('a socket client that drops inside its transaction is rolled back and frees the database', async () => {
+    const dir = dataDir();
+    const handle = openDatabase({ dataDir: dir });
+    try {
+      await sql`create table t (id int primary key)`.execute(handle.db);
+      await handle.share?.('http://localhost:1');
+      const info = JSON.parse(readFileSync(join(dir, 'socket.json'), 'utf8')) as {
+        port: number;
+        password: string;
+      };
+      const client = new pg.Client({
+        host: '127.0.0.1',
+        port: info.port,
+        user: 'postgres',
+        password: info.password,
+      });
+      await client.connect();
+      await client.query('begin');
+      await client.query('insert into t values (1)');
+      // Gone without a word (a killed CLI): no COMMIT, no Terminate.
+      client.on('error', () => {});
+      (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+      await sql`insert into t values (2)`.execute(handle.db);
+      const rows = await sql<{ id: number }>`select id from t order by id`.execute(handle.db);
+      assert.deepEqual(
+        rows.rows.map((r) => r.id),
+        [2],
+        'the dropped transaction was rolled back; this process went on',
+      );
+    } finally {
+      await handle.close();
+    }
+    assert.ok(!existsSync(join(dir, 'socket.json')));
+  });
 
   test('BASE_URL is what the banner and the log line print', async () => {
     const dir = dataDir();
