@@ -20,7 +20,8 @@ import type { TransitionTable } from './transition-table.ts';
  *       `provider_request` (null for the simulator).
  *   Transaction.Issued v1              -> pending. The provider's artifacts: provider_reference,
  *       pix_copy_paste, pix_qr_code, expires_at, boleto_url, boleto_digitable_line, boleto_barcode,
- *       boleto_pix_copy_paste, boleto_pix_expires_at; source `creation` | `refresh`.
+ *       boleto_pix_copy_paste, boleto_pix_expires_at, and (optional, absent in older events) boleto_details,
+ *       the provider's FEBRABAN fields for the PDF; source `creation` | `refresh`.
  *   Transaction.Refused v1             -> failed. failure_code, provider_reference, sanitized diagnostics
  *       provider_error_code (1-10 digits), provider_error_message (static, <= 400), provider_http_status.
  *   Transaction.Unconfirmed v1         -> unknown. reason `uncertain_answer` | `processing_timeout`,
@@ -35,8 +36,8 @@ import type { TransitionTable } from './transition-table.ts';
  *       person completed it); `evidence` { reference, paid_on, amount } for a payout or an operator.
  *   Transaction.DueDateChanged v1      -> pending (stays). boleto_due_date, previous_due_date, and the
  *       provider's new `expires_at` (absent in events written before it was recorded: deadline unchanged);
- *       for a provider boleto also the new line, barcode and boleto Pix (absent: unchanged). Settles a
- *       pending change.
+ *       for a provider boleto also the new line, barcode, boleto Pix and boleto_details (absent: unchanged).
+ *       Settles a pending change.
  *   Transaction.BoletoPixIssued v1     -> pending (stays). The boleto's Pix read after creation (SPEC 4.2 "If
  *       the Pix is slow ... appears in a later GET"): boleto_pix_copy_paste, boleto_pix_expires_at.
  *   Transaction.ProviderReferenceFound v1 -> unknown (stays). The external id of an `unknown` charge found
@@ -187,6 +188,44 @@ const reservedData = z.strictObject({
 });
 export type TransactionReservedData = z.infer<typeof reservedData>;
 
+/**
+ * A bank number as a boleto prints it (nosso número, código do beneficiário): digit groups split by `.`, `/`
+ * or `-`, at most one check character at the end (Bradesco's `P`). No room for words, so no personal data.
+ */
+const bankNumber = z
+  .string()
+  .max(30)
+  .regex(/^[0-9]+(?:[./-][0-9]+)*(?:-[0-9A-Z])?$/);
+
+/**
+ * The FEBRABAN fields of a boleto the provider issued (wire doc 2.6: `BankSlipNumber`, `Agency`/`AgencyDV`,
+ * `CodeBeneficiary`/`CodeAssignor`, `Wallet`, `DocType`, `Accept`), sanitized by the adapter; printed on the
+ * boleto PDF only, never in the Transaction view (SPEC 2.2 has no such fields). Null: not given, or refused.
+ */
+export const boletoDetails = z.strictObject({
+  our_number: bankNumber.nullable(),
+  agency: z
+    .string()
+    .regex(/^[0-9]{1,5}$/)
+    .nullable(),
+  agency_dv: z
+    .string()
+    .regex(/^[0-9A-Z]$/)
+    .nullable(),
+  beneficiary_code: bankNumber.nullable(),
+  wallet: z
+    .string()
+    .regex(/^[0-9A-Z]{1,3}$/)
+    .nullable(),
+  /** Espécie doc.: a FEBRABAN acronym (DM, DS, NP...) or its numeric code. */
+  document_kind: z
+    .string()
+    .regex(/^(?:[A-Z]{2,3}|[0-9]{1,2})$/)
+    .nullable(),
+  accept: z.enum(['S', 'N', 'A']).nullable(),
+});
+export type BoletoDetails = z.infer<typeof boletoDetails>;
+
 const artifacts = z.strictObject({
   provider_reference: z.string().min(1).nullable(),
   pix_copy_paste: z.string().nullable(),
@@ -197,6 +236,8 @@ const artifacts = z.strictObject({
   boleto_barcode: digits(44, 44).nullable(),
   boleto_pix_copy_paste: z.string().nullable(),
   boleto_pix_expires_at: instant.nullable(),
+  /** A provider boleto's FEBRABAN fields; absent in events written before they were kept (and for a Pix). */
+  boleto_details: boletoDetails.nullable().optional(),
 });
 export type TransactionArtifacts = z.infer<typeof artifacts>;
 
@@ -254,6 +295,7 @@ const dueDateChangedData = z.strictObject({
   boleto_barcode: digits(44, 44).nullable().optional(),
   boleto_pix_copy_paste: z.string().nullable().optional(),
   boleto_pix_expires_at: instant.nullable().optional(),
+  boleto_details: boletoDetails.nullable().optional(),
 });
 const refundAttemptData = z.strictObject({ transaction_id: txnId, ...diagnostics });
 const vaultReference = z.strictObject({
@@ -622,7 +664,11 @@ export interface ChangeDueDate {
 }
 export type BoletoChangeArtifacts = Pick<
   TransactionArtifacts,
-  'boleto_digitable_line' | 'boleto_barcode' | 'boleto_pix_copy_paste' | 'boleto_pix_expires_at'
+  | 'boleto_digitable_line'
+  | 'boleto_barcode'
+  | 'boleto_pix_copy_paste'
+  | 'boleto_pix_expires_at'
+  | 'boleto_details'
 >;
 /** The provider's answer to a refund was uncertain (timeout, reset, 5xx): refund.status `pending`. */
 export interface RefundUnconfirmed {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import type { BoletoDetails } from '../aggregates/transaction.ts';
 import type { ChargeStatus } from '../charge-page/render.ts';
-import type { BoletoPdfInput } from './render.ts';
+import { type BoletoPdfInput, NOT_KNOWN } from './render.ts';
 
 /**
  * What the boleto PDF prints, from the Transaction (SPEC 2.2), its creation request (SPEC 2.3: payer name and
@@ -70,10 +71,26 @@ const STATUS_NOTE: Record<ChargeStatus, string | null> = {
   unknown: 'Situação não confirmada. Não pague antes de falar com quem enviou a cobrança.',
 };
 
+/**
+ * "Agência/Código do Beneficiário" as the layout prints it, `1234-3 / 56789-0`; a missing half is said, not
+ * made up; null when the provider gave neither.
+ */
+export function agencyCode(d: BoletoDetails | null): string | null {
+  if (!d || (d.agency === null && d.beneficiary_code === null)) return null;
+  const agency =
+    d.agency === null ? NOT_KNOWN : d.agency_dv === null ? d.agency : `${d.agency}-${d.agency_dv}`;
+  return `${agency} / ${d.beneficiary_code ?? NOT_KNOWN}`;
+}
+
+/**
+ * `details`: the provider's FEBRABAN fields kept at issuance (Transaction.Issued / DueDateChanged
+ * `boleto_details`); null for a charge issued before they were kept, or whose provider gave none.
+ */
 export function boletoPdfInput(
   t: BoletoTransaction,
   request: unknown,
   payeeName: string | null,
+  details: BoletoDetails | null = null,
 ): BoletoPdfInput | null {
   const line = t.boleto_digitable_line;
   const barcode = t.boleto_barcode;
@@ -87,13 +104,17 @@ export function boletoPdfInput(
   return {
     transactionId: t.id,
     payeeName: payeeName ?? '',
-    // No record of the gateway holds the beneficiary's CNPJ or address (the tenant has a name only), and the
-    // issuance keeps neither the provider's nosso número nor its agência/código (docs/decisions.md "Boleto
-    // PDF: FEBRABAN fields..."): the PDF says so instead of printing made-up values.
+    // No record of the gateway holds the beneficiary's CNPJ or address (the tenant has a name only): the PDF
+    // says so instead of printing made-up values (docs/decisions.md "Boleto PDF: FEBRABAN fields..."). The
+    // bank's fields are the provider's, as its boleto answer gave them. A simulated charge never gets here:
+    // the simulator issues no line, so it has no PDF (SPEC 1).
     payeeDocument: null,
     payeeAddress: null,
-    ourNumber: null,
-    agencyCode: null,
+    ourNumber: details?.our_number ?? null,
+    agencyCode: agencyCode(details),
+    wallet: details?.wallet ?? null,
+    documentKind: details?.document_kind ?? null,
+    accept: details?.accept ?? null,
     payerName: fields.customer?.name ?? null,
     payerDocument: fields.customer?.document ?? null,
     payerAddress: address ? formatAddress(address) : null,

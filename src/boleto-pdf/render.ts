@@ -30,6 +30,10 @@ export interface BoletoPdfInput {
   /** Nosso número and agência/código do beneficiário as the provider issued them; null when not kept. */
   ourNumber: string | null;
   agencyCode: string | null;
+  /** Carteira, espécie doc. and aceite as the provider issued them; null when not kept (NOT_KNOWN). */
+  wallet: string | null;
+  documentKind: string | null;
+  accept: string | null;
   payerName: string | null;
   /** CPF or CNPJ digits, as in the creation request. */
   payerDocument: string | null;
@@ -318,14 +322,14 @@ export function renderBoletoPdf(input: BoletoPdfInput): Promise<Buffer> {
   row(doc, LEFT, y, main, [
     ['Data do documento', issued],
     ['Nº do documento', input.reference],
-    ['Espécie doc.', NOT_KNOWN],
-    ['Aceite', NOT_KNOWN],
+    ['Espécie doc.', known(input.documentKind)],
+    ['Aceite', known(input.accept)],
     ['Data do processamento', issued],
   ]);
   y = field(doc, rightX, y, RIGHT_COLUMN, 'Nosso número', known(input.ourNumber), { align: 'right' });
   row(doc, LEFT, y, main, [
     ['Uso do banco', ''],
-    ['Carteira', NOT_KNOWN],
+    ['Carteira', known(input.wallet)],
     ['Espécie', currency],
     ['Quantidade', ''],
     ['Valor', ''],

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { Role } from '../aggregates/access.ts';
 import { fold } from '../aggregates/decider.ts';
 import {
+  type BoletoDetails,
   type TransactionEvent,
   type TransactionReservedData,
   transaction,
@@ -259,6 +260,8 @@ export interface FoldedTransaction {
   row: Row;
   /** The reservation, with the SPEC 2.3 creation snapshot. */
   reserved: TransactionReservedData;
+  /** The provider's FEBRABAN fields of a boleto, for its PDF only (not a Transaction field). */
+  boletoDetails: BoletoDetails | null;
 }
 
 /**
@@ -278,7 +281,11 @@ export async function foldTransaction(
     recorded.map((r) => ctx.events.decodeStored(r) as TransactionEvent),
   );
   if (state.status === 'none') return undefined;
-  return { row: transactionRowFromState(state, first, last), reserved: state.reserved };
+  return {
+    row: transactionRowFromState(state, first, last),
+    reserved: state.reserved,
+    boletoDetails: state.artifacts.boleto_details ?? null,
+  };
 }
 
 export async function findTransactionRow(

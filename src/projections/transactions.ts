@@ -269,7 +269,14 @@ export function changesOf(event: LaterEvent): Changes {
 function factsOf(event: LaterEvent): Changes {
   switch (event.type) {
     case 'Transaction.Issued': {
-      const { transaction_id: _, source: _s, provider_reference, ...artifacts } = event.data;
+      // boleto_details: for the boleto PDF only (read from the fold), never a column or a view field.
+      const {
+        transaction_id: _,
+        source: _s,
+        provider_reference,
+        boleto_details: _d,
+        ...artifacts
+      } = event.data;
       // A refresh may confirm without naming the external id again: never erase a known one.
       return {
         ...artifacts,
@@ -301,7 +308,13 @@ function factsOf(event: LaterEvent): Changes {
     case 'Transaction.Refunded':
       return { refund_status: event.data.refund_status };
     case 'Transaction.DueDateChanged': {
-      const { transaction_id: _, previous_due_date: _p, boleto_due_date, ...changed } = event.data;
+      const {
+        transaction_id: _,
+        previous_due_date: _p,
+        boleto_due_date,
+        boleto_details: _d,
+        ...changed
+      } = event.data;
       // Fields absent from older events (or from a simulator answer) leave their columns as they are.
       return defined({ boleto_due_date, pending_due_date: null, ...changed }) as Changes;
     }

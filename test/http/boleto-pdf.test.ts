@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import type { ReserveTransaction, TransactionArtifacts } from '../../src/aggregates/transaction.ts';
 import { transaction } from '../../src/aggregates/transaction.ts';
 import { boletoPdfRenders } from '../../src/boleto-pdf/cache.ts';
 import { formatDigitableLine } from '../../src/boleto-pdf/format.ts';
-import { TEST_MARK } from '../../src/boleto-pdf/render.ts';
+import { NOT_KNOWN, TEST_MARK } from '../../src/boleto-pdf/render.ts';
 import { renderNotFoundPage } from '../../src/charge-page/render.ts';
 import { handleCommand } from '../../src/commands/command-handler.ts';
 import { transactionStream } from '../../src/commands/transactions/shared/stream.ts';
@@ -12,6 +14,12 @@ import { newId } from '../../src/ids.ts';
 import { boletoNumbers } from '../../src/providers/emulator/boleto.ts';
 import { dynamicPixPayload } from '../../src/providers/emulator/pix.ts';
 import { addDays, boletoBody, today } from '../support/charges.ts';
+import {
+  CHARGE_CASES,
+  type ChargeCase,
+  chargeRequest,
+  useExternalProviderWorld,
+} from '../support/external-provider.ts';
 import { commandDeps, type SeededKey, seedTenantAndKey } from '../support/fixtures.ts';
 import { startTestApp, type TestApp, type TestResponse } from '../support/http.ts';
 import { readPdf } from '../support/pdf.ts';
@@ -138,6 +146,10 @@ describe('GET /cobranca/{id}/{signature}/boleto.pdf (SPEC 2.2 boleto_url)', () =
       assert.ok(text.includes(shown), `${shown} in:\n${text}`);
     }
     assert.ok(!text.includes(TEST_MARK));
+    // Issued without the provider's FEBRABAN fields (as every charge before they were kept): each of the
+    // agência/código and nosso número (both parts), espécie doc., aceite and carteira says so, besides the
+    // beneficiary's CNPJ and address (both parts) and the note that explains the words.
+    assert.equal(text.split(NOT_KNOWN).length - 1, 12, text);
     // The same charge gives the same document (its dates come from the charge, not the clock).
     assert.ok((await app.request('GET', b.path)).bytes.equals(res.bytes));
   });
@@ -324,5 +336,108 @@ describe('one render per document version (issue 23 item 2.5)', () => {
       rows.map((r) => `"${r.version}"`),
       [newEtag],
     );
+  });
+});
+
+describe("a boleto issued at the provider emulator over HTTP prints the provider's FEBRABAN fields (issue 23 item 1.11)", () => {
+  const world = useExternalProviderWorld();
+  const [, production, sandbox] = CHARGE_CASES as [ChargeCase, ChargeCase, ChargeCase];
+
+  async function issue(c: ChargeCase) {
+    const res = await chargeRequest(world, c).send();
+    assert.equal(res.status, 201, res.text);
+    return res.body.data as {
+      id: string;
+      provider_reference: string;
+      reference: string;
+      boleto_url: string;
+      boleto_barcode: string;
+    } & Record<string, unknown>;
+  }
+
+  /** What the emulator's bank registered, sanitized (nosso número: the barcode's free field). */
+  const EXPECTED = (t: { boleto_barcode: string }) => ({
+    our_number: printedByTheBank(t.boleto_barcode).ourNumber,
+    agency: '1234',
+    agency_dv: '3',
+    beneficiary_code: '56789-2',
+    wallet: '17',
+    document_kind: 'DM',
+    accept: 'N',
+  });
+
+  async function eventData(id: string, type: string): Promise<Record<string, unknown> | undefined> {
+    const { rows } = await sql<{ data: Record<string, unknown> }>`
+      select data from events where stream_id = ${`transaction-${id}`} and type = ${type}`.execute(
+      world.app.gateway.ctx.db,
+    );
+    return rows[0]?.data;
+  }
+
+  async function pdfText(boletoUrl: string): Promise<{ text: string; etag: string }> {
+    const res = await world.app.request('GET', new URL(boletoUrl).pathname);
+    assert.equal(res.status, 200, res.text.slice(0, 300));
+    return { text: flat((await readPdf(res.bytes)).text), etag: res.headers.get('etag') ?? '' };
+  }
+
+  /**
+   * Banco do Brasil, convênio of 7 digits, carteira 17 (the emulator's account): the barcode's free field
+   * (positions 20-44) is six zeros, the 17-digit nosso número (convênio + sequence), the carteira.
+   */
+  function printedByTheBank(barcode: string) {
+    assert.equal(barcode.slice(19, 25), '000000', barcode);
+    return { ourNumber: barcode.slice(25, 42), wallet: barcode.slice(42, 44) };
+  }
+
+  function assertProviderFields(text: string, t: { boleto_barcode: string }) {
+    const { ourNumber, wallet } = printedByTheBank(t.boleto_barcode);
+    assert.equal(wallet, '17');
+    const count = (s: string) => text.split(s).length - 1;
+    // Nosso número on the receipt and in the ficha's right column.
+    assert.equal(count(ourNumber), 2, text);
+    // Agência 1234, its BB check digit 3 (5·1+4·2+3·3+2·4 = 30, 11 - 30 mod 11); account 56789-2 likewise.
+    assert.equal(count('1234-3 / 56789-2'), 2, text);
+    // The ficha's rows (pdftotext reads labels, then values): espécie doc. DM, aceite N, carteira 17.
+    assert.match(text, / DM /);
+    assert.match(text, / N [0-9]{2}\/[0-9]{2}\/[0-9]{4} /);
+    assert.ok(text.includes('Uso do banco Carteira Espécie Quantidade Valor 17 R$'), text);
+    // Only what no one gave the gateway is still said to be unknown: the beneficiary's CNPJ and address
+    // (both parts) and the note explaining the words.
+    assert.equal(count(NOT_KNOWN), 5, text);
+  }
+
+  test('production: nosso número (the free field’s), agência/código, carteira, espécie doc., aceite; the view gains no field', async () => {
+    const t = await issue(production);
+    // SPEC 2.2: the Transaction has no such fields; they stay out of the API.
+    for (const key of Object.keys(t)) assert.doesNotMatch(key, /detail|agency|wallet|our_number|accept/);
+    assert.ok(printedByTheBank(t.boleto_barcode).ourNumber.endsWith(t.provider_reference.padStart(10, '0')));
+    const { text } = await pdfText(t.boleto_url);
+    assertProviderFields(text, t);
+    assert.ok(!text.includes(TEST_MARK), text);
+    // Kept in the issuance event, sanitized, never free text (the emulator's WalletDescription is dropped).
+    assert.deepEqual((await eventData(t.id, 'Transaction.Issued'))?.boleto_details, EXPECTED(t));
+  });
+
+  test('sandbox: the same fields beside the test mark', async () => {
+    const t = await issue(sandbox);
+    const { text } = await pdfText(t.boleto_url);
+    assertProviderFields(text, t);
+    assert.ok(text.includes(TEST_MARK), text);
+  });
+
+  test('a due-date change (SPEC 4.8): a new version, the fields of the change answer recorded and printed', async () => {
+    const t = await issue(production);
+    const before = await pdfText(t.boleto_url);
+    const due = addDays(today(), 40);
+    const moved = await world.app.request('PATCH', `/v1/transactions/${t.id}/boleto`, {
+      headers: { 'x-api-key': world.production.key, 'idempotency-key': randomUUID() },
+      json: { due_date: due },
+    });
+    assert.equal(moved.status, 200, moved.text);
+    const after = await pdfText(t.boleto_url);
+    assert.notEqual(after.etag, before.etag);
+    assertProviderFields(after.text, { boleto_barcode: moved.body.data.boleto_barcode });
+    // The change's answer is a boleto response (wire doc 2.7): its fields are recorded with the new numbers.
+    assert.deepEqual((await eventData(t.id, 'Transaction.DueDateChanged'))?.boleto_details, EXPECTED(t));
   });
 });

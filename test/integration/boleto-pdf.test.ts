@@ -23,6 +23,9 @@ function input(over: Partial<BoletoPdfInput> = {}): BoletoPdfInput {
     payeeAddress: null,
     ourNumber: null,
     agencyCode: null,
+    wallet: null,
+    documentKind: null,
+    accept: null,
     payerName: 'Joao Souza',
     payerDocument: '12345678000190',
     payerAddress: 'Rua Augusta, 500, ap 12 — Consolação — Sao Paulo/SP — CEP 01304-000',
@@ -138,6 +141,20 @@ describe('boleto PDF (SPEC 2.2 boleto_url, SPEC 1)', () => {
       assert.ok(text.includes(shown), `${shown} in:\n${text}`);
     }
     assert.ok(!text.includes('Banco do Brasil'), text);
+  });
+
+  test("the provider's carteira, espécie doc. and aceite are printed in their boxes; absent ones say so", async () => {
+    const given = flat(
+      (await readPdf(await renderBoletoPdf(input({ wallet: '17', documentKind: 'DM', accept: 'N' })))).text,
+    );
+    // pdftotext reads a row of the ficha as its labels, then its values in the same order.
+    const dates = 'Data do documento Nº do documento Espécie doc. Aceite Data do processamento';
+    const wallet = 'Uso do banco Carteira Espécie Quantidade Valor';
+    assert.ok(given.includes(`${dates} 20/11/2026 invoice-7 DM N 20/11/2026`), given);
+    assert.ok(given.includes(`${wallet} 17 R$`), given);
+    const absent = flat((await readPdf(await renderBoletoPdf(input()))).text);
+    assert.ok(absent.includes(`${dates} 20/11/2026 invoice-7 ${NOT_KNOWN} ${NOT_KNOWN} 20/11/2026`), absent);
+    assert.ok(absent.includes(`${wallet} ${NOT_KNOWN} R$`), absent);
   });
 
   test('sandbox boleto: the test mark is printed; the barcode still decodes', async () => {

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, test } from 'vitest';
 import { type DecideContext, DomainError, fold } from '../../src/aggregates/decider.ts';
 import {
+  type BoletoDetails,
   isRefresh,
   sameReservation,
   type TransactionCommand,
@@ -188,7 +189,8 @@ function fittingHistory(status: TransactionStatus | 'none', kind: TransactionCom
     data: { transaction_id: ID, requested_at: T0.toISOString(), route, bank_account: VAULT_REF },
   });
   const payoutKinds = ['record_payout_sent', 'hand_refund_to_operator', 'view_refund_bank_account'];
-  if (status === 'paid' && payoutKinds.includes(kind)) return [...historyOf(status, charge), payout('payout')];
+  if (status === 'paid' && payoutKinds.includes(kind))
+    return [...historyOf(status, charge), payout('payout')];
   if (status === 'paid' && kind === 'record_payout_returned') {
     const sent: TransactionEvent = {
       type: 'Transaction.RefundPayoutSent',
@@ -347,6 +349,101 @@ describe('transaction decider: outcome at creation (SPEC 3.1, 4.1, 4.2)', () => 
     ]) {
       assert.throws(() => registry.encode({ type: 'Transaction.Refused', data: { ...refused.data, ...d } }));
     }
+  });
+
+  test('boleto_details (issue 23 item 1.11): Issued and DueDateChanged are read with and without it; folded', () => {
+    const details: BoletoDetails = {
+      our_number: '31285570001000001',
+      agency: '1234',
+      agency_dv: '3',
+      beneficiary_code: '56789-2',
+      wallet: '17',
+      document_kind: 'DM',
+      accept: 'N',
+    };
+    const older = issued('boleto_live');
+    const withDetails: TransactionEvent = {
+      type: 'Transaction.Issued',
+      data: { ...(older.data as object), boleto_details: details } as never,
+    };
+    // Events written before the field existed decode as stored; new ones with it, or with null.
+    const stored = (e: TransactionEvent) => ({ type: e.type, schemaVersion: 1, data: e.data });
+    assert.equal('boleto_details' in (registry.decode(stored(older)).data as object), false);
+    assert.deepEqual(
+      (registry.decode(stored(withDetails)).data as { boleto_details: unknown }).boleto_details,
+      details,
+    );
+    registry.encode({
+      ...withDetails,
+      data: { ...withDetails.data, boleto_details: null },
+    } as TransactionEvent);
+    // Never free text, nor an unknown key.
+    for (const bad of [
+      { ...details, our_number: 'Maria Silva' },
+      { ...details, accept: 'Sim' },
+      { ...details, wallet: 'CARTEIRA' },
+      { ...details, beneficiary_code: '9'.repeat(31) },
+      { ...details, payer: 'Maria' },
+    ]) {
+      assert.throws(() =>
+        registry.encode({
+          ...withDetails,
+          data: { ...withDetails.data, boleto_details: bad },
+        } as TransactionEvent),
+      );
+    }
+    const pending = fold(transaction, [reserved('boleto_live'), withDetails]);
+    assert.ok(pending.status !== 'none');
+    assert.deepEqual(pending.artifacts.boleto_details, details);
+    assert.equal(fold(transaction, [reserved('boleto_live'), older]).status, 'pending');
+
+    // A due-date change without the field (older events, a change read back) keeps them; with it, replaces them.
+    const changed = (extra: object): TransactionEvent => ({
+      type: 'Transaction.DueDateChanged',
+      data: {
+        transaction_id: ID,
+        boleto_due_date: '2026-03-20',
+        previous_due_date: '2026-03-10',
+        expires_at: null,
+        ...extra,
+      },
+    });
+    const renewed: BoletoDetails = { ...details, our_number: '31285570001000009' };
+    for (const e of [changed({}), changed({ boleto_details: renewed })]) registry.encode(e);
+    const kept = fold(transaction, [reserved('boleto_live'), withDetails, changed({})]);
+    assert.ok(kept.status !== 'none');
+    assert.deepEqual(kept.artifacts.boleto_details, details);
+    const replaced = fold(transaction, [
+      reserved('boleto_live'),
+      withDetails,
+      changed({ boleto_details: renewed }),
+    ]);
+    assert.ok(replaced.status !== 'none');
+    assert.deepEqual(replaced.artifacts.boleto_details, renewed);
+    // The decider writes what the change carries.
+    sc()
+      .given([reserved('boleto_live'), withDetails])
+      .when({
+        kind: 'change_due_date',
+        dueDate: '2026-03-20',
+        expiresAt: null,
+        artifacts: {
+          boleto_digitable_line: null,
+          boleto_barcode: null,
+          boleto_pix_copy_paste: null,
+          boleto_pix_expires_at: null,
+          boleto_details: renewed,
+        },
+      })
+      .thenEmits([
+        changed({
+          boleto_digitable_line: null,
+          boleto_barcode: null,
+          boleto_pix_copy_paste: null,
+          boleto_pix_expires_at: null,
+          boleto_details: renewed,
+        }),
+      ]);
   });
 
   test('uncertain -> unknown; the reconciler marks a stale processing unknown, never before the timeout', () => {

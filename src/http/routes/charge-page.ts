@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import type { BoletoDetails } from '../../aggregates/transaction.ts';
 import { boletoPdf } from '../../boleto-pdf/cache.ts';
 import { boletoPdfInput } from '../../boleto-pdf/from-transaction.ts';
 import { boletoPdfVersion } from '../../boleto-pdf/version.ts';
@@ -121,13 +122,17 @@ export function registerChargePageRoutes(app: HttpServer, ctx: AppContext): void
   async function linkedCharge(
     id: string,
     signature: string,
-  ): Promise<{ view: TransactionView; request: unknown }> {
+  ): Promise<{ view: TransactionView; request: unknown; boletoDetails: BoletoDetails | null }> {
     const secret = await documentSigningSecret(ctx.config);
     if (!verifyDocumentSignature(secret, id, signature)) throw notFound();
     const folded = await foldTransaction(ctx, id);
     if (!folded) throw notFound();
     // The cost center is not shown: no name lookup.
-    return { view: await toTransactionView(ctx, folded.row, new Map()), request: folded.reserved.request };
+    return {
+      view: await toTransactionView(ctx, folded.row, new Map()),
+      request: folded.reserved.request,
+      boletoDetails: folded.boletoDetails,
+    };
   }
 
   /** The transaction the link names, or 404. */
@@ -220,7 +225,12 @@ export function registerChargePageRoutes(app: HttpServer, ctx: AppContext): void
       await limiter.consume(request.ip);
       const charge = await linkedCharge(request.params.id, request.params.signature);
       const transaction = charge.view;
-      const input = boletoPdfInput(transaction, charge.request, await merchantName(transaction.tenant_id));
+      const input = boletoPdfInput(
+        transaction,
+        charge.request,
+        await merchantName(transaction.tenant_id),
+        charge.boletoDetails,
+      );
       // No boleto numbers (a Pix, the simulator's boleto, an issuance not finished): nothing is made up.
       if (!input) return notFoundPage(reply);
       const version = boletoPdfVersion(input);

@@ -67,3 +67,70 @@ export function boletoNumbers(
   const digitableLine = `${f1}${mod10(f1)}${f2}${mod10(f2)}${f3}${mod10(f3)}${dv}${factorValue}`;
   return { barcode, digitableLine };
 }
+
+/**
+ * Banco do Brasil's check digit of an agency or account (módulo 11, weights 2..9 from the right; 10 is `X`,
+ * 11 is `0`), as printed in "Agência/Código do Beneficiário".
+ */
+export function bancoDoBrasilCheckDigit(digits: string): string {
+  let sum = 0;
+  let weight = 2;
+  for (let i = digits.length - 1; i >= 0; i--) {
+    sum += Number(digits[i]) * weight;
+    weight = weight === 9 ? 2 : weight + 1;
+  }
+  const dv = 11 - (sum % 11);
+  return dv === 10 ? 'X' : dv === 11 ? '0' : String(dv);
+}
+
+/**
+ * The emulator's beneficiary account at Banco do Brasil: made-up, fixed and plausible numbers, a 7-digit
+ * convênio in carteira 17 (docs/decisions.md "Boleto PDF: FEBRABAN fields and one render per version").
+ */
+export const EMULATOR_BENEFICIARY = {
+  convenio: '3128557',
+  agency: '1234',
+  account: '56789',
+  wallet: '17',
+  walletDescription: 'Cobrança Simples',
+  /** Duplicata mercantil, not accepted: what a gateway's boletos usually are. */
+  docType: 'DM',
+  accept: 'N',
+} as const;
+
+/** A charge's boleto registration at the emulator's bank: its nosso número, the line's free field and the account. */
+export interface BoletoRegistration {
+  /** Nosso número: convênio (7) + the charge's sequence (10), no check digit (BB, convênio of 7 digits). */
+  readonly ourNumber: string;
+  /** The 25-digit free field of bank 001 for that convênio: six zeros, the nosso número, the carteira. */
+  readonly freeField: string;
+  /** The FEBRABAN fields of the boleto answer (wire doc 2.6), as the provider names them. */
+  readonly answer: Readonly<Record<string, string>>;
+}
+
+/** The registration of the emulator's charge `id` (its sequence): the same for every due date of the charge. */
+export function boletoRegistration(id: number): BoletoRegistration {
+  const b = EMULATOR_BENEFICIARY;
+  const sequence = String(id).padStart(10, '0');
+  if (sequence.length !== 10) throw new RangeError('charge sequence beyond 10 digits');
+  const ourNumber = `${b.convenio}${sequence}`;
+  const accountDv = bancoDoBrasilCheckDigit(b.account);
+  const code = `${b.account}-${accountDv}`;
+  return {
+    ourNumber,
+    freeField: `000000${ourNumber}${b.wallet}`,
+    answer: {
+      BankSlipNumber: ourNumber,
+      Wallet: b.wallet,
+      WalletDescription: b.walletDescription,
+      Agency: b.agency,
+      AgencyDV: bancoDoBrasilCheckDigit(b.agency),
+      Account: b.account,
+      AccountDV: accountDv,
+      CodeAssignor: code,
+      CodeBeneficiary: code,
+      DocType: b.docType,
+      Accept: b.accept,
+    },
+  };
+}

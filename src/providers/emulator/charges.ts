@@ -1,5 +1,5 @@
 import { wireReais } from './amounts.ts';
-import { boletoNumbers } from './boleto.ts';
+import { boletoNumbers, boletoRegistration } from './boleto.ts';
 import { dynamicPixPayload } from './pix.ts';
 
 /**
@@ -53,9 +53,9 @@ export interface EmulatedCharge {
 
 export const BANK = '001';
 
-function freeField(id: number, dueDate: string): string {
-  // Convenio (7) + nosso número (10) + agency/wallet filler (8): stable per charge and due date.
-  return `3128557${String(id).padStart(10, '0')}${dueDate.replaceAll('-', '')}`.slice(0, 25).padEnd(25, '0');
+/** Bank 001's free field for the charge's nosso número (boleto.ts); a new due date changes only the factor. */
+function freeField(id: number): string {
+  return boletoRegistration(id).freeField;
 }
 
 export class ChargeStore {
@@ -81,14 +81,14 @@ export class ChargeStore {
     let pix: EmulatedCharge['pix'] = null;
     if (input.method === 'boleto') {
       const dueDate = input.dueDate ?? input.today;
-      const numbers = boletoNumbers(BANK, input.amount, dueDate, freeField(id, dueDate));
+      const numbers = boletoNumbers(BANK, input.amount, dueDate, freeField(id));
       const attached = dynamicPixPayload();
       boleto = {
         dueDate,
         digitableLine: numbers.digitableLine,
         barcode: numbers.barcode,
         url: `${this.#publicBase}/boleto/${id}.pdf`,
-        bankSlipNumber: String(id).padStart(10, '0'),
+        bankSlipNumber: boletoRegistration(id).ourNumber,
         keyPix: attached.key,
         qrCodePix: `${this.#publicBase}/qr/${id}-boleto.png`,
         pixHiddenFor: 0,
@@ -118,7 +118,7 @@ export class ChargeStore {
   /** Wire doc 2.7 `Command 1`: a new due date gives a new due factor, so new barcode and line. */
   changeDueDate(charge: EmulatedCharge, dueDate: string): void {
     if (!charge.boleto) return;
-    const numbers = boletoNumbers(BANK, charge.amount, dueDate, freeField(charge.id, dueDate));
+    const numbers = boletoNumbers(BANK, charge.amount, dueDate, freeField(charge.id));
     charge.boleto.dueDate = dueDate;
     charge.boleto.barcode = numbers.barcode;
     charge.boleto.digitableLine = numbers.digitableLine;
@@ -176,6 +176,8 @@ export function creationDetail(c: EmulatedCharge): Record<string, unknown> {
     OperationDate: brDate(c.createdOn),
     BankName: 'Banco do Brasil',
     CodeBank: BANK,
+    // Wire doc 2.6: the registration's FEBRABAN fields (nosso número, agência/código, carteira...).
+    ...(c.boleto ? boletoRegistration(c.id).answer : {}),
   };
 }
 

@@ -16,7 +16,15 @@ import type {
   Uncertain,
 } from '../port.ts';
 import { paymentBelowAmount, underpaidDiagnostics } from './amount-paid.ts';
-import { barcode, barcodeAmount, digitableLine, httpsUrl, pixCopyPaste, sameBoleto } from './artifacts.ts';
+import {
+  barcode,
+  barcodeAmount,
+  boletoDetailsOf,
+  digitableLine,
+  httpsUrl,
+  pixCopyPaste,
+  sameBoleto,
+} from './artifacts.ts';
 import { buildPaymentBody, PAYMENT_METHOD } from './build-request.ts';
 import { endOfDueDayUtc, parseProviderDate, toProviderDate } from './dates.ts';
 import { diagnosticsFor } from './diagnostics.ts';
@@ -156,6 +164,8 @@ function boletoArtifacts(
       boleto_barcode: code,
       boleto_pix_copy_paste: pix,
       boleto_pix_expires_at: pix ? endOfDueDayUtc(dueDate) : null,
+      // A read's PaymentObject carries no FEBRABAN fields (wire doc 2.10): absent, the held ones stay.
+      ...(read ? {} : { boleto_details: boletoDetailsOf(source) }),
     },
   };
 }

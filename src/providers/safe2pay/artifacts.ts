@@ -1,4 +1,5 @@
 import { isValidBoleto, isValidPixPayload } from '@brazilian-utils/brazilian-utils';
+import { type BoletoDetails, boletoDetails } from '../../aggregates/transaction.ts';
 
 /**
  * Checks of what the provider hands back for the payer (SPEC 4.2 "Received artifacts are validated": https
@@ -62,4 +63,33 @@ export function barcodeAmount(code: string): number {
 /** A Pix "copia e cola": an EMV BR Code whose structure and CRC16 are correct. */
 export function pixCopyPaste(value: unknown): string | null {
   return typeof value === 'string' && isValidPixPayload(value.trim()) ? value.trim() : null;
+}
+
+/**
+ * The boleto's FEBRABAN fields of a boleto answer (wire doc 2.6: creation and due-date change; field names from
+ * the official .NET SDK's `CheckoutResponse` and LEO's newer `CodeBeneficiary`), for the PDF (issue 23 item
+ * 1.11). Each value is kept only in the shape a boleto prints it (the event schema's patterns: digits, the
+ * bank's separators, a check character, short codes); anything else, free text included, is dropped rather
+ * than cleaned, so no name or message reaches the event. Null when the answer gives none of them.
+ */
+export function boletoDetailsOf(source: Readonly<Record<string, unknown>>): BoletoDetails | null {
+  const field = <K extends keyof BoletoDetails>(key: K, value: unknown, upper = false): BoletoDetails[K] => {
+    if (typeof value !== 'string' && typeof value !== 'number') return null;
+    const text = String(value).trim();
+    const parsed = boletoDetails.shape[key].safeParse(upper ? text.toUpperCase() : text);
+    return parsed.success ? (parsed.data as BoletoDetails[K]) : null;
+  };
+  // `CodeBeneficiary` is the newer name (LEO); `CodeAssignor` ("cedente") the older one of every SDK.
+  const code =
+    field('beneficiary_code', source.CodeBeneficiary) ?? field('beneficiary_code', source.CodeAssignor);
+  const details: BoletoDetails = {
+    our_number: field('our_number', source.BankSlipNumber),
+    agency: field('agency', source.Agency),
+    agency_dv: field('agency_dv', source.AgencyDV, true),
+    beneficiary_code: code,
+    wallet: field('wallet', source.Wallet, true),
+    document_kind: field('document_kind', source.DocType, true),
+    accept: field('accept', source.Accept, true),
+  };
+  return Object.values(details).some((v) => v !== null) ? details : null;
 }

@@ -216,6 +216,8 @@ function boletoChange(
     boleto_barcode: answer?.boleto_barcode ?? held.boleto_barcode,
     boleto_pix_copy_paste: pix,
     boleto_pix_expires_at: pix === null ? null : endOfDueDayUtc(dueDate),
+    // The change answer's FEBRABAN fields (wire doc 2.7: a boleto response); a read carries none: unchanged.
+    ...(answer?.boleto_details === undefined ? {} : { boleto_details: answer.boleto_details }),
   };
 }
 
