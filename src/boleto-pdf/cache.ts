@@ -20,8 +20,27 @@ export const boletoPdfRenders = new Counter({
 
 const rendering = new Map<string, Promise<Buffer>>();
 
-/** The PDF of `version` of the charge's boleto: from the cache, or rendered once and stored. */
-export async function boletoPdf(
+/**
+ * The PDF of `version` of the charge's boleto: from the cache, or rendered once and stored. Requests for one
+ * version join one flight that reads the cache first, so a request arriving as a render ends finds the
+ * stored bytes instead of rendering again (the map is checked and filled without an await between).
+ */
+export function boletoPdf(
+  db: Kysely<Database>,
+  transactionId: string,
+  version: string,
+  input: BoletoPdfInput,
+): Promise<Buffer> {
+  const key = `${transactionId}/${version}`;
+  let pending = rendering.get(key);
+  if (!pending) {
+    pending = storedOrRendered(db, transactionId, version, input).finally(() => rendering.delete(key));
+    rendering.set(key, pending);
+  }
+  return pending;
+}
+
+async function storedOrRendered(
   db: Kysely<Database>,
   transactionId: string,
   version: string,
@@ -33,14 +52,7 @@ export async function boletoPdf(
     .where('transaction_id', '=', transactionId)
     .where('version', '=', version)
     .executeTakeFirst();
-  if (stored) return stored.pdf;
-  const key = `${transactionId}/${version}`;
-  let pending = rendering.get(key);
-  if (!pending) {
-    pending = renderAndStore(db, transactionId, version, input).finally(() => rendering.delete(key));
-    rendering.set(key, pending);
-  }
-  return pending;
+  return stored ? stored.pdf : renderAndStore(db, transactionId, version, input);
 }
 
 async function renderAndStore(
