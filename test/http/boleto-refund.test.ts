@@ -108,7 +108,9 @@ async function eventTypes(id: string): Promise<string[]> {
   return rows.map((r) => r.type);
 }
 
+/** The charge's vault records, once the projections caught up (the shredding one runs async in async mode). */
 async function vaultRows(id: string) {
+  await world.app.settle();
   return world.app.gateway.ctx.db
     .selectFrom('personal_data_vault')
     .selectAll()
@@ -118,6 +120,7 @@ async function vaultRows(id: string) {
 
 /** The account's number never rests in clear: not in any table, not in a log line. */
 async function assertAccountNowhere(): Promise<void> {
+  await world.app.settle();
   const dump = await dumpEveryTable(world.app.gateway.ctx.db);
   for (const needle of [ACCOUNT, ACCOUNT.replace('-', '')]) {
     assert.ok(!dump.includes(needle), `the account ${needle} is in a table`);
@@ -125,8 +128,11 @@ async function assertAccountNowhere(): Promise<void> {
   }
 }
 
-const panel = (method: string, path: string, json?: unknown, headers = world.admin) =>
-  world.app.request(method, path, { headers, ...(json === undefined ? {} : { json }) });
+/** A panel request, once the read models caught up (the refund queue is one; async mode trails the log). */
+async function panel(method: string, path: string, json?: unknown, headers = world.admin) {
+  await world.app.settle();
+  return world.app.request(method, path, { headers, ...(json === undefined ? {} : { json }) });
+}
 
 beforeAll(async () => {
   const list = await world.app.request('GET', '/admin/providers?limit=100', { headers: world.admin });

@@ -332,6 +332,8 @@ describe('webhooks (SPEC 6)', () => {
     const res = await createPix(key, { callback_url: 'HTTPS://Shop.Example.COM' });
     assert.equal(res.status, 201, res.text);
     assert.equal(res.body.data.callback_url, 'https://shop.example.com/');
+    // The outbox is a projection: async mode builds it by catch-up (TestApp.settle's contract).
+    await app.settle();
     const [delivery] = await app.gateway.ctx.db
       .selectFrom('webhook_deliveries')
       .select('callback_url')
