@@ -23,6 +23,18 @@ const allowedHost = z.string().refine((entry) => {
   );
 }, 'each entry must be a lower-case host or host:port, like localhost:8080 or 127.0.0.1');
 
+/** A comma-separated list of {@link allowedHost} entries (the development exceptions); empty allows none. */
+const allowedHostList = z
+  .string()
+  .default('')
+  .transform((list) =>
+    list
+      .split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter(Boolean),
+  )
+  .pipe(z.array(allowedHost));
+
 /** Names proxy-addr (fastify's `trustProxy`) reads as ranges: 127.0.0.0/8 and ::1, 169.254/16 and fe80::/10, private. */
 const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
 
@@ -275,32 +287,14 @@ const schema = z
      * SPEC 6 / docs/decisions.md "Webhooks": comma-separated `host` or `host:port` entries (development only)
      * whose deliveries may use http and reach private or loopback addresses; empty allows none.
      */
-    WEBHOOK_ALLOWED_PRIVATE_HOSTS: z
-      .string()
-      .default('')
-      .transform((list) =>
-        list
-          .split(',')
-          .map((h) => h.trim().toLowerCase())
-          .filter(Boolean),
-      )
-      .pipe(z.array(allowedHost)),
+    WEBHOOK_ALLOWED_PRIVATE_HOSTS: allowedHostList,
     /**
      * Issue 23 item 2.3 (docs/decisions.md "Provider hosts, webhook URLs, events visibility"): comma-separated
      * `host` or `host:port` entries (development only: the provider emulator on loopback) that a production
      * provider record's hosts may name although they are http, loopback or private; never metadata
      * addresses. Empty allows none: production hosts are https and public.
      */
-    PROVIDER_ALLOWED_PRIVATE_HOSTS: z
-      .string()
-      .default('')
-      .transform((list) =>
-        list
-          .split(',')
-          .map((h) => h.trim().toLowerCase())
-          .filter(Boolean),
-      )
-      .pipe(z.array(allowedHost)),
+    PROVIDER_ALLOWED_PRIVATE_HOSTS: allowedHostList,
     /** Webhook delivery: TCP and TLS connect timeout of one attempt. */
     WEBHOOK_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
     /** Webhook delivery: total time of one attempt (DNS, connect, request, response headers and body). */

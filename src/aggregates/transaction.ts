@@ -862,6 +862,16 @@ const simNA = { refuse: 'simulation_not_allowed' } as const;
 const noop = { noop: true } as const;
 const repeat = { repeat: 'same_facts_or_conflict' } as const;
 
+/** The refund operations of a charge that is not paid (issue 22 item 4): none applies. */
+const NO_REFUND_OPERATION = {
+  record_payout_sent: conflict,
+  record_payout_returned: conflict,
+  hand_refund_to_operator: conflict,
+  complete_refund: conflict,
+  cancel_refund: conflict,
+  view_refund_bank_account: conflict,
+} as const;
+
 /** A row where every refresh result regresses or reopens a final state, except the one naming it. */
 function finalRow(same: 'refresh_expired' | 'refresh_refunded' | null) {
   return {
@@ -962,12 +972,7 @@ export const transactionTransitions: Table = {
     due_date_refused: conflict,
     request_refund: conflict,
     request_due_date_change: conflict,
-    record_payout_sent: conflict,
-    record_payout_returned: conflict,
-    hand_refund_to_operator: conflict,
-    complete_refund: conflict,
-    cancel_refund: conflict,
-    view_refund_bank_account: conflict,
+    ...NO_REFUND_OPERATION,
   },
   pending: {
     reserve: repeat,
@@ -996,12 +1001,7 @@ export const transactionTransitions: Table = {
     due_date_refused: { emits: 'Transaction.DueDateChangeRefused', to: 'pending' },
     request_refund: conflict,
     request_due_date_change: { emits: 'Transaction.DueDateChangeRequested', to: 'pending' },
-    record_payout_sent: conflict,
-    record_payout_returned: conflict,
-    hand_refund_to_operator: conflict,
-    complete_refund: conflict,
-    cancel_refund: conflict,
-    view_refund_bank_account: conflict,
+    ...NO_REFUND_OPERATION,
   },
   paid: {
     reserve: repeat,
@@ -1066,12 +1066,7 @@ export const transactionTransitions: Table = {
     due_date_refused: conflict,
     request_refund: conflict,
     request_due_date_change: conflict,
-    record_payout_sent: conflict,
-    record_payout_returned: conflict,
-    hand_refund_to_operator: conflict,
-    complete_refund: conflict,
-    cancel_refund: conflict,
-    view_refund_bank_account: conflict,
+    ...NO_REFUND_OPERATION,
   },
   refunded: finalRow('refresh_refunded'),
 };

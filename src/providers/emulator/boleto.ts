@@ -6,15 +6,20 @@
  * due date; the tests check these numbers with that library's validator.
  */
 
-/** Módulo 11 with weights 2..9 from the right; results 0, 10 and 11 become 1 (BCB 2.926). */
-export function mod11(digits: string): number {
+/** The módulo 11 sum: each digit times 2..9, cycling, from the right. */
+function weightedSum(digits: string): number {
   let sum = 0;
   let weight = 2;
   for (let i = digits.length - 1; i >= 0; i--) {
     sum += Number(digits[i]) * weight;
     weight = weight === 9 ? 2 : weight + 1;
   }
-  const dv = 11 - (sum % 11);
+  return sum;
+}
+
+/** Módulo 11 with weights 2..9 from the right; results 0, 10 and 11 become 1 (BCB 2.926). */
+export function mod11(digits: string): number {
+  const dv = 11 - (weightedSum(digits) % 11);
   return dv === 0 || dv === 10 || dv === 11 ? 1 : dv;
 }
 
@@ -73,13 +78,7 @@ export function boletoNumbers(
  * 11 is `0`), as printed in "Agência/Código do Beneficiário".
  */
 export function bancoDoBrasilCheckDigit(digits: string): string {
-  let sum = 0;
-  let weight = 2;
-  for (let i = digits.length - 1; i >= 0; i--) {
-    sum += Number(digits[i]) * weight;
-    weight = weight === 9 ? 2 : weight + 1;
-  }
-  const dv = 11 - (sum % 11);
+  const dv = 11 - (weightedSum(digits) % 11);
   return dv === 10 ? 'X' : dv === 11 ? '0' : String(dv);
 }
 

@@ -32,6 +32,7 @@ import { exchange } from './http.ts';
 import { reaisToCentavos } from './money.ts';
 import { mapStatus, statusCode } from './status.ts';
 import { createSafe2PayPayouts } from './transfers.ts';
+import { type Detail, type Interpreted, idOf, isRecord } from './wire-values.ts';
 
 /**
  * The Safe2Pay adapter (wire doc `shared/providers/safe2pay-wire.md`; issue 13). Hosts are configuration:
@@ -51,12 +52,6 @@ export interface Safe2PayConfig {
   readonly notificationUrl?: string | null;
   readonly dispatcher?: Dispatcher;
 }
-
-type Detail = Readonly<Record<string, unknown>>;
-export type Interpreted =
-  | { readonly ok: true; readonly detail: unknown; readonly httpStatus: number }
-  | Refused
-  | Uncertain;
 
 function refused(
   reason: OutcomeReason,
@@ -84,17 +79,6 @@ function uncertain(
     providerStatus: extra.providerStatus ?? null,
     diagnostics: diagnosticsFor(reason, extra.code, httpStatus),
   };
-}
-
-function isRecord(value: unknown): value is Detail {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-/** `IdTransaction` is an int in every SDK; some serialize it as a string. */
-function idOf(value: unknown): string | null {
-  if (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) return String(value);
-  if (typeof value === 'string' && /^[0-9]{1,19}$/.test(value.trim())) return value.trim();
-  return null;
 }
 
 /**

@@ -9,9 +9,9 @@ import type {
   Uncertain,
 } from '../port.ts';
 import { sanitizeDiagnostics } from '../port.ts';
-import type { Interpreted } from './adapter.ts';
 import { diagnosticsFor } from './diagnostics.ts';
 import { centavosToReais, reaisToCentavos } from './money.ts';
+import { type Interpreted, idOf, isRecord } from './wire-values.ts';
 
 /**
  * Payouts over Safe2Pay's transfer API (issue 22 item 4.2; wire doc wave 2b §5.2-5.3, §7.5): one register per
@@ -37,19 +37,6 @@ const INVALID_REQUEST =
 /** Transfer/List page size, and how many pages a reconciliation reads before it gives up as uncertain. */
 const ROWS_PER_PAGE = 100;
 const MAX_PAGES = 50;
-
-type Detail = Readonly<Record<string, unknown>>;
-
-function isRecord(value: unknown): value is Detail {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-/** Register and lot ids are ints in every SDK; some serialize them as strings. */
-function idOf(value: unknown): string | null {
-  if (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) return String(value);
-  if (typeof value === 'string' && /^[0-9]{1,19}$/.test(value.trim())) return value.trim();
-  return null;
-}
 
 function refused(
   reason: OutcomeReason,
