@@ -71,14 +71,18 @@ describe('JobLease renewal (issue 23 item 2.11: a slow run keeps its lease, a lo
     }
   }
 
-  /** Tries the lease from another process every 100 ms while `running()`: how many tries got it. */
+  /**
+   * Tries the lease from another process every 100 ms while `running()`: how many tries got it while the job
+   * still ran. A try that was answered after the job's last step can rightly win the lease its COMMIT just
+   * released (the race CI saw once): only a win answered before that step means the lease lapsed.
+   */
   async function probe(lease: JobLease, running: () => boolean): Promise<{ tries: number; won: number }> {
     let tries = 0;
     let won = 0;
     while (running()) {
       const got = await lease.run(async () => true);
       tries++;
-      if (got.ran) won++;
+      if (got.ran && running()) won++;
       await sleep(100);
     }
     return { tries, won };
@@ -119,13 +123,12 @@ describe('JobLease renewal (issue 23 item 2.11: a slow run keeps its lease, a lo
     let running = true;
     const held = holder.run(async () => {
       await sleep(TTL_MS * 3);
+      running = false;
       return 'done';
     });
     await sleep(50);
     const tries = probe(other, () => running);
-    const outcome = await held.finally(() => {
-      running = false;
-    });
+    const outcome = await held;
     const { tries: n, won } = await tries;
     assert.deepEqual(outcome, { ran: true, value: 'done' });
     assert.ok(n >= 10, `${n} tries during the run`);
@@ -173,12 +176,14 @@ describe('JobLease renewal (issue 23 item 2.11: a slow run keeps its lease, a lo
       now: () => at,
     });
     let running = true;
-    const tick = lease.run((signal) => reconciler.runOnce(at, signal));
+    const tick = lease.run((signal) =>
+      reconciler.runOnce(at, signal).finally(() => {
+        running = false;
+      }),
+    );
     await sleep(50);
     const tries = probe(new JobLease(processPool(), 'reconciler', { ttlMs: TTL_MS }), () => running);
-    const held = await tick.finally(() => {
-      running = false;
-    });
+    const held = await tick;
     const { tries: n, won } = await tries;
     assert.ok(held.ran);
     assert.deepEqual([...held.value.marked].sort(), [...ids].sort());
