@@ -41,7 +41,7 @@ import { listQuery } from '../src/commands/transactions/list/list-query.ts';
 import { livemodeOfKey, sha256Hex } from '../src/crypto/secrets.ts';
 import { READ_STREAM_SQL } from '../src/events/postgres-event-store.ts';
 import { KEY_BY_DIGEST_SQL } from '../src/http/api-key-auth.ts';
-import { transactionView } from '../src/http/contract/transactions.ts';
+import { transactionView } from '../src/contract/transactions.ts';
 import { ADMIT_LUA, LIMITS } from '../src/http/rate-limit.ts';
 
 const env = process.env;

@@ -22,7 +22,7 @@ import { idempotencyStream } from '../src/commands/idempotency.ts';
 import { createTenant, createTenantType } from '../src/commands/tenants.ts';
 import { registerWebhookEndpoint, webhookEndpointDeps } from '../src/commands/webhook-endpoints.ts';
 import { loadConfig } from '../src/config.ts';
-import type { AppContext } from '../src/http/context.ts';
+import type { AppContext } from '../src/commands/context.ts';
 import { createLogger } from '../src/logger.ts';
 import { pixBody as samplePix } from '../test/support/charges.ts';
 

@@ -7,7 +7,7 @@ import { openDatabase } from '../src/db/database.ts';
 import { PostgresEventStore } from '../src/events/postgres-event-store.ts';
 import { createEventRegistry } from '../src/events/registry.ts';
 import { createApiKeyAuthenticator } from '../src/http/api-key-auth.ts';
-import type { AppContext } from '../src/http/context.ts';
+import type { AppContext } from '../src/commands/context.ts';
 import { createRateLimiter } from '../src/http/rate-limit.ts';
 import { buildHttpServer } from '../src/http/server.ts';
 import { createSessionAuthenticator } from '../src/http/session-auth.ts';

@@ -1,8 +1,8 @@
 import type { z } from 'zod';
+import { IDEMPOTENCY_KEY, IDEMPOTENCY_REPLAYED } from '../../src/contract/envelopes.ts';
+import { classifyValidation, entriesOf, type ValidationContext } from '../../src/contract/validation.ts';
 import { livemodeOfKey } from '../../src/crypto/secrets.ts';
-import { classifyValidation, entriesOf, type ValidationContext } from '../../src/http/contract/validation.ts';
 import { ERRORS, type ErrorCode } from '../../src/http/errors.ts';
-import { IDEMPOTENCY_KEY, IDEMPOTENCY_REPLAYED } from '../../src/http/schemas.ts';
 import { CalebeConnectionError, CalebeError, CalebeRedirectError, type ErrorBody } from './errors.ts';
 import { OPERATIONS, type Operation, type OperationId, type Operations } from './operations.ts';
 import { verifyWebhook, type WebhookEvent, type WebhookHeaders } from './webhooks.ts';

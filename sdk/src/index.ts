@@ -24,7 +24,7 @@ export { OPERATIONS, type Operation, type OperationId } from './operations.ts';
 export { CalebeWebhookError, verifyWebhook, type WebhookEvent, type WebhookHeaders } from './webhooks.ts';
 
 import type { z } from 'zod';
-import type { transactionRequestView, transactionView } from '../../src/http/contract/transactions.ts';
+import type { transactionRequestView, transactionView } from '../../src/contract/transactions.ts';
 
 /** SPEC 2.2 Transaction, as every charge operation answers it. */
 export type Transaction = z.output<typeof transactionView>;

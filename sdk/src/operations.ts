@@ -1,39 +1,35 @@
 import { z } from 'zod';
-import {
-  apiKeyListQuery,
-  apiKeyView,
-  createApiKeyBody,
-  issuedKey,
-} from '../../src/http/contract/api-keys.ts';
-import { auditEntry, auditQuery } from '../../src/http/contract/audit.ts';
-import { chargePageParams } from '../../src/http/contract/charge-page.ts';
-import { newBoletoBody, newPixBody, panelBoletoBody } from '../../src/http/contract/charges.ts';
+import { apiKeyListQuery, apiKeyView, createApiKeyBody, issuedKey } from '../../src/contract/api-keys.ts';
+import { auditEntry, auditQuery } from '../../src/contract/audit.ts';
+import { chargePageParams } from '../../src/contract/charge-page.ts';
+import { newBoletoBody, newPixBody, panelBoletoBody } from '../../src/contract/charges.ts';
 import {
   costCenterListQuery,
   costCenterView,
   createCostCenterBody,
   updateCostCenterBody,
-} from '../../src/http/contract/cost-centers.ts';
-import { healthBody, readyBody } from '../../src/http/contract/health.ts';
-import { createProviderBody, providerDto, updateProviderBody } from '../../src/http/contract/providers.ts';
+} from '../../src/contract/cost-centers.ts';
+import { dataEnvelope, idParams, listEnvelope, pageQuery } from '../../src/contract/envelopes.ts';
+import { healthBody, readyBody } from '../../src/contract/health.ts';
+import { createProviderBody, providerDto, updateProviderBody } from '../../src/contract/providers.ts';
 import {
   cancelRefundBody,
   completeRefundBody,
   refundBankAccountView,
   refundQueueItem,
   refundQueueQuery,
-} from '../../src/http/contract/refunds.ts';
-import { createRuleBody, ruleDto, ruleListQuery, updateRuleBody } from '../../src/http/contract/rules.ts';
-import { loginBody, sessionCreated } from '../../src/http/contract/sessions.ts';
-import { paymentSettings, updatePaymentSettingsBody } from '../../src/http/contract/settings.ts';
-import { adminSummary, summaryQuery } from '../../src/http/contract/summary.ts';
+} from '../../src/contract/refunds.ts';
+import { createRuleBody, ruleDto, ruleListQuery, updateRuleBody } from '../../src/contract/rules.ts';
+import { loginBody, sessionCreated } from '../../src/contract/sessions.ts';
+import { paymentSettings, updatePaymentSettingsBody } from '../../src/contract/settings.ts';
+import { adminSummary, summaryQuery } from '../../src/contract/summary.ts';
 import {
   tenantBody,
   tenantDto,
   tenantListQuery,
   tenantTypeBody,
   tenantTypeDto,
-} from '../../src/http/contract/tenants.ts';
+} from '../../src/contract/tenants.ts';
 import {
   dueDateBody,
   panelTransactionQuery,
@@ -43,15 +39,15 @@ import {
   transactionEvent,
   transactionRequestView,
   transactionView,
-} from '../../src/http/contract/transactions.ts';
-import { newPasswordBody, newUserBody, userDto } from '../../src/http/contract/users.ts';
+} from '../../src/contract/transactions.ts';
+import { newPasswordBody, newUserBody, userDto } from '../../src/contract/users.ts';
 import {
   attemptDto,
   callbackSecretQuery,
   callbackSecretView,
   deliveryDto,
   deliveryListQuery,
-} from '../../src/http/contract/webhook-deliveries.ts';
+} from '../../src/contract/webhook-deliveries.ts';
 import {
   createdDto,
   createEndpointBody,
@@ -59,8 +55,7 @@ import {
   endpointListQuery,
   secretsDto,
   updateEndpointBody,
-} from '../../src/http/contract/webhook-endpoints.ts';
-import { dataEnvelope, idParams, listEnvelope, pageQuery } from '../../src/http/schemas.ts';
+} from '../../src/contract/webhook-endpoints.ts';
 
 /**
  * Every operation of the gateway (SPEC 9: one SDK method per operation), keyed by the operationId of

@@ -1,6 +1,6 @@
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import type { z } from 'zod';
-import type { transactionWebhookEvent } from '../../src/http/contract/webhook-event.ts';
+import type { transactionWebhookEvent } from '../../src/contract/webhook-event.ts';
 
 /** SPEC 6: the body of every delivery, `transaction.created` or `transaction.updated`. */
 export type WebhookEvent = z.output<typeof transactionWebhookEvent>;

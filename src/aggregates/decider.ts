@@ -1,3 +1,5 @@
+import type { ErrorCode } from './errors.ts';
+
 /**
  * Aggregates are deciders (DESIGN.md): pure functions of (command, state, ctx). No I/O, no clock (time comes
  * in ctx.now), no randomness (ids come in the command). State tables of SPEC.md section 3 live beside them.
@@ -17,7 +19,7 @@ export interface DecideContext {
 export class DomainError extends Error {
   override readonly name = 'DomainError';
   constructor(
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
     readonly details: Readonly<Record<string, unknown>> = {},
   ) {

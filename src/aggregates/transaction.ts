@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import type { ErrorCode } from '../aggregates/errors.ts';
 import { defineEvent, parsedWith } from '../events/event-registry.ts';
-import type { ErrorCode } from '../http/errors.ts';
 import { addDays, isRealDate, saoPauloDate } from './business-date.ts';
 import { type DecideContext, type Decider, DomainError, type DomainEvent } from './decider.ts';
 import { policyOf } from './transaction-policies/index.ts';

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../http/errors.ts';
+import type { ErrorCode } from '../aggregates/errors.ts';
 
 /**
  * One cell of a state table: what a command does to an aggregate in a given state. Deciders look their move

@@ -1,8 +1,8 @@
+import type { AppContext } from '../commands/context.ts';
 import { digestsEqual, livemodeOfKey, sha256Hex } from '../crypto/secrets.ts';
 import { constantQuery } from '../db/constant-query.ts';
 import type { AccessProfile, ApiKeyPrincipal, Authenticator, Scope } from './auth.ts';
 import { AUTH_MESSAGES } from './auth-messages.ts';
-import type { AppContext } from './context.ts';
 import { ApiError } from './errors.ts';
 
 interface KeyRow {

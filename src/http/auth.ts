@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { AccessProfile, Role, Scope } from '../aggregates/access.ts';
+import { IDEMPOTENCY_KEY } from '../contract/envelopes.ts';
 import { ApiError } from './errors.ts';
-import { IDEMPOTENCY_KEY } from './schemas.ts';
 
 export { type AccessProfile, ROLES, type Role, SCOPES, type Scope } from '../aggregates/access.ts';
 

@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import { newId } from '../ids.ts';
-import { ApiError } from './errors.ts';
+import { ApiError, statusOf } from './errors.ts';
 
 /**
  * Issue 12 item 4: what Node's HTTP parser refuses (a NUL or other control character in a header, a request
@@ -45,7 +45,7 @@ export function clientErrorHandler(logger: FastifyBaseLogger) {
     });
     if (socket.writable) {
       socket.write(
-        `HTTP/1.1 ${api.status} ${api.status === 413 ? 'Content Too Large' : 'Bad Request'}\r\n` +
+        `HTTP/1.1 ${statusOf(api)} ${statusOf(api) === 413 ? 'Content Too Large' : 'Bad Request'}\r\n` +
           `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
           `X-Request-ID: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
       );

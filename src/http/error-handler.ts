@@ -1,8 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { DomainError } from '../aggregates/decider.ts';
-import { classifyValidation, type ValidationContext, type ValidationEntry } from './contract/validation.ts';
-import { ApiError, isErrorCode } from './errors.ts';
+import { classifyValidation, type ValidationContext, type ValidationEntry } from '../contract/validation.ts';
+import { ApiError, isErrorCode, statusOf } from './errors.ts';
 
 /** A schema failure of the body, query or path, classified as the SDK classifies it locally. */
 function fromValidation(error: FastifyError, request: FastifyRequest): ApiError {
@@ -50,7 +50,7 @@ export function toApiError(error: unknown, request: FastifyRequest): ApiError | 
 }
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError) {
-  return reply.code(error.status).send({
+  return reply.code(statusOf(error)).send({
     error: { code: error.code, message: error.message, request_id: request.id, ...error.extras },
   });
 }
@@ -59,7 +59,7 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
     const api = toApiError(error, request);
     if (api) {
-      if (api.status >= 500) request.log.error({ err: error }, api.code);
+      if (statusOf(api) >= 500) request.log.error({ err: error }, api.code);
       return sendError(request, reply, api);
     }
     request.log.error({ err: error }, 'unhandled error');

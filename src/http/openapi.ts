@@ -5,10 +5,10 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { RouteAccess } from './auth.ts';
 // Registers TransactionWebhookEvent by its id, so the document lists it under components (`webhooks` refers to it).
-import './contract/webhook-event.ts';
+import '../contract/webhook-event.ts';
+import { errorEnvelope, IDEMPOTENCY_KEY } from '../contract/envelopes.ts';
 import { ERRORS } from './errors.ts';
 import { exampleOf, operationExamples, webhookExamples } from './openapi-examples.ts';
-import { errorEnvelope, IDEMPOTENCY_KEY } from './schemas.ts';
 
 /** SPEC 9: OpenAPI 3.1, info.version 0.4.0. */
 export const API_VERSION = '0.4.0';

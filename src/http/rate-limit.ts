@@ -5,10 +5,10 @@ import {
   RateLimiterRedis,
   RateLimiterRes,
 } from 'rate-limiter-flexible';
+import type { RateLimiter } from '../commands/context.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { withTimeout } from '../timeouts.ts';
-import type { RateLimiter } from './context.ts';
 import { ApiError } from './errors.ts';
 
 /**

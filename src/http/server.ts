@@ -1,5 +1,6 @@
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { AppContext } from '../commands/context.ts';
 import { registerTransactionRoutes } from '../commands/transactions/index.ts';
 import { newId } from '../ids.ts';
 import type { Logger } from '../logger.ts';
@@ -12,7 +13,6 @@ import {
 } from './auth.ts';
 import { installCacheControl } from './cache-control.ts';
 import { clientErrorHandler } from './client-errors.ts';
-import type { AppContext } from './context.ts';
 import { installCors } from './cors.ts';
 import { installErrorHandling, sendError } from './error-handler.ts';
 import { ApiError } from './errors.ts';

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
+import type { AppContext } from '../commands/context.ts';
 import { digestsEqual, SESSION_TOKEN_PREFIX, sha256Hex } from '../crypto/secrets.ts';
 import type { Authenticator, Role, SessionPrincipal } from './auth.ts';
 import { AUTH_MESSAGES } from './auth-messages.ts';
-import type { AppContext } from './context.ts';
 import { ApiError } from './errors.ts';
 
 interface SessionRow {

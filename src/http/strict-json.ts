@@ -1,3 +1,5 @@
+import { JsonDecimal } from '../contract/json-decimal.ts';
+
 /**
  * Strict JSON body parser of the public API (SPEC section 4 "Common rules", section 7 `invalid_json`,
  * section 8 "Limits"). Pure module: the HTTP layer maps `{ ok: false }` to `400 invalid_json`.
@@ -36,16 +38,6 @@
  * Not checked here: unknown fields and value types (the schema's job), string length (the 1 MiB body limit,
  * `413 request_too_large`, is enforced before the parser runs).
  */
-
-/** A JSON number written with a fraction or an exponent, or an integer outside the safe-integer range. */
-export class JsonDecimal {
-  /** `Number(lexeme)`: may be rounded, or `±Infinity` for huge exponents; use `lexeme` for exact checks. */
-  readonly value: number;
-
-  constructor(readonly lexeme: string) {
-    this.value = Number(lexeme);
-  }
-}
 
 export type StrictJsonResult = { ok: true; value: Record<string, unknown> } | { ok: false; reason: string };
 

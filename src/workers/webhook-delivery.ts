@@ -1,16 +1,16 @@
 import { type Selectable, sql } from 'kysely';
 import { documentSigningSecret } from '../charge-page/signing-secret.ts';
+import type { AppContext } from '../commands/context.ts';
 import { disableGoneWebhookEndpoint, endpointSigningSecrets } from '../commands/webhook-endpoints.ts';
 import type { WebhookDeliveriesTable, WebhookDeliveryStatus, WebhookMessagesTable } from '../db/schema.ts';
-import type { AppContext } from '../http/context.ts';
 import type { Logger } from '../logger.ts';
 import { webhookAttempts } from '../metrics.ts';
 import { type AttemptResult, sendWebhook } from '../webhooks/http-sender.ts';
-import { renderMessageBodies } from '../webhooks/message-body.ts';
 import { nextAttemptAt } from '../webhooks/retry-schedule.ts';
 import { callbackWebhookSecret, webhookHeaders } from '../webhooks/signing.ts';
 import { type DestinationPolicy, destinationPolicy, type Lookup } from '../webhooks/ssrf-guard.ts';
 import { PollingLoop } from './polling-loop.ts';
+import { renderMessageBodies } from './webhook-message-body.ts';
 
 export const WEBHOOK_ACTOR = 'system:webhooks';
 

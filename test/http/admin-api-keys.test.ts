@@ -6,9 +6,9 @@ import { SCOPES } from '../../src/aggregates/access.ts';
 import { loadApiKey } from '../../src/commands/api-keys.ts';
 import { claimIdempotencyKey } from '../../src/commands/idempotency.ts';
 import { createUser, identityDeps } from '../../src/commands/users.ts';
+import { dataEnvelope } from '../../src/contract/envelopes.ts';
 import { sha256Hex } from '../../src/crypto/secrets.ts';
 import { apiKeyPrincipal } from '../../src/http/auth.ts';
-import { dataEnvelope } from '../../src/http/schemas.ts';
 import { commandDeps, seedChildTenant, seedTenantAndKey } from '../support/fixtures.ts';
 import { startTestApp, type TestApp } from '../support/http.ts';
 

@@ -6,10 +6,10 @@ import { z } from 'zod';
 import type { Gateway } from '../../src/app.ts';
 import { revokeApiKey } from '../../src/commands/api-keys.ts';
 import { reactivateTenant, suspendTenant } from '../../src/commands/tenants.ts';
+import { dataEnvelope } from '../../src/contract/envelopes.ts';
 import { API_KEY_PREFIX } from '../../src/crypto/secrets.ts';
 import { defineEvent } from '../../src/events/event-registry.ts';
 import { apiKeyPrincipal } from '../../src/http/auth.ts';
-import { dataEnvelope } from '../../src/http/schemas.ts';
 import { commandDeps, seedChildTenant, seedTenantAndKey } from '../support/fixtures.ts';
 import { startTestApp, type TestApp } from '../support/http.ts';
 

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import { z } from 'zod';
 import type { Gateway } from '../../src/app.ts';
 import { ConfigError, loadConfig } from '../../src/config.ts';
+import { dataEnvelope } from '../../src/contract/envelopes.ts';
 import { apiKeyPrincipal } from '../../src/http/auth.ts';
-import { dataEnvelope } from '../../src/http/schemas.ts';
 import { seedTenantAndKey } from '../support/fixtures.ts';
 import { startTestApp, type TestApp } from '../support/http.ts';
 

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, test } from 'vitest';
 import { z } from 'zod';
-import { dataEnvelope } from '../../src/http/schemas.ts';
+import { dataEnvelope } from '../../src/contract/envelopes.ts';
 import { startTestApp, type TestApp } from '../support/http.ts';
 
 /**

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, test } from 'vitest';
 import { z } from 'zod';
-import { dataEnvelope } from '../../src/http/schemas.ts';
+import { dataEnvelope } from '../../src/contract/envelopes.ts';
 import { seedTenantAndKey } from '../support/fixtures.ts';
 import { startTestApp, type TestApp } from '../support/http.ts';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { z } from 'zod';
-import { dataEnvelope } from '../../src/http/schemas.ts';
+import { dataEnvelope } from '../../src/contract/envelopes.ts';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, bearer, idem, logIn, startAdminApp } from '../support/admin.ts';
 import { pixBody } from '../support/charges.ts';
 import { seedTenantAndKey } from '../support/fixtures.ts';

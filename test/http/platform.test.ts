@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { z } from 'zod';
-import { dataEnvelope } from '../../src/http/schemas.ts';
+import { dataEnvelope } from '../../src/contract/envelopes.ts';
 import { startTestApp, type TestApp } from '../support/http.ts';
 
 /** A documented test-only route taking a strict body, to exercise the platform without a business endpoint. */

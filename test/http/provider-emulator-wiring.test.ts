@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { providerDeps } from '../../src/commands/providers.ts';
-import { createLogger } from '../../src/logger.ts';
-import { type ProviderEmulator, startProviderEmulator } from '../../src/providers/emulator/server.ts';
 import {
   EMULATOR_PROVIDER_ID,
   EMULATOR_RULE_ID,
   wireProviderEmulator,
-} from '../../src/routing/provider-emulator.ts';
+} from '../../src/commands/providers/bootstrap-emulator.ts';
+import { providerDeps } from '../../src/commands/providers.ts';
+import { createLogger } from '../../src/logger.ts';
+import { type ProviderEmulator, startProviderEmulator } from '../../src/providers/emulator/server.ts';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, bearer, logIn, startAdminApp } from '../support/admin.ts';
 import { boletoBody, pixBody } from '../support/charges.ts';
 import { type EmulatorControl, emulatorControl } from '../support/emulator-control.ts';

@@ -9,11 +9,11 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { z } from 'zod';
 import type { Gateway } from '../../src/app.ts';
+import type { RateLimiter } from '../../src/commands/context.ts';
+import { dataEnvelope } from '../../src/contract/envelopes.ts';
 import { apiKeyPrincipal } from '../../src/http/auth.ts';
-import type { RateLimiter } from '../../src/http/context.ts';
 import { ApiError } from '../../src/http/errors.ts';
 import { createMemoryRateLimiter, createRedisRateLimiter, LIMITS } from '../../src/http/rate-limit.ts';
-import { dataEnvelope } from '../../src/http/schemas.ts';
 import { seedTenantAndKey } from '../support/fixtures.ts';
 import { startTestApp, type TestApp } from '../support/http.ts';
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { z } from 'zod';
+import type { RateLimiter } from '../../src/commands/context.ts';
 import { reactivateTenant, suspendTenant } from '../../src/commands/tenants.ts';
 import {
   changePassword,
@@ -9,10 +10,9 @@ import {
   reactivateUser,
   suspendUser,
 } from '../../src/commands/users.ts';
+import { dataEnvelope } from '../../src/contract/envelopes.ts';
 import { sha256Hex } from '../../src/crypto/secrets.ts';
 import { sessionPrincipal } from '../../src/http/auth.ts';
-import type { RateLimiter } from '../../src/http/context.ts';
-import { dataEnvelope } from '../../src/http/schemas.ts';
 import { commandDeps, seedChildTenant, seedTenantAndKey } from '../support/fixtures.ts';
 import { startTestApp, type TestApp } from '../support/http.ts';
 

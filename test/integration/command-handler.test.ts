@@ -39,7 +39,7 @@ describe('command handler: read, fold, decide, append with the expected version'
     await handleCommand(deps(), counter, 'counter-b', { kind: 'close' }, { metadata });
     await assert.rejects(
       handleCommand(deps(), counter, 'counter-b', { kind: 'increment', by: 1 }, { metadata }),
-      (e: unknown) => e instanceof DomainError && e.code === 'counter_closed',
+      (e: unknown) => e instanceof DomainError && e.code === 'conflict',
     );
     assert.equal((await store.read('counter-b')).length, 1);
   });

@@ -1,5 +1,10 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
+import {
+  bootstrapSimulator,
+  SIMULATOR_PROVIDER_ID,
+  simulatorEnabled,
+} from '../../src/commands/providers/bootstrap-simulator.ts';
 import { createProvider, updateProvider } from '../../src/commands/providers.ts';
 import { createRoutingRule, updateRoutingRule } from '../../src/commands/routing-rules.ts';
 import { PostgresEventStore } from '../../src/events/postgres-event-store.ts';
@@ -7,7 +12,6 @@ import { createEventRegistry } from '../../src/events/registry.ts';
 import { createLogger } from '../../src/logger.ts';
 import { inlineProjections } from '../../src/projections/index.ts';
 import { resolveProviderFor } from '../../src/routing/resolve-provider.ts';
-import { bootstrapSimulator, SIMULATOR_PROVIDER_ID, simulatorEnabled } from '../../src/routing/simulator.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { seedChildTenant, seedTenantAndKey } from '../support/fixtures.ts';
 

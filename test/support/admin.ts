@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Gateway } from '../../src/app.ts';
+import type { RateLimiter } from '../../src/commands/context.ts';
 import { createUser, identityDeps } from '../../src/commands/users.ts';
+import { dataEnvelope } from '../../src/contract/envelopes.ts';
 import { apiKeyPrincipal } from '../../src/http/auth.ts';
-import type { RateLimiter } from '../../src/http/context.ts';
-import { dataEnvelope } from '../../src/http/schemas.ts';
 import { seedTenantAndKey } from './fixtures.ts';
 import { startTestApp, type TestApp, type TestResponse } from './http.ts';
 

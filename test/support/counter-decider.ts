@@ -23,7 +23,7 @@ export const counter: Decider<CounterCommand, CounterEvent, CounterState> = {
     }
   },
   decide(command, state, ctx) {
-    if (state.closed) return new DomainError('counter_closed', 'the counter is closed');
+    if (state.closed) return new DomainError('conflict', 'the counter is closed');
     switch (command.kind) {
       case 'increment':
         if (command.by === 0) return [];

@@ -8,10 +8,10 @@ import {
 } from '../../src/aggregates/transaction.ts';
 import { issueApiKey } from '../../src/commands/api-keys.ts';
 import { type CommandDeps, handleCommand } from '../../src/commands/command-handler.ts';
+import type { AppContext } from '../../src/commands/context.ts';
 import { createTenant, createTenantType } from '../../src/commands/tenants.ts';
 import { transactionStream } from '../../src/commands/transactions/shared/stream.ts';
 import type { EventMetadata } from '../../src/events/event-store.ts';
-import type { AppContext } from '../../src/http/context.ts';
 import { type ChargeKind, reserveCommand } from './transactions.ts';
 
 export interface SeededKey {

@@ -35,12 +35,16 @@ export async function readPdf(pdf: Buffer): Promise<ReadPdf> {
     // Only the symbologies a boleto carries (interleaved 2 of 5, QR), as a bank's scanner reads it: with all
     // of them on, zbar once read a "Codabar" in the page's text. zbarimg exits 4 when a page has no code
     // at all: that is an answer (no codes), not a failure.
-    const { stdout } = await run('zbarimg', ['-q', '-Sdisable', '-Si25.enable', '-Sqrcode.enable', page]).catch(
-      (error: { code?: number; stdout?: string }) => {
-        if (error.code === 4) return { stdout: '' };
-        throw error;
-      },
-    );
+    const { stdout } = await run('zbarimg', [
+      '-q',
+      '-Sdisable',
+      '-Si25.enable',
+      '-Sqrcode.enable',
+      page,
+    ]).catch((error: { code?: number; stdout?: string }) => {
+      if (error.code === 4) return { stdout: '' };
+      throw error;
+    });
     codes.push(...stdout.split('\n').filter((l) => l !== ''));
   }
   const { stdout: text } = await run('pdftotext', [file, '-']);

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
+import { type TransactionView, transactionView } from '../../src/commands/transactions/view.ts';
+import { dataEnvelope, errorEnvelope, listEnvelope } from '../../src/contract/envelopes.ts';
 import { compiledSerializer, compiledSuccessSerializer } from '../../src/http/compiled-serializer.ts';
-import { dataEnvelope, errorEnvelope, listEnvelope } from '../../src/http/schemas.ts';
-import { type TransactionView, transactionView } from '../../src/http/transaction-dto.ts';
 
 // Issue 14 (B3): the list routes' compiled serializer writes exactly the SPEC 2.2 Transaction fields the
 // zod schema declares, as the zod serializer did, without a zod pass per field.

@@ -24,7 +24,7 @@ describe('decider helpers (DESIGN.md "Aggregates are deciders")', () => {
     scenario(counter)
       .given([{ type: 'Counter.Closed', data: { at: '2026-01-01T00:00:00.000Z' } }])
       .when({ kind: 'increment', by: 1 })
-      .thenFails('counter_closed');
+      .thenFails('conflict');
   });
 
   test('time comes from ctx.now, never the clock', () => {

@@ -1,12 +1,8 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { describe, test } from 'vitest';
-import {
-  JsonDecimal,
-  MAX_DEPTH,
-  parseStrictJson,
-  type StrictJsonResult,
-} from '../../src/http/strict-json.ts';
+import { JsonDecimal } from '../../src/contract/json-decimal.ts';
+import { MAX_DEPTH, parseStrictJson, type StrictJsonResult } from '../../src/http/strict-json.ts';
 
 // The strict JSON body parser behind `400 invalid_json` (SPEC 4 "Common rules", SPEC 7 "Errors",
 // SPEC 8 "Limits"; SPEC 1: amounts are integers, fractions and strings are rejected).

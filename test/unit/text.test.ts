@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { test } from 'vitest';
-import { utf8Bytes, utf8Text } from '../../src/http/text.ts';
+import { utf8Bytes, utf8Text } from '../../src/contract/text.ts';
 
 test('SPEC 8: text limits count UTF-8 bytes after trim', () => {
   const reference = utf8Text(1, 100);

@@ -1,5 +1,5 @@
-import type { AppContext } from '../../http/context.ts';
 import type { HttpServer } from '../../http/server.ts';
+import type { AppContext } from '../context.ts';
 import { registerChangeDueDateRoute } from './change-due-date/route.ts';
 import { registerCreateRoutes } from './create/route.ts';
 import { registerTransactionEventRoutes } from './events/route.ts';

@@ -10,16 +10,16 @@ import {
   revokeApiKey,
 } from '../../commands/api-keys.ts';
 import type { CommandDeps } from '../../commands/command-handler.ts';
+import type { AppContext } from '../../commands/context.ts';
 import { claimIdempotencyKey } from '../../commands/idempotency.ts';
+import { apiKeyListQuery, apiKeyView, createApiKeyBody, issuedKey } from '../../contract/api-keys.ts';
+import { dataEnvelope, errorEnvelope, IDEMPOTENCY_REPLAYED, listEnvelope } from '../../contract/envelopes.ts';
 import { API_KEY_PREFIX } from '../../crypto/secrets.ts';
 import { newId } from '../../ids.ts';
 import { isInTree, requireTenantInTree, tenantInTreeSql } from '../admin-scope.ts';
 import { idempotencyKeyOf, sessionPrincipal } from '../auth.ts';
-import type { AppContext } from '../context.ts';
-import { apiKeyListQuery, apiKeyView, createApiKeyBody, issuedKey } from '../contract/api-keys.ts';
 import { ApiError } from '../errors.ts';
 import { eventMetadata } from '../request-metadata.ts';
-import { dataEnvelope, errorEnvelope, IDEMPOTENCY_REPLAYED, listEnvelope } from '../schemas.ts';
 import type { HttpServer } from '../server.ts';
 
 /** SPEC 5.7 "Issue/revoke keys": super_admin global, tenant_admin own tree, viewer no. */

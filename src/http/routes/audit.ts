@@ -1,9 +1,9 @@
+import type { AppContext } from '../../commands/context.ts';
+import { auditEntry, auditQuery } from '../../contract/audit.ts';
+import { errorResponses, listEnvelope } from '../../contract/envelopes.ts';
 import { auditAction } from '../../projections/audit-actions.ts';
 import { requireTenantInTree, tenantInTreeSql } from '../admin-scope.ts';
 import { sessionPrincipal } from '../auth.ts';
-import type { AppContext } from '../context.ts';
-import { auditEntry, auditQuery } from '../contract/audit.ts';
-import { errorResponses, listEnvelope } from '../schemas.ts';
 import type { HttpServer } from '../server.ts';
 
 /**

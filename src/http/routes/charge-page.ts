@@ -12,12 +12,16 @@ import {
 } from '../../charge-page/render.ts';
 import { verifyDocumentSignature } from '../../charge-page/signature.ts';
 import { documentSigningSecret } from '../../charge-page/signing-secret.ts';
-import type { AppContext } from '../context.ts';
-import { chargePageParams } from '../contract/charge-page.ts';
+import type { AppContext } from '../../commands/context.ts';
+import {
+  foldTransaction,
+  type TransactionView,
+  toTransactionView,
+} from '../../commands/transactions/view.ts';
+import { chargePageParams } from '../../contract/charge-page.ts';
 import { ApiError } from '../errors.ts';
 import { createPayerPageLimiter } from '../payer-page-limit.ts';
 import type { HttpServer } from '../server.ts';
-import { foldTransaction, type TransactionView, toTransactionView } from '../transaction-dto.ts';
 
 /** The one answer for a wrong, malformed or foreign signature and for an unknown id. */
 const notFound = () => new ApiError('not_found', 'The charge does not exist.');

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { CommandDeps } from '../../commands/command-handler.ts';
+import type { AppContext } from '../../commands/context.ts';
 import {
   type CostCenterRecord,
   createCostCenter,
@@ -7,17 +8,22 @@ import {
   readCostCenter,
   updateCostCenter,
 } from '../../commands/cost-centers.ts';
-import { apiKeyPrincipal, idempotencyKeyOf } from '../auth.ts';
-import type { AppContext } from '../context.ts';
 import {
   costCenterListQuery,
   costCenterView,
   createCostCenterBody,
   updateCostCenterBody,
-} from '../contract/cost-centers.ts';
+} from '../../contract/cost-centers.ts';
+import {
+  dataEnvelope,
+  errorEnvelope,
+  IDEMPOTENCY_REPLAYED,
+  idParams,
+  listEnvelope,
+} from '../../contract/envelopes.ts';
+import { apiKeyPrincipal, idempotencyKeyOf } from '../auth.ts';
 import { ApiError } from '../errors.ts';
 import { eventMetadata } from '../request-metadata.ts';
-import { dataEnvelope, errorEnvelope, IDEMPOTENCY_REPLAYED, idParams, listEnvelope } from '../schemas.ts';
 import type { HttpServer } from '../server.ts';
 
 const ROUTE = '/v1/cost-centers';

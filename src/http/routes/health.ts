@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
+import type { AppContext } from '../../commands/context.ts';
+import { healthBody, readyBody } from '../../contract/health.ts';
 import { withTimeout } from '../../timeouts.ts';
-import type { AppContext } from '../context.ts';
-import { healthBody, readyBody } from '../contract/health.ts';
 import { ApiError } from '../errors.ts';
 import type { HttpServer } from '../server.ts';
 

@@ -1,4 +1,5 @@
 import { PAYMENT_METHODS, type PaymentMethod } from '../../aggregates/provider.ts';
+import type { AppContext } from '../../commands/context.ts';
 import {
   createProvider,
   effectiveHosts,
@@ -6,12 +7,11 @@ import {
   providerDeps,
   updateProvider,
 } from '../../commands/providers.ts';
+import { dataEnvelope, errorEnvelope, idParams, listEnvelope, pageQuery } from '../../contract/envelopes.ts';
+import { createProviderBody, providerDto, updateProviderBody } from '../../contract/providers.ts';
 import type { Role } from '../auth.ts';
-import type { AppContext } from '../context.ts';
-import { createProviderBody, providerDto, updateProviderBody } from '../contract/providers.ts';
 import { ApiError } from '../errors.ts';
 import { eventMetadata } from '../request-metadata.ts';
-import { dataEnvelope, errorEnvelope, idParams, listEnvelope, pageQuery } from '../schemas.ts';
 import type { HttpServer } from '../server.ts';
 
 /** SPEC 5.7 "Providers and rules": super_admin only, reads included (credential metadata is sensitive). */

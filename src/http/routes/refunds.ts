@@ -1,22 +1,22 @@
 import { transaction } from '../../aggregates/transaction.ts';
 import { handleCommand } from '../../commands/command-handler.ts';
+import type { AppContext } from '../../commands/context.ts';
 import { foldStream } from '../../commands/fold-stream.ts';
 import { openAccount } from '../../commands/transactions/refund/payout.ts';
 import { transactionRouteHelpers } from '../../commands/transactions/shared/route-helpers.ts';
 import { transactionStream } from '../../commands/transactions/shared/stream.ts';
-import type { AppContext } from '../context.ts';
+import { findTransactionRow, transactionView } from '../../commands/transactions/view.ts';
+import { dataEnvelope, errorResponses, idParams, listEnvelope } from '../../contract/envelopes.ts';
 import {
   cancelRefundBody,
   completeRefundBody,
   refundBankAccountView,
   refundQueueItem,
   refundQueueQuery,
-} from '../contract/refunds.ts';
+} from '../../contract/refunds.ts';
 import { ApiError } from '../errors.ts';
 import { eventMetadata } from '../request-metadata.ts';
-import { dataEnvelope, errorResponses, idParams, listEnvelope } from '../schemas.ts';
 import type { HttpServer } from '../server.ts';
-import { findTransactionRow, transactionView } from '../transaction-dto.ts';
 
 /**
  * The panel's refunds awaiting an operator (issue 22 item 4, SPEC 4.8): a boleto paid by boleto whose money

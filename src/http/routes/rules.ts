@@ -1,9 +1,9 @@
+import type { AppContext } from '../../commands/context.ts';
 import { providerDeps } from '../../commands/providers.ts';
 import { createRoutingRule, updateRoutingRule } from '../../commands/routing-rules.ts';
-import type { AppContext } from '../context.ts';
-import { createRuleBody, ruleDto, ruleListQuery, updateRuleBody } from '../contract/rules.ts';
+import { dataEnvelope, errorEnvelope, idParams, listEnvelope } from '../../contract/envelopes.ts';
+import { createRuleBody, ruleDto, ruleListQuery, updateRuleBody } from '../../contract/rules.ts';
 import { eventMetadata } from '../request-metadata.ts';
-import { dataEnvelope, errorEnvelope, idParams, listEnvelope } from '../schemas.ts';
 import type { HttpServer } from '../server.ts';
 import { PROVIDER_ADMIN } from './providers.ts';
 

@@ -1,11 +1,11 @@
 import { z } from 'zod';
+import type { AppContext } from '../../commands/context.ts';
 import { login, logout } from '../../commands/sessions.ts';
 import { identityDeps } from '../../commands/users.ts';
+import { dataEnvelope, errorEnvelope } from '../../contract/envelopes.ts';
+import { loginBody, sessionCreated } from '../../contract/sessions.ts';
 import { sessionPrincipal } from '../auth.ts';
-import type { AppContext } from '../context.ts';
-import { loginBody, sessionCreated } from '../contract/sessions.ts';
 import { eventMetadata } from '../request-metadata.ts';
-import { dataEnvelope, errorEnvelope } from '../schemas.ts';
 import type { HttpServer } from '../server.ts';
 
 /** Panel login and logout (SPEC 5.6, 5.9, 8). */

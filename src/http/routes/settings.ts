@@ -1,9 +1,9 @@
+import type { AppContext } from '../../commands/context.ts';
 import { getPaymentSettings, updatePaymentSettings } from '../../commands/payment-settings.ts';
+import { dataEnvelope, errorResponses } from '../../contract/envelopes.ts';
+import { paymentSettings, updatePaymentSettingsBody } from '../../contract/settings.ts';
 import { sessionPrincipal } from '../auth.ts';
-import type { AppContext } from '../context.ts';
-import { paymentSettings, updatePaymentSettingsBody } from '../contract/settings.ts';
 import { eventMetadata } from '../request-metadata.ts';
-import { dataEnvelope, errorResponses } from '../schemas.ts';
 import type { HttpServer } from '../server.ts';
 
 /** The global production payments control (SPEC 2.7, 4.14, 5.8): super_admin sessions only. */

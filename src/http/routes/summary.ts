@@ -1,11 +1,11 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { saoPauloDate, TRANSACTION_STATUSES, type TransactionStatus } from '../../aggregates/transaction.ts';
+import type { AppContext } from '../../commands/context.ts';
+import { dataEnvelope, errorResponses } from '../../contract/envelopes.ts';
+import { adminSummary, summaryQuery } from '../../contract/summary.ts';
 import type { Database } from '../../db/schema.ts';
 import { requireTenantInTree, treeRoot } from '../admin-scope.ts';
 import { sessionPrincipal } from '../auth.ts';
-import type { AppContext } from '../context.ts';
-import { adminSummary, summaryQuery } from '../contract/summary.ts';
-import { dataEnvelope, errorResponses } from '../schemas.ts';
 import type { HttpServer } from '../server.ts';
 
 const DAY_MS = 86_400_000;

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { isDomainError } from '../../aggregates/decider.ts';
 import { isValidRegistryName } from '../../aggregates/registry-name.ts';
+import type { AppContext } from '../../commands/context.ts';
 import { claimIdempotencyKey } from '../../commands/idempotency.ts';
 import {
   createTenant,
@@ -11,20 +12,6 @@ import {
   type TenantRecord,
 } from '../../commands/tenants.ts';
 import { identityDeps } from '../../commands/users.ts';
-import { sha256Hex } from '../../crypto/secrets.ts';
-import { newId } from '../../ids.ts';
-import { requireTenantInTree, treeRoot } from '../admin-scope.ts';
-import { idempotencyKeyOf, ROLES, type Role, sessionPrincipal } from '../auth.ts';
-import type { AppContext } from '../context.ts';
-import {
-  tenantBody,
-  tenantDto,
-  tenantListQuery,
-  tenantTypeBody,
-  tenantTypeDto,
-} from '../contract/tenants.ts';
-import { ApiError } from '../errors.ts';
-import { eventMetadata } from '../request-metadata.ts';
 import {
   dataEnvelope,
   errorEnvelope,
@@ -32,7 +19,20 @@ import {
   idParams,
   listEnvelope,
   pageQuery,
-} from '../schemas.ts';
+} from '../../contract/envelopes.ts';
+import {
+  tenantBody,
+  tenantDto,
+  tenantListQuery,
+  tenantTypeBody,
+  tenantTypeDto,
+} from '../../contract/tenants.ts';
+import { sha256Hex } from '../../crypto/secrets.ts';
+import { newId } from '../../ids.ts';
+import { requireTenantInTree, treeRoot } from '../admin-scope.ts';
+import { idempotencyKeyOf, ROLES, type Role, sessionPrincipal } from '../auth.ts';
+import { ApiError } from '../errors.ts';
+import { eventMetadata } from '../request-metadata.ts';
 import type { HttpServer } from '../server.ts';
 
 /** SPEC 5.7 "Tenants, types, users": writes are super_admin only; reads are tree-scoped (docs/decisions.md "Admin"). */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { userDecider, userStream } from '../../aggregates/user.ts';
+import type { AppContext } from '../../commands/context.ts';
 import { foldStream } from '../../commands/fold-stream.ts';
 import {
   changePassword,
@@ -9,12 +10,6 @@ import {
   reactivateUser,
   suspendUser,
 } from '../../commands/users.ts';
-import { isInTree, tenantInTreeSql } from '../admin-scope.ts';
-import { sessionPrincipal } from '../auth.ts';
-import type { AppContext } from '../context.ts';
-import { newPasswordBody, newUserBody, userDto } from '../contract/users.ts';
-import { ApiError } from '../errors.ts';
-import { eventMetadata } from '../request-metadata.ts';
 import {
   dataEnvelope,
   errorEnvelope,
@@ -22,7 +17,12 @@ import {
   idParams,
   listEnvelope,
   pageQuery,
-} from '../schemas.ts';
+} from '../../contract/envelopes.ts';
+import { newPasswordBody, newUserBody, userDto } from '../../contract/users.ts';
+import { isInTree, tenantInTreeSql } from '../admin-scope.ts';
+import { sessionPrincipal } from '../auth.ts';
+import { ApiError } from '../errors.ts';
+import { eventMetadata } from '../request-metadata.ts';
 import type { HttpServer } from '../server.ts';
 import { ADMIN_READ, ADMIN_WRITE } from './tenants.ts';
 

@@ -1,20 +1,20 @@
 import type { Selectable } from 'kysely';
 import { z } from 'zod';
 import { documentSigningSecret } from '../../charge-page/signing-secret.ts';
-import type { WebhookDeliveriesTable } from '../../db/schema.ts';
-import { callbackWebhookSecret } from '../../webhooks/signing.ts';
-import { isInTree, requireTenantInTree, tenantInTreeSql } from '../admin-scope.ts';
-import { type SessionPrincipal, sessionPrincipal } from '../auth.ts';
-import type { AppContext } from '../context.ts';
+import type { AppContext } from '../../commands/context.ts';
+import { dataEnvelope, errorResponses, idParams, listEnvelope } from '../../contract/envelopes.ts';
 import {
   attemptDto,
   callbackSecretQuery,
   callbackSecretView,
   deliveryDto,
   deliveryListQuery,
-} from '../contract/webhook-deliveries.ts';
+} from '../../contract/webhook-deliveries.ts';
+import type { WebhookDeliveriesTable } from '../../db/schema.ts';
+import { callbackWebhookSecret } from '../../webhooks/signing.ts';
+import { isInTree, requireTenantInTree, tenantInTreeSql } from '../admin-scope.ts';
+import { type SessionPrincipal, sessionPrincipal } from '../auth.ts';
 import { ApiError } from '../errors.ts';
-import { dataEnvelope, errorResponses, idParams, listEnvelope } from '../schemas.ts';
 import type { HttpServer } from '../server.ts';
 
 const READERS = ['super_admin', 'tenant_admin', 'viewer'] as const;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Role } from '../../aggregates/access.ts';
 import { isDomainError } from '../../aggregates/decider.ts';
 import { WEBHOOK_MODES, type WebhookMode, webhookEndpoint } from '../../aggregates/webhook-endpoint.ts';
+import type { AppContext } from '../../commands/context.ts';
 import { claimIdempotencyKey } from '../../commands/idempotency.ts';
 import {
   deleteWebhookEndpoint,
@@ -16,11 +17,13 @@ import {
   webhookEndpointDeps,
   webhookEndpointView,
 } from '../../commands/webhook-endpoints.ts';
-import { newId } from '../../ids.ts';
-import { checkDestinationSyntax, destinationPolicy } from '../../webhooks/ssrf-guard.ts';
-import { isInTree, requireTenantInTree, tenantInTreeSql } from '../admin-scope.ts';
-import { idempotencyKeyOf, type SessionPrincipal, sessionPrincipal } from '../auth.ts';
-import type { AppContext } from '../context.ts';
+import {
+  dataEnvelope,
+  errorEnvelope,
+  IDEMPOTENCY_REPLAYED,
+  idParams,
+  listEnvelope,
+} from '../../contract/envelopes.ts';
 import {
   createdDto,
   createEndpointBody,
@@ -28,10 +31,13 @@ import {
   endpointListQuery,
   secretsDto,
   updateEndpointBody,
-} from '../contract/webhook-endpoints.ts';
+} from '../../contract/webhook-endpoints.ts';
+import { newId } from '../../ids.ts';
+import { checkDestinationSyntax, destinationPolicy } from '../../webhooks/ssrf-guard.ts';
+import { isInTree, requireTenantInTree, tenantInTreeSql } from '../admin-scope.ts';
+import { idempotencyKeyOf, type SessionPrincipal, sessionPrincipal } from '../auth.ts';
 import { ApiError } from '../errors.ts';
 import { eventMetadata } from '../request-metadata.ts';
-import { dataEnvelope, errorEnvelope, IDEMPOTENCY_REPLAYED, idParams, listEnvelope } from '../schemas.ts';
 import type { HttpServer } from '../server.ts';
 
 /**

@@ -1,11 +1,11 @@
+import { dataEnvelope, errorResponses, idParams } from '../../../contract/envelopes.ts';
+import { dueDateBody } from '../../../contract/transactions.ts';
 import { idempotencyKeyOf } from '../../../http/auth.ts';
-import type { AppContext } from '../../../http/context.ts';
-import { dueDateBody } from '../../../http/contract/transactions.ts';
 import { eventMetadata } from '../../../http/request-metadata.ts';
-import { dataEnvelope, errorResponses, idParams } from '../../../http/schemas.ts';
 import type { HttpServer } from '../../../http/server.ts';
-import { transactionView } from '../../../http/transaction-dto.ts';
+import type { AppContext } from '../../context.ts';
 import { changeRouteHelpers, transactionRouteHelpers } from '../shared/route-helpers.ts';
+import { transactionView } from '../view.ts';
 import { changeBoletoDueDate } from './handler.ts';
 
 /**

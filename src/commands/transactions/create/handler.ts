@@ -13,18 +13,17 @@ import {
 } from '../../../aggregates/transaction.ts';
 import { policyOf } from '../../../aggregates/transaction-policies/index.ts';
 import type { Config } from '../../../config.ts';
+import { externalProviderPayerIssue } from '../../../contract/transactions.ts';
 import { sha256Hex } from '../../../crypto/secrets.ts';
 import type { TransactionsTable } from '../../../db/schema.ts';
 import type { EventMetadata, NewEvent } from '../../../events/event-store.ts';
-import type { AppContext } from '../../../http/context.ts';
-import { externalProviderPayerIssue } from '../../../http/contract/transactions.ts';
 import { newId } from '../../../ids.ts';
 import { transactionRowFromState } from '../../../projections/transactions.ts';
 import type { PortCharge, ProviderCustomer } from '../../../providers/port.ts';
 import { resolveProviderFor } from '../../../routing/resolve-provider.ts';
-import { simulatorEnabled } from '../../../routing/simulator.ts';
 import { checkDestinationSyntax, destinationPolicy } from '../../../webhooks/ssrf-guard.ts';
 import { type CommandDeps, handleCommand } from '../../command-handler.ts';
+import type { AppContext } from '../../context.ts';
 import { resolveCostCenter } from '../../cost-centers.ts';
 import {
   type ClaimInput,
@@ -39,6 +38,7 @@ import {
 import { ImmutableFacts } from '../../immutable-facts.ts';
 import { authorizeLiveIssuance } from '../../live-payments.ts';
 import { type ResolvedAdapter, resolveAdapter } from '../../provider-adapter.ts';
+import { simulatorEnabled } from '../../providers/bootstrap-simulator.ts';
 import { transactionStream } from '../shared/stream.ts';
 import { issueAtProvider } from './issuance.ts';
 

@@ -1,21 +1,16 @@
 import type { FastifyReply } from 'fastify';
 import { sql } from 'kysely';
 import { DomainError } from '../../../aggregates/decider.ts';
+import { ApiError } from '../../../aggregates/errors.ts';
+import { boletoBody, panelBoletoBody, pixBody } from '../../../contract/charges.ts';
+import { dataEnvelope, errorEnvelope, IDEMPOTENCY_REPLAYED } from '../../../contract/envelopes.ts';
 import { requireTenantInTree } from '../../../http/admin-scope.ts';
 import { apiKeyPrincipal, idempotencyKeyOf, sessionPrincipal } from '../../../http/auth.ts';
 import { compiledSuccessSerializer } from '../../../http/compiled-serializer.ts';
-import type { AppContext } from '../../../http/context.ts';
-import { boletoBody, panelBoletoBody, pixBody } from '../../../http/contract/charges.ts';
-import { ApiError } from '../../../http/errors.ts';
 import { eventMetadata } from '../../../http/request-metadata.ts';
-import { dataEnvelope, errorEnvelope, IDEMPOTENCY_REPLAYED } from '../../../http/schemas.ts';
 import type { HttpServer } from '../../../http/server.ts';
-import {
-  findTransactionRow,
-  type TransactionView,
-  toTransactionView,
-  transactionView,
-} from '../../../http/transaction-dto.ts';
+import type { AppContext } from '../../context.ts';
+import { findTransactionRow, type TransactionView, toTransactionView, transactionView } from '../view.ts';
 import { type ChargeBody, createCharge } from './handler.ts';
 
 const created = dataEnvelope(transactionView);

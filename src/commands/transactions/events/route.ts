@@ -1,18 +1,18 @@
 import { z } from 'zod';
+import { ApiError } from '../../../aggregates/errors.ts';
 import type { TransactionEvent } from '../../../aggregates/transaction.ts';
+import { dataEnvelope, errorResponses, idParams } from '../../../contract/envelopes.ts';
+import { transactionEvent } from '../../../contract/transactions.ts';
 import { requireTenantInTree } from '../../../http/admin-scope.ts';
 import { sessionPrincipal } from '../../../http/auth.ts';
-import type { AppContext } from '../../../http/context.ts';
-import { transactionEvent } from '../../../http/contract/transactions.ts';
-import { ApiError } from '../../../http/errors.ts';
-import { dataEnvelope, errorResponses, idParams } from '../../../http/schemas.ts';
 import type { HttpServer } from '../../../http/server.ts';
+import type { AppContext } from '../../context.ts';
 import {
   foldTransaction,
   transactionEventDataFor,
   transactionRequestDataFor,
   transactionRequestView,
-} from '../../../http/transaction-dto.ts';
+} from '../view.ts';
 
 /**
  * `GET /admin/transactions/{id}/events` (issue 5 item 10): the auditor's history of one charge, read from

@@ -1,7 +1,7 @@
+import { dataEnvelope, errorEnvelope, idParams } from '../../../contract/envelopes.ts';
 import { apiKeyPrincipal } from '../../../http/auth.ts';
-import type { AppContext } from '../../../http/context.ts';
-import { dataEnvelope, errorEnvelope, idParams } from '../../../http/schemas.ts';
 import type { HttpServer } from '../../../http/server.ts';
+import type { AppContext } from '../../context.ts';
 import {
   readableFoldedTransaction,
   readableTransaction,
@@ -9,7 +9,7 @@ import {
   transactionRequestData,
   transactionRequestView,
   transactionView,
-} from '../../../http/transaction-dto.ts';
+} from '../view.ts';
 
 /**
  * Reads of one charge (SPEC 4.4, 4.5): the transaction and its creation snapshot, through the tree-scoped

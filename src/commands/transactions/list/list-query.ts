@@ -1,8 +1,8 @@
 import { CompiledQuery, type Kysely, type Selectable } from 'kysely';
 import pg from 'pg';
 import type { z } from 'zod';
+import type { publicTransactionQuery } from '../../../contract/transactions.ts';
 import type { Database, TransactionsTable } from '../../../db/schema.ts';
-import type { publicTransactionQuery } from '../../../http/contract/transactions.ts';
 
 /**
  * SPEC 4.3's list as constant SQL text per filter shape (issue 14, B3): the gateway's CPU per page was the

@@ -1,15 +1,15 @@
+import { ApiError } from '../../../aggregates/errors.ts';
 import { transaction } from '../../../aggregates/transaction.ts';
 import { policyFor } from '../../../aggregates/transaction-policies/index.ts';
-import type { AppContext } from '../../../http/context.ts';
-import { ApiError } from '../../../http/errors.ts';
+import { dataEnvelope, errorResponses, idParams } from '../../../contract/envelopes.ts';
 import { eventMetadata } from '../../../http/request-metadata.ts';
-import { dataEnvelope, errorResponses, idParams } from '../../../http/schemas.ts';
 import type { HttpServer } from '../../../http/server.ts';
-import { transactionView } from '../../../http/transaction-dto.ts';
+import type { AppContext } from '../../context.ts';
 import { foldStream } from '../../fold-stream.ts';
 import { refreshPayout } from '../refund/payout.ts';
 import { transactionRouteHelpers } from '../shared/route-helpers.ts';
 import { transactionStream } from '../shared/stream.ts';
+import { transactionView } from '../view.ts';
 import { type RefreshOutcome, refreshAtProvider } from './handler.ts';
 import { SingleFlight } from './single-flight.ts';
 

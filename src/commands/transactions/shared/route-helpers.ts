@@ -1,18 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../../../aggregates/errors.ts';
 import { type TransactionCommand, transaction } from '../../../aggregates/transaction.ts';
 import { policyFor } from '../../../aggregates/transaction-policies/index.ts';
+import { IDEMPOTENCY_REPLAYED } from '../../../contract/envelopes.ts';
 import { apiKeyPrincipal, requireScopes } from '../../../http/auth.ts';
-import type { AppContext } from '../../../http/context.ts';
-import { ApiError } from '../../../http/errors.ts';
 import { eventMetadata } from '../../../http/request-metadata.ts';
-import { IDEMPOTENCY_REPLAYED } from '../../../http/schemas.ts';
-import {
-  findTransactionRow,
-  readableTransaction,
-  type TransactionView,
-  toTransactionView,
-} from '../../../http/transaction-dto.ts';
 import { type CommandDeps, handleCommand } from '../../command-handler.ts';
+import type { AppContext } from '../../context.ts';
+import { findTransactionRow, readableTransaction, type TransactionView, toTransactionView } from '../view.ts';
 import type { ChangeContext, ChangeOutcome } from './idempotent-change.ts';
 import { transactionStream } from './stream.ts';
 

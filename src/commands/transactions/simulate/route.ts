@@ -1,15 +1,15 @@
 import type { FastifyRequest } from 'fastify';
+import { ApiError } from '../../../aggregates/errors.ts';
+import { dataEnvelope, errorResponses, idParams } from '../../../contract/envelopes.ts';
+import { simulateBody } from '../../../contract/transactions.ts';
 import { requireTenantInTree } from '../../../http/admin-scope.ts';
 import { apiKeyPrincipal, sessionPrincipal } from '../../../http/auth.ts';
-import type { AppContext } from '../../../http/context.ts';
-import { simulateBody } from '../../../http/contract/transactions.ts';
-import { ApiError } from '../../../http/errors.ts';
 import { eventMetadata } from '../../../http/request-metadata.ts';
-import { dataEnvelope, errorResponses, idParams } from '../../../http/schemas.ts';
 import type { HttpServer } from '../../../http/server.ts';
-import { findTransactionRow, transactionView } from '../../../http/transaction-dto.ts';
-import { simulatorEnabled } from '../../../routing/simulator.ts';
+import type { AppContext } from '../../context.ts';
+import { simulatorEnabled } from '../../providers/bootstrap-simulator.ts';
 import { type TransactionRow, transactionRouteHelpers } from '../shared/route-helpers.ts';
+import { findTransactionRow, transactionView } from '../view.ts';
 import { simulateTransaction } from './handler.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { JsonDecimal } from '../strict-json.ts';
-import { utf8Bytes, utf8Text } from '../text.ts';
+import { JsonDecimal } from './json-decimal.ts';
+import { utf8Bytes, utf8Text } from './text.ts';
 import { normalizedUrl } from './url-normal-form.ts';
 
 /**

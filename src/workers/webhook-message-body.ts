@@ -1,11 +1,11 @@
 import type { Selectable } from 'kysely';
 import { fold } from '../aggregates/decider.ts';
 import { type TransactionEvent, transaction } from '../aggregates/transaction.ts';
+import type { AppContext } from '../commands/context.ts';
 import { transactionStream } from '../commands/transactions/shared/stream.ts';
+import { toTransactionView } from '../commands/transactions/view.ts';
 import type { TransactionsTable, WebhookMessagesTable } from '../db/schema.ts';
 import type { RecordedEvent } from '../events/event-store.ts';
-import type { AppContext } from '../http/context.ts';
-import { toTransactionView } from '../http/transaction-dto.ts';
 import { transactionRowFromState } from '../projections/transactions.ts';
 
 export type MessageToRender = { message_id: string } & Pick<

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageQuery } from '../schemas.ts';
+import { pageQuery } from './envelopes.ts';
 
 /**
  * The HTTP contract of webhook deliveries (SPEC 6): the views and the request schemas of their routes.

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { TRANSACTION_STATUSES, type TransactionStatus } from '../../aggregates/transaction.ts';
-import { queryBoolean } from '../schemas.ts';
+import { TRANSACTION_STATUSES, type TransactionStatus } from '../aggregates/transaction.ts';
+import { queryBoolean } from './envelopes.ts';
 
 /**
  * The HTTP contract of the panel summary (SPEC 4.14): its query and answer.

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { pageQuery, queryBoolean } from '../schemas.ts';
-import { utf8Text } from '../text.ts';
+import { pageQuery, queryBoolean } from './envelopes.ts';
+import { utf8Text } from './text.ts';
 
 /**
  * The HTTP contract of cost centers (SPEC 4.12): the view and the request schemas of their routes.

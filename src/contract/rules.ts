@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { PAYMENT_METHODS } from '../../aggregates/provider.ts';
-import { MAX_AMOUNT_CEILING, PRIORITY_MAX } from '../../aggregates/routing-rule.ts';
-import { pageQuery } from '../schemas.ts';
+import { PAYMENT_METHODS } from '../aggregates/provider.ts';
+import { MAX_AMOUNT_CEILING, PRIORITY_MAX } from '../aggregates/routing-rule.ts';
+import { pageQuery } from './envelopes.ts';
 
 /**
  * The HTTP contract of routing rules (SPEC 2.7, 2.8): the view and the request schemas of their routes.

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { WEBHOOK_MODES, WEBHOOK_URL_MAX_LENGTH } from '../../aggregates/webhook-endpoint.ts';
-import { pageQuery } from '../schemas.ts';
+import { WEBHOOK_MODES, WEBHOOK_URL_MAX_LENGTH } from '../aggregates/webhook-endpoint.ts';
+import { pageQuery } from './envelopes.ts';
 import { normalizedUrl } from './url-normal-form.ts';
 
 /**

@@ -1,10 +1,10 @@
-import { DomainError } from '../aggregates/decider.ts';
-import { PRIORITY_MAX } from '../aggregates/routing-rule.ts';
-import { createProvider, type ProviderDeps } from '../commands/providers.ts';
-import { createRoutingRule } from '../commands/routing-rules.ts';
-import type { Config } from '../config.ts';
-import type { EventMetadata } from '../events/event-store.ts';
-import type { Logger } from '../logger.ts';
+import { DomainError } from '../../aggregates/decider.ts';
+import { PRIORITY_MAX } from '../../aggregates/routing-rule.ts';
+import type { Config } from '../../config.ts';
+import type { EventMetadata } from '../../events/event-store.ts';
+import type { Logger } from '../../logger.ts';
+import { createProvider, type ProviderDeps } from '../providers.ts';
+import { createRoutingRule } from '../routing-rules.ts';
 
 /**
  * SPEC 2.8, last line: with the simulator enabled, its provider and its global pix and boleto rules exist

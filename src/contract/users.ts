@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { USER_ROLES } from '../../aggregates/user.ts';
+import { USER_ROLES } from '../aggregates/user.ts';
 
 /**
  * The HTTP contract of panel users (SPEC 2.7 roles, 5.7): the view and the request bodies of their routes.

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ERRORS, type ErrorCode } from './errors.ts';
+import { ERROR_MESSAGES, type ErrorCode } from '../aggregates/errors.ts';
 
 /** SPEC 2.1 envelopes, shared by every route's response schema and the OpenAPI document. */
 export const errorEnvelope = z
@@ -7,7 +7,7 @@ export const errorEnvelope = z
     error: z
       .object({
         code: z
-          .enum(Object.keys(ERRORS) as [ErrorCode, ...ErrorCode[]])
+          .enum(Object.keys(ERROR_MESSAGES) as [ErrorCode, ...ErrorCode[]])
           .meta({ description: 'The stable, machine-readable error code.' }),
         message: z.string().meta({ description: 'For people; may change between versions.' }),
         request_id: z.string(),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageQuery, queryBoolean } from '../schemas.ts';
+import { pageQuery, queryBoolean } from './envelopes.ts';
 
 /**
  * The panel's refunds awaiting an operator (issue 22 item 4, SPEC 4.8): a boleto paid by boleto whose

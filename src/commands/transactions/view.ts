@@ -1,31 +1,30 @@
 import type { Selectable } from 'kysely';
 import type { z } from 'zod';
-import type { Role } from '../aggregates/access.ts';
-import { fold } from '../aggregates/decider.ts';
+import type { Role } from '../../aggregates/access.ts';
+import { fold } from '../../aggregates/decider.ts';
+import { ApiError } from '../../aggregates/errors.ts';
 import {
   type BoletoDetails,
   type TransactionEvent,
   type TransactionReservedData,
   transaction,
-} from '../aggregates/transaction.ts';
-import { signedDocumentUrl } from '../charge-page/signature.ts';
-import { documentSigningSecret } from '../charge-page/signing-secret.ts';
-import { documentSignatureOf } from '../charge-page/stored-signature.ts';
-import { isTenantInTree, loadCostCenter } from '../commands/cost-centers.ts';
-import {
-  type Instant,
-  isoOfUtcText,
-  isoOrNull,
-  type ListRow,
-} from '../commands/transactions/list/list-query.ts';
-import { transactionStream } from '../commands/transactions/shared/stream.ts';
-import type { TransactionsTable } from '../db/schema.ts';
-import { transactionRowFromState } from '../projections/transactions.ts';
-import type { AppContext } from './context.ts';
-import type { TransactionView, transactionRequestView } from './contract/transactions.ts';
-import { ApiError } from './errors.ts';
+} from '../../aggregates/transaction.ts';
+import { signedDocumentUrl } from '../../charge-page/signature.ts';
+import { documentSigningSecret } from '../../charge-page/signing-secret.ts';
+import { documentSignatureOf } from '../../charge-page/stored-signature.ts';
+import type { TransactionView, transactionRequestView } from '../../contract/transactions.ts';
+import type { TransactionsTable } from '../../db/schema.ts';
+import { transactionRowFromState } from '../../projections/transactions.ts';
+import type { AppContext } from '../context.ts';
+import { isTenantInTree, loadCostCenter } from '../cost-centers.ts';
+import { type Instant, isoOfUtcText, isoOrNull, type ListRow } from './list/list-query.ts';
+import { transactionStream } from './shared/stream.ts';
 
-export { type TransactionView, transactionRequestView, transactionView } from './contract/transactions.ts';
+export {
+  type TransactionView,
+  transactionRequestView,
+  transactionView,
+} from '../../contract/transactions.ts';
 
 /**
  * SPEC 2.3 / 4.5: the creation snapshot of a transaction the caller may read (checked by the caller), for

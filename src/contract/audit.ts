@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageQuery } from '../schemas.ts';
+import { pageQuery } from './envelopes.ts';
 
 /**
  * The HTTP contract of the audit log (SPEC 4.14): its query and entries.

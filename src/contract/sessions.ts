@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { USER_ROLES } from '../../aggregates/user.ts';
+import { USER_ROLES } from '../aggregates/user.ts';
 
 /**
  * The HTTP contract of panel sessions (SPEC 5.6, 5.9): the login body and its answer.

@@ -1,12 +1,12 @@
-import { DomainError } from '../aggregates/decider.ts';
-import { PRIORITY_MAX, routingRule } from '../aggregates/routing-rule.ts';
-import { foldStream } from '../commands/fold-stream.ts';
-import { createProvider, loadProvider, type ProviderDeps, updateProvider } from '../commands/providers.ts';
-import { createRoutingRule, routingRuleStream, updateRoutingRule } from '../commands/routing-rules.ts';
-import type { Config } from '../config.ts';
-import type { EventMetadata } from '../events/event-store.ts';
-import type { Logger } from '../logger.ts';
-import { DEFAULT_KEYS } from '../providers/emulator/server.ts';
+import { DomainError } from '../../aggregates/decider.ts';
+import { PRIORITY_MAX, routingRule } from '../../aggregates/routing-rule.ts';
+import type { Config } from '../../config.ts';
+import type { EventMetadata } from '../../events/event-store.ts';
+import type { Logger } from '../../logger.ts';
+import { DEFAULT_KEYS } from '../../providers/emulator/server.ts';
+import { foldStream } from '../fold-stream.ts';
+import { createProvider, loadProvider, type ProviderDeps, updateProvider } from '../providers.ts';
+import { createRoutingRule, routingRuleStream, updateRoutingRule } from '../routing-rules.ts';
 
 /**
  * `PROVIDER_EMULATOR_URL` (issue 13 item 3; docs/decisions.md "The gateway against the provider emulator"):

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { SCOPES } from '../../aggregates/access.ts';
-import { pageQuery } from '../schemas.ts';
+import { SCOPES } from '../aggregates/access.ts';
+import { pageQuery } from './envelopes.ts';
 
 /**
  * The HTTP contract of API keys (SPEC 2.7, 5.2 to 5.4): the views and the request schemas of their routes.

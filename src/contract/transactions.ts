@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { pageQuery, queryBoolean } from '../schemas.ts';
-import { utf8Text } from '../text.ts';
+import { pageQuery, queryBoolean } from './envelopes.ts';
+import { utf8Text } from './text.ts';
 
 /**
  * The HTTP contract of transactions (SPEC 2.2, 2.3, 4.3 to 4.8): the response views and the request schemas

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageQuery } from '../schemas.ts';
+import { pageQuery } from './envelopes.ts';
 
 /**
  * The HTTP contract of tenant types and tenants (SPEC 1, 2.7): the views and the request schemas.

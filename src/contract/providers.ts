@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PAYMENT_METHODS, PROVIDER_ENVIRONMENTS, PROVIDER_KINDS } from '../../aggregates/provider.ts';
+import { PAYMENT_METHODS, PROVIDER_ENVIRONMENTS, PROVIDER_KINDS } from '../aggregates/provider.ts';
 
 /**
  * The HTTP contract of payment providers (SPEC 2.7): the view and the request schemas of their routes.
