@@ -1,53 +1,22 @@
 import type { FastifyRequest } from 'fastify';
-import type { AccessProfile, Role, Scope } from '../aggregates/access.ts';
+import { ApiError } from '../aggregates/errors.ts';
+import {
+  type ApiKeyPrincipal,
+  type Principal,
+  requireScopes,
+  type SessionPrincipal,
+} from '../commands/principal.ts';
 import { IDEMPOTENCY_KEY } from '../contract/envelopes.ts';
-import { ApiError } from './errors.ts';
+import type { OperationAccess } from '../contract/operation.ts';
 
 export { type AccessProfile, ROLES, type Role, SCOPES, type Scope } from '../aggregates/access.ts';
-
-export interface ApiKeyPrincipal {
-  kind: 'api_key';
-  keyId: string;
-  tenantId: string;
-  livemode: boolean;
-  scopes: ReadonlySet<Scope>;
-  accessProfile: AccessProfile;
-  /** Event metadata actor: `api_key:<id>`. */
-  actor: string;
-}
-
-export interface SessionPrincipal {
-  kind: 'session';
-  sessionId: string;
-  userId: string;
-  role: Role;
-  /** null only for a super_admin not bound to a tenant (the bootstrap administrator). */
-  tenantId: string | null;
-  /** Event metadata actor: `user:<id>`. */
-  actor: string;
-}
-
-export type Principal = ApiKeyPrincipal | SessionPrincipal;
+export type { ApiKeyPrincipal, Principal, SessionPrincipal } from '../commands/principal.ts';
 
 /** Resolves the credential of a request or throws the SPEC 7 error (401 unauthorized, 403 tenant_suspended). */
 export type Authenticator<P extends Principal> = (request: FastifyRequest) => Promise<P>;
 
 /** Per-route access rules, read by the onRequest chain before the body is parsed. */
-export interface RouteAccess {
-  /** Which credential the route takes; absent means none (health, docs, login). */
-  auth?: 'api_key' | 'session';
-  /** Every one is required (SPEC 5.3). */
-  scopes?: readonly Scope[];
-  /** Capability a `developer` key lacks (SPEC 5.4). */
-  notForDeveloperKeys?: boolean;
-  /** Sessions: roles allowed (SPEC 5.7). */
-  roles?: readonly Role[];
-  /**
-   * SPEC 4 common rules: creations require the Idempotency-Key header (`true`, checked before the body is
-   * read). `optional`: the handler checks it only when sent; declared so /openapi.json documents it.
-   */
-  idempotencyKey?: boolean | 'optional';
-}
+export type RouteAccess = OperationAccess;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -55,13 +24,6 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     principal: Principal | null;
-  }
-}
-
-export function requireScopes(principal: ApiKeyPrincipal, scopes: readonly Scope[]): void {
-  const missing = scopes.filter((s) => !principal.scopes.has(s));
-  if (missing.length > 0) {
-    throw new ApiError('insufficient_scope', `The API key lacks the scope ${missing.join(', ')}.`);
   }
 }
 

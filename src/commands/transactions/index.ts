@@ -1,9 +1,10 @@
+import { mountOperations } from '../../http/mount.ts';
 import type { HttpServer } from '../../http/server.ts';
 import type { AppContext } from '../context.ts';
 import { registerChangeDueDateRoute } from './change-due-date/route.ts';
 import { registerCreateRoutes } from './create/route.ts';
 import { registerTransactionEventRoutes } from './events/route.ts';
-import { registerGetRoutes } from './get/route.ts';
+import { getRoutes } from './get/route.ts';
 import { registerTransactionListRoutes } from './list/route.ts';
 import { registerRefreshRoute } from './refresh/route.ts';
 import { registerRefundRoute } from './refund/route.ts';
@@ -23,7 +24,7 @@ export interface TransactionSlice {
  */
 export const TRANSACTION_SLICES: readonly TransactionSlice[] = [
   { useCase: 'create', register: registerCreateRoutes },
-  { useCase: 'get', register: registerGetRoutes },
+  { useCase: 'get', register: (app, ctx) => mountOperations(app, getRoutes, ctx) },
   { useCase: 'events', register: registerTransactionEventRoutes },
   { useCase: 'simulate', register: registerSimulateRoutes },
   { useCase: 'refresh', register: registerRefreshRoute },

@@ -12,11 +12,11 @@ import {
 import type { CommandDeps } from '../../commands/command-handler.ts';
 import type { AppContext } from '../../commands/context.ts';
 import { claimIdempotencyKey } from '../../commands/idempotency.ts';
+import { isInTree, requireTenantInTree, tenantInTreeSql } from '../../commands/tenancy.ts';
 import { apiKeyListQuery, apiKeyView, createApiKeyBody, issuedKey } from '../../contract/api-keys.ts';
 import { dataEnvelope, errorEnvelope, IDEMPOTENCY_REPLAYED, listEnvelope } from '../../contract/envelopes.ts';
 import { API_KEY_PREFIX } from '../../crypto/secrets.ts';
 import { newId } from '../../ids.ts';
-import { isInTree, requireTenantInTree, tenantInTreeSql } from '../admin-scope.ts';
 import { idempotencyKeyOf, sessionPrincipal } from '../auth.ts';
 import { ApiError } from '../errors.ts';
 import { eventMetadata } from '../request-metadata.ts';

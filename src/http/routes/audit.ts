@@ -1,8 +1,8 @@
 import type { AppContext } from '../../commands/context.ts';
+import { requireTenantInTree, tenantInTreeSql } from '../../commands/tenancy.ts';
 import { auditEntry, auditQuery } from '../../contract/audit.ts';
 import { errorResponses, listEnvelope } from '../../contract/envelopes.ts';
 import { auditAction } from '../../projections/audit-actions.ts';
-import { requireTenantInTree, tenantInTreeSql } from '../admin-scope.ts';
 import { sessionPrincipal } from '../auth.ts';
 import type { HttpServer } from '../server.ts';
 

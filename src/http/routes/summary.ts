@@ -1,10 +1,10 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { saoPauloDate, TRANSACTION_STATUSES, type TransactionStatus } from '../../aggregates/transaction.ts';
 import type { AppContext } from '../../commands/context.ts';
+import { requireTenantInTree, treeRoot } from '../../commands/tenancy.ts';
 import { dataEnvelope, errorResponses } from '../../contract/envelopes.ts';
 import { adminSummary, summaryQuery } from '../../contract/summary.ts';
 import type { Database } from '../../db/schema.ts';
-import { requireTenantInTree, treeRoot } from '../admin-scope.ts';
 import { sessionPrincipal } from '../auth.ts';
 import type { HttpServer } from '../server.ts';
 

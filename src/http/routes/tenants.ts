@@ -3,6 +3,7 @@ import { isDomainError } from '../../aggregates/decider.ts';
 import { isValidRegistryName } from '../../aggregates/registry-name.ts';
 import type { AppContext } from '../../commands/context.ts';
 import { claimIdempotencyKey } from '../../commands/idempotency.ts';
+import { requireTenantInTree, treeRoot } from '../../commands/tenancy.ts';
 import {
   createTenant,
   createTenantType,
@@ -29,7 +30,6 @@ import {
 } from '../../contract/tenants.ts';
 import { sha256Hex } from '../../crypto/secrets.ts';
 import { newId } from '../../ids.ts';
-import { requireTenantInTree, treeRoot } from '../admin-scope.ts';
 import { idempotencyKeyOf, ROLES, type Role, sessionPrincipal } from '../auth.ts';
 import { ApiError } from '../errors.ts';
 import { eventMetadata } from '../request-metadata.ts';

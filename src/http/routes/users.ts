@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { userDecider, userStream } from '../../aggregates/user.ts';
 import type { AppContext } from '../../commands/context.ts';
 import { foldStream } from '../../commands/fold-stream.ts';
+import { isInTree, tenantInTreeSql } from '../../commands/tenancy.ts';
 import {
   changePassword,
   createUser,
@@ -19,7 +20,6 @@ import {
   pageQuery,
 } from '../../contract/envelopes.ts';
 import { newPasswordBody, newUserBody, userDto } from '../../contract/users.ts';
-import { isInTree, tenantInTreeSql } from '../admin-scope.ts';
 import { sessionPrincipal } from '../auth.ts';
 import { ApiError } from '../errors.ts';
 import { eventMetadata } from '../request-metadata.ts';

@@ -2,6 +2,7 @@ import type { Selectable } from 'kysely';
 import { z } from 'zod';
 import { documentSigningSecret } from '../../charge-page/signing-secret.ts';
 import type { AppContext } from '../../commands/context.ts';
+import { isInTree, requireTenantInTree, tenantInTreeSql } from '../../commands/tenancy.ts';
 import { dataEnvelope, errorResponses, idParams, listEnvelope } from '../../contract/envelopes.ts';
 import {
   attemptDto,
@@ -12,7 +13,6 @@ import {
 } from '../../contract/webhook-deliveries.ts';
 import type { WebhookDeliveriesTable } from '../../db/schema.ts';
 import { callbackWebhookSecret } from '../../webhooks/signing.ts';
-import { isInTree, requireTenantInTree, tenantInTreeSql } from '../admin-scope.ts';
 import { type SessionPrincipal, sessionPrincipal } from '../auth.ts';
 import { ApiError } from '../errors.ts';
 import type { HttpServer } from '../server.ts';

@@ -4,6 +4,7 @@ import { isDomainError } from '../../aggregates/decider.ts';
 import { WEBHOOK_MODES, type WebhookMode, webhookEndpoint } from '../../aggregates/webhook-endpoint.ts';
 import type { AppContext } from '../../commands/context.ts';
 import { claimIdempotencyKey } from '../../commands/idempotency.ts';
+import { isInTree, requireTenantInTree, tenantInTreeSql } from '../../commands/tenancy.ts';
 import {
   deleteWebhookEndpoint,
   type LoadedWebhookEndpoint,
@@ -34,7 +35,6 @@ import {
 } from '../../contract/webhook-endpoints.ts';
 import { newId } from '../../ids.ts';
 import { checkDestinationSyntax, destinationPolicy } from '../../webhooks/ssrf-guard.ts';
-import { isInTree, requireTenantInTree, tenantInTreeSql } from '../admin-scope.ts';
 import { idempotencyKeyOf, type SessionPrincipal, sessionPrincipal } from '../auth.ts';
 import { ApiError } from '../errors.ts';
 import { eventMetadata } from '../request-metadata.ts';

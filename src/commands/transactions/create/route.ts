@@ -4,12 +4,12 @@ import { DomainError } from '../../../aggregates/decider.ts';
 import { ApiError } from '../../../aggregates/errors.ts';
 import { boletoBody, panelBoletoBody, pixBody } from '../../../contract/charges.ts';
 import { dataEnvelope, errorEnvelope, IDEMPOTENCY_REPLAYED } from '../../../contract/envelopes.ts';
-import { requireTenantInTree } from '../../../http/admin-scope.ts';
 import { apiKeyPrincipal, idempotencyKeyOf, sessionPrincipal } from '../../../http/auth.ts';
 import { compiledSuccessSerializer } from '../../../http/compiled-serializer.ts';
 import { eventMetadata } from '../../../http/request-metadata.ts';
 import type { HttpServer } from '../../../http/server.ts';
 import type { AppContext } from '../../context.ts';
+import { requireTenantInTree } from '../../tenancy.ts';
 import { findTransactionRow, type TransactionView, toTransactionView, transactionView } from '../view.ts';
 import { type ChargeBody, createCharge } from './handler.ts';
 

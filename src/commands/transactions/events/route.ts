@@ -3,10 +3,10 @@ import { ApiError } from '../../../aggregates/errors.ts';
 import type { TransactionEvent } from '../../../aggregates/transaction.ts';
 import { dataEnvelope, errorResponses, idParams } from '../../../contract/envelopes.ts';
 import { transactionEvent } from '../../../contract/transactions.ts';
-import { requireTenantInTree } from '../../../http/admin-scope.ts';
 import { sessionPrincipal } from '../../../http/auth.ts';
 import type { HttpServer } from '../../../http/server.ts';
 import type { AppContext } from '../../context.ts';
+import { requireTenantInTree } from '../../tenancy.ts';
 import {
   foldTransaction,
   transactionEventDataFor,

@@ -2,12 +2,12 @@ import { ApiError } from '../../../aggregates/errors.ts';
 import { documentSigningSecret } from '../../../charge-page/signing-secret.ts';
 import { errorResponses, listEnvelope } from '../../../contract/envelopes.ts';
 import { panelTransactionQuery, publicTransactionQuery } from '../../../contract/transactions.ts';
-import { requireTenantInTree, treeRoot } from '../../../http/admin-scope.ts';
 import { apiKeyPrincipal, sessionPrincipal } from '../../../http/auth.ts';
 import { compiledSerializer } from '../../../http/compiled-serializer.ts';
 import type { HttpServer } from '../../../http/server.ts';
 import type { AppContext } from '../../context.ts';
 import { costCenterNames, isTenantInTree } from '../../cost-centers.ts';
+import { requireTenantInTree, treeRoot } from '../../tenancy.ts';
 import { listViewContext, transactionListViewOf, transactionView } from '../view.ts';
 import { type ListFilters, listRows, type Scope } from './list-query.ts';
 

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
+import { ApiError } from '../aggregates/errors.ts';
 import type { Database } from '../db/schema.ts';
-import type { SessionPrincipal } from './auth.ts';
-import { ApiError } from './errors.ts';
+import type { SessionPrincipal } from './principal.ts';
 
 /**
  * SPEC 5.7: a super_admin sees every tenant; a tenant_admin or viewer sees its own tenant and descendants.

@@ -1,0 +1,24 @@
+import type { EventDefinition } from '../events/event-registry.ts';
+import type { Projection } from '../projections/projection.ts';
+import type { BoundOperation } from './bind.ts';
+
+/**
+ * One feature of the gateway (DESIGN.md "Feature modules"): everything the platform derives from it. The
+ * event registry, the projection lists, route mounting, OpenAPI tags, audit action names and the job runner
+ * read FEATURES (src/commands/index.ts), the only list.
+ */
+export interface Feature {
+  readonly name: string;
+  /** Its event types, each with the audit action name of its entries. */
+  readonly events: readonly EventDefinition[];
+  readonly projections: {
+    /** Read models API reads must see at once: applied inside the append's transaction. */
+    readonly inline?: readonly Projection[];
+    /** Read models that may trail the log. */
+    readonly async?: readonly Projection[];
+    /** Inline ones that requests read before they decide (auth, routing): caught up first in async mode. */
+    readonly reference?: readonly Projection[];
+  };
+  /** Its operations, in the order /openapi.json lists them. */
+  readonly routes: readonly BoundOperation[];
+}

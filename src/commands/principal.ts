@@ -1,0 +1,35 @@
+import type { AccessProfile, Role, Scope } from '../aggregates/access.ts';
+import { ApiError } from '../aggregates/errors.ts';
+
+/** A request authenticated by an API key (SPEC 5.1). */
+export interface ApiKeyPrincipal {
+  kind: 'api_key';
+  keyId: string;
+  tenantId: string;
+  livemode: boolean;
+  scopes: ReadonlySet<Scope>;
+  accessProfile: AccessProfile;
+  /** Event metadata actor: `api_key:<id>`. */
+  actor: string;
+}
+
+/** A request authenticated by a panel session (SPEC 5.6). */
+export interface SessionPrincipal {
+  kind: 'session';
+  sessionId: string;
+  userId: string;
+  role: Role;
+  /** null only for a super_admin not bound to a tenant (the bootstrap administrator). */
+  tenantId: string | null;
+  /** Event metadata actor: `user:<id>`. */
+  actor: string;
+}
+
+export type Principal = ApiKeyPrincipal | SessionPrincipal;
+
+export function requireScopes(principal: ApiKeyPrincipal, scopes: readonly Scope[]): void {
+  const missing = scopes.filter((s) => !principal.scopes.has(s));
+  if (missing.length > 0) {
+    throw new ApiError('insufficient_scope', `The API key lacks the scope ${missing.join(', ')}.`);
+  }
+}

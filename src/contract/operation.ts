@@ -1,0 +1,51 @@
+import type { z } from 'zod';
+import type { Role, Scope } from '../aggregates/access.ts';
+
+/** Who may call an operation, checked before its body is read (SPEC 5.3, 5.4, 5.7; SPEC 4 common rules). */
+export interface OperationAccess {
+  /** Which credential the operation takes; absent means none (health, docs, login). */
+  readonly auth?: 'api_key' | 'session';
+  /** Every one is required (SPEC 5.3). */
+  readonly scopes?: readonly Scope[];
+  /** Capability a `developer` key lacks (SPEC 5.4). */
+  readonly notForDeveloperKeys?: boolean;
+  /** Sessions: roles allowed (SPEC 5.7). */
+  readonly roles?: readonly Role[];
+  /**
+   * SPEC 4 common rules: creations require the Idempotency-Key header (`true`, checked before the body is
+   * read). `optional`: the handler checks it only when sent; declared so /openapi.json documents it.
+   */
+  readonly idempotencyKey?: boolean | 'optional';
+}
+
+/** The documented shape of an operation: what the server validates and /openapi.json and the SDK describe. */
+export interface OperationSchema {
+  readonly operationId: string;
+  readonly summary: string;
+  readonly description?: string;
+  readonly params?: z.ZodType;
+  readonly querystring?: z.ZodType;
+  readonly body?: z.ZodType;
+  readonly response: Readonly<Record<number, z.ZodType>>;
+}
+
+/**
+ * One operation of the public API: method, path, access and schema. Server and SDK read the same object;
+ * a feature binds it to its handler (src/commands/bind.ts) and src/http mounts it.
+ */
+export interface Operation<S extends OperationSchema = OperationSchema> {
+  readonly method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+  /** fastify's spelling: `/v1/transactions/:id/refund`. */
+  readonly path: string;
+  readonly access: OperationAccess;
+  /**
+   * Answers built by typed code and large enough to matter (issue 14, B3) are written by a serializer
+   * compiled once from the response schema: every status (`compiled`) or only 2xx (`compiled-success`).
+   */
+  readonly serializer?: 'compiled' | 'compiled-success';
+  readonly schema: S;
+}
+
+export function operation<const S extends OperationSchema>(op: Operation<S>): Operation<S> {
+  return op;
+}
