@@ -12,6 +12,7 @@ import { type DatabaseHandle, openDatabase, reachDatabase } from './db/database.
 import { migrateToLatest } from './db/migrate.ts';
 import type { EventStore } from './events/event-store.ts';
 import { PostgresEventStore } from './events/postgres-event-store.ts';
+import type { Projection } from './events/projection.ts';
 import { createEventRegistry } from './events/registry.ts';
 import { createApiKeyAuthenticator } from './http/api-key-auth.ts';
 import { InFlight } from './http/in-flight.ts';
@@ -25,7 +26,6 @@ import {
   inlineProjections,
   referenceProjections,
 } from './projections/index.ts';
-import type { Projection } from './projections/projection.ts';
 import { ProjectionRunner } from './projections/projection-runner.ts';
 import { JobLease } from './workers/lease.ts';
 import { Reconciler } from './workers/reconciler.ts';

@@ -1,3 +1,4 @@
+import type { DomainEvent } from '../events/domain-event.ts';
 import type { ErrorCode } from './errors.ts';
 
 /**
@@ -5,11 +6,7 @@ import type { ErrorCode } from './errors.ts';
  * in ctx.now), no randomness (ids come in the command). State tables of SPEC.md section 3 live beside them.
  */
 
-/** A domain event as deciders see it: the type plus its (validated, upcast) payload. */
-export interface DomainEvent<T extends string = string, D = unknown> {
-  readonly type: T;
-  readonly data: D;
-}
+export type { DomainEvent } from '../events/domain-event.ts';
 
 export interface DecideContext {
   readonly now: Date;

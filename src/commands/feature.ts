@@ -1,5 +1,5 @@
 import type { EventDefinition } from '../events/event-registry.ts';
-import type { Projection } from '../projections/projection.ts';
+import type { Projection } from '../events/projection.ts';
 import type { BoundOperation } from './bind.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { DomainEvent } from '../aggregates/decider.ts';
+import type { DomainEvent } from './domain-event.ts';
 import type { RecordedEvent } from './event-store.ts';
 
 /**

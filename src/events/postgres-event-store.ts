@@ -2,7 +2,6 @@ import { type Kysely, sql, type Transaction } from 'kysely';
 import { constantQuery } from '../db/constant-query.ts';
 import type { Database } from '../db/schema.ts';
 import { executeSql, q, type SqlText } from '../db/sql-text.ts';
-import { applyEvents, handles, type Projection } from '../projections/projection.ts';
 import {
   type AppendResult,
   type Checkpoint,
@@ -16,6 +15,7 @@ import {
   type StreamAppend,
   WrongExpectedVersionError,
 } from './event-store.ts';
+import { applyEvents, handles, type Projection } from './projection.ts';
 
 interface EventRow {
   global_position: string;

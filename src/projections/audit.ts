@@ -4,9 +4,9 @@ import { copyField, copyFromStdin } from '../db/copy-from-stdin.ts';
 import type { Database } from '../db/schema.ts';
 import { EventRegistry } from '../events/event-registry.ts';
 import type { RecordedEvent } from '../events/event-store.ts';
+import type { Projection } from '../events/projection.ts';
 import { auditAction } from './audit-actions.ts';
 import { droppableIndexes, recordset } from './batch-sql.ts';
-import type { Projection } from './projection.ts';
 
 const settingsRegistry = new EventRegistry(paymentSettingsEvents);
 

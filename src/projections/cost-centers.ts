@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { type CostCenterEvent, costCenterEvents } from '../aggregates/cost-center.ts';
 import { EventRegistry } from '../events/event-registry.ts';
-import type { Projection } from './projection.ts';
+import type { Projection } from '../events/projection.ts';
 
 // Payloads are decoded (upcast and validated) before use, as deciders see them.
 const registry = new EventRegistry(costCenterEvents);

@@ -1,7 +1,7 @@
+import type { Projection } from '../events/projection.ts';
 import { apiKeysProjection } from './api-keys.ts';
 import { auditProjection } from './audit.ts';
 import { costCentersProjection } from './cost-centers.ts';
-import type { Projection } from './projection.ts';
 import { providersProjection } from './providers.ts';
 import { refundVaultProjection } from './refund-vault.ts';
 import { routingRulesProjection } from './routing-rules.ts';

@@ -7,8 +7,8 @@ import {
   type RecordedEvent,
   START,
 } from '../events/event-store.ts';
+import { applyEvents, type BulkLoader, type Projection } from '../events/projection.ts';
 import { projectionLagSeconds, projectionPosition } from '../metrics.ts';
-import { applyEvents, type BulkLoader, type Projection } from './projection.ts';
 
 export interface RunnerOptions {
   batchSize?: number;

@@ -1,5 +1,5 @@
 import { shredSubject } from '../crypto/vault.ts';
-import type { Projection } from './projection.ts';
+import type { Projection } from '../events/projection.ts';
 
 /**
  * Crypto-shredding of a refund's bank account (issue 22 item 4.4): when a charge's refund ends — refunded

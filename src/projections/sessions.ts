@@ -3,7 +3,7 @@ import { type SessionEvent, sessionEvents } from '../aggregates/session.ts';
 import { type TenantEvent, tenantEvents } from '../aggregates/tenant.ts';
 import { type UserEvent, userEvents } from '../aggregates/user.ts';
 import { EventRegistry } from '../events/event-registry.ts';
-import type { Projection } from './projection.ts';
+import type { Projection } from '../events/projection.ts';
 
 // Payloads are decoded (upcast and validated) before use, as deciders see them.
 const registry = new EventRegistry([...sessionEvents, ...userEvents, ...tenantEvents]);

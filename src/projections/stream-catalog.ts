@@ -2,8 +2,8 @@ import { sql, type Transaction } from 'kysely';
 import { copyField, copyFromStdin } from '../db/copy-from-stdin.ts';
 import type { Database } from '../db/schema.ts';
 import type { RecordedEvent } from '../events/event-store.ts';
+import type { Projection } from '../events/projection.ts';
 import { droppableIndexes, recordset, setExcluded } from './batch-sql.ts';
-import type { Projection } from './projection.ts';
 
 /** `transaction-txn_1` → `transaction`: the part before the first dash names the aggregate. */
 export function streamCategory(stream: string): string {

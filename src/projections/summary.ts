@@ -9,8 +9,8 @@ import {
 import { STATUS_AFTER } from '../aggregates/transaction-status.ts';
 import { copyField, copyFromStdin } from '../db/copy-from-stdin.ts';
 import type { RecordedEvent } from '../events/event-store.ts';
+import type { Projection } from '../events/projection.ts';
 import { droppableIndexes, recordset, setExcluded, updateGuarded } from './batch-sql.ts';
-import type { Projection } from './projection.ts';
 import { decodeTransactionEvent, TRANSACTION_EVENT_TYPES } from './transactions.ts';
 
 /**

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { type TenantEvent, tenantEvents } from '../aggregates/tenant.ts';
 import { type TenantTypeEvent, tenantTypeEvents } from '../aggregates/tenant-type.ts';
 import { EventRegistry } from '../events/event-registry.ts';
-import type { Projection } from './projection.ts';
+import type { Projection } from '../events/projection.ts';
 
 // Payloads are decoded (upcast and validated) before use, as deciders see them.
 const registry = new EventRegistry([...tenantTypeEvents, ...tenantEvents]);

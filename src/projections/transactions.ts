@@ -10,8 +10,8 @@ import type { Database, TransactionRequestsTable, TransactionsTable } from '../d
 import { q, type SqlText } from '../db/sql-text.ts';
 import { EventRegistry } from '../events/event-registry.ts';
 import type { RecordedEvent } from '../events/event-store.ts';
+import type { Projection } from '../events/projection.ts';
 import { defined, recordset, setExcluded, updateGuarded } from './batch-sql.ts';
-import type { Projection } from './projection.ts';
 
 // Payloads are decoded (upcast and validated) before use, as deciders see them.
 const registry = new EventRegistry(transactionEvents);

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { type UserEvent, userEvents } from '../aggregates/user.ts';
 import { EventRegistry } from '../events/event-registry.ts';
-import type { Projection } from './projection.ts';
+import type { Projection } from '../events/projection.ts';
 
 const registry = new EventRegistry(userEvents);
 

@@ -3,7 +3,7 @@ import { type WebhookEndpointEvent, webhookEndpointEvents } from '../aggregates/
 import type { Database, WebhookEndpointsTable } from '../db/schema.ts';
 import { EventRegistry } from '../events/event-registry.ts';
 import type { RecordedEvent } from '../events/event-store.ts';
-import type { Projection } from './projection.ts';
+import type { Projection } from '../events/projection.ts';
 
 // Payloads are decoded (upcast and validated) before use, as deciders see them.
 const registry = new EventRegistry(webhookEndpointEvents);

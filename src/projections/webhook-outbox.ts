@@ -2,8 +2,8 @@ import { sql } from 'kysely';
 import type { TransactionStatus } from '../aggregates/transaction.ts';
 import { statusAfter } from '../aggregates/transaction-status.ts';
 import { q } from '../db/sql-text.ts';
+import type { Projection } from '../events/projection.ts';
 import { recordset, updateGuarded } from './batch-sql.ts';
-import type { Projection } from './projection.ts';
 import { decodeTransactionEvent, TRANSACTION_EVENT_TYPES } from './transactions.ts';
 
 /** Standard Webhooks message id, stable across retries and destinations: derived from the event id. */

@@ -15,7 +15,7 @@ import { PostgresEventStore } from '../../src/events/postgres-event-store.ts';
 import { createEventRegistry } from '../../src/events/registry.ts';
 import { auditProjection, stripSecrets, targetOf } from '../../src/projections/audit.ts';
 import { inlineProjections } from '../../src/projections/index.ts';
-import type { Projection } from '../../src/projections/projection.ts';
+import type { Projection } from '../../src/events/projection.ts';
 import { ProjectionRunner, readCheckpoint } from '../../src/projections/projection-runner.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import { type NewEvent, START } from '../../src/events/event-store.ts';
 import { PostgresEventStore } from '../../src/events/postgres-event-store.ts';
 import { metrics } from '../../src/metrics.ts';
-import type { Projection } from '../../src/projections/projection.ts';
+import type { Projection } from '../../src/events/projection.ts';
 import { ProjectionRunner, readCheckpoint } from '../../src/projections/projection-runner.ts';
 import { streamCatalog } from '../../src/projections/stream-catalog.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';

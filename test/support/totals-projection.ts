@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { Projection } from '../../src/projections/projection.ts';
+import type { Projection } from '../../src/events/projection.ts';
 
 /** A test read model: per stream, the number of Counter.Incremented events and the sum of `by`. */
 export async function createTotalsTable<DB>(db: Kysely<DB>): Promise<void> {

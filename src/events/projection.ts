@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import type { SqlText } from '../db/sql-text.ts';
-import type { RecordedEvent } from '../events/event-store.ts';
+import type { RecordedEvent } from './event-store.ts';
 
 /**
  * A read model, written once and run inline (inside the append's SQL transaction) or async (catch-up from
