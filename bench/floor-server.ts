@@ -38,10 +38,10 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { idempotencyStream, requestHash } from '../src/commands/idempotency.ts';
 import { listQuery } from '../src/commands/transactions/list/list-query.ts';
+import { transactionView } from '../src/contract/transactions.ts';
 import { livemodeOfKey, sha256Hex } from '../src/crypto/secrets.ts';
 import { READ_STREAM_SQL } from '../src/events/postgres-event-store.ts';
 import { KEY_BY_DIGEST_SQL } from '../src/http/api-key-auth.ts';
-import { transactionView } from '../src/contract/transactions.ts';
 import { ADMIT_LUA, LIMITS } from '../src/http/rate-limit.ts';
 
 const env = process.env;

@@ -2,12 +2,13 @@
  * The document served at /openapi.json, without a database: it comes from route registration alone, so
  * the app is built on a pool that never connects. scripts/lint-openapi.ts lints it (issue 15 item 1).
  */
+
+import type { AppContext } from '../src/commands/context.ts';
+import { createEventRegistry } from '../src/commands/index.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { PostgresEventStore } from '../src/events/postgres-event-store.ts';
-import { createEventRegistry } from '../src/events/registry.ts';
 import { createApiKeyAuthenticator } from '../src/http/api-key-auth.ts';
-import type { AppContext } from '../src/commands/context.ts';
 import { createRateLimiter } from '../src/http/rate-limit.ts';
 import { buildHttpServer } from '../src/http/server.ts';
 import { createSessionAuthenticator } from '../src/http/session-auth.ts';

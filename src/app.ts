@@ -3,6 +3,13 @@ import { documentSigningSecret } from './charge-page/signing-secret.ts';
 import { useDocumentSigningSecret } from './charge-page/stored-signature.ts';
 import { bootstrapDemo, type DemoResult } from './commands/bootstrap-demo.ts';
 import type { AppContext } from './commands/context.ts';
+import {
+  allProjections,
+  asyncProjections,
+  createEventRegistry,
+  inlineProjections,
+  referenceProjections,
+} from './commands/index.ts';
 import { wireProviderEmulator } from './commands/providers/bootstrap-emulator.ts';
 import { bootstrapSimulator, simulatorEnabled } from './commands/providers/bootstrap-simulator.ts';
 import { providerDeps } from './commands/providers.ts';
@@ -13,19 +20,12 @@ import { migrateToLatest } from './db/migrate.ts';
 import type { EventStore } from './events/event-store.ts';
 import { PostgresEventStore } from './events/postgres-event-store.ts';
 import type { Projection } from './events/projection.ts';
-import { createEventRegistry } from './events/registry.ts';
 import { createApiKeyAuthenticator } from './http/api-key-auth.ts';
 import { InFlight } from './http/in-flight.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
 import { buildHttpServer, type HttpServer } from './http/server.ts';
 import { createSessionAuthenticator } from './http/session-auth.ts';
 import { createLogger, type Logger } from './logger.ts';
-import {
-  allProjections,
-  asyncProjections,
-  inlineProjections,
-  referenceProjections,
-} from './projections/index.ts';
 import { ProjectionRunner } from './projections/projection-runner.ts';
 import { JobLease } from './workers/lease.ts';
 import { Reconciler } from './workers/reconciler.ts';

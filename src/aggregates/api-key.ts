@@ -29,8 +29,18 @@ const issuedData = z.strictObject({
 const revokedData = z.strictObject({ key_id: keyId });
 
 export const apiKeyEvents = [
-  defineEvent({ type: 'ApiKey.Issued', version: 1, schema: issuedData }),
-  defineEvent({ type: 'ApiKey.Revoked', version: 1, schema: revokedData }),
+  defineEvent({
+    type: 'ApiKey.Issued',
+    audit: { action: 'api_key.created', when: 'an API key was issued (the secret never)' },
+    version: 1,
+    schema: issuedData,
+  }),
+  defineEvent({
+    type: 'ApiKey.Revoked',
+    audit: { action: 'api_key.revoked', when: 'an API key was revoked' },
+    version: 1,
+    schema: revokedData,
+  }),
 ];
 
 export type ApiKeyIssuedData = z.infer<typeof issuedData>;

@@ -24,7 +24,15 @@ const updatedData = z.strictObject({
 });
 
 export const paymentSettingsEvents = [
-  defineEvent({ type: 'PaymentSettings.Updated', version: 1, schema: updatedData }),
+  defineEvent({
+    type: 'PaymentSettings.Updated',
+    audit: {
+      action: 'settings.payments.updated',
+      when: 'the production payments control changed (SPEC 4.14); `before`/`after` hold `allow_live_payments`',
+    },
+    version: 1,
+    schema: updatedData,
+  }),
 ];
 
 export type PaymentSettingsUpdatedData = z.infer<typeof updatedData>;

@@ -62,8 +62,18 @@ const updatedData = z.strictObject({
 });
 
 export const providerEvents = [
-  defineEvent({ type: 'Provider.Created', version: 1, schema: createdData }),
-  defineEvent({ type: 'Provider.Updated', version: 1, schema: updatedData }),
+  defineEvent({
+    type: 'Provider.Created',
+    audit: { action: 'provider.created', when: 'a provider was registered' },
+    version: 1,
+    schema: createdData,
+  }),
+  defineEvent({
+    type: 'Provider.Updated',
+    audit: { action: 'provider.updated', when: 'a provider was changed (credentials never)' },
+    version: 1,
+    schema: updatedData,
+  }),
 ];
 
 export type ProviderCreatedData = z.infer<typeof createdData>;

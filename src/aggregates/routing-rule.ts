@@ -31,8 +31,18 @@ const updatedData = z.strictObject({
 });
 
 export const routingRuleEvents = [
-  defineEvent({ type: 'RoutingRule.Created', version: 1, schema: createdData }),
-  defineEvent({ type: 'RoutingRule.Updated', version: 1, schema: updatedData }),
+  defineEvent({
+    type: 'RoutingRule.Created',
+    audit: { action: 'routing_rule.created', when: 'a routing rule was created' },
+    version: 1,
+    schema: createdData,
+  }),
+  defineEvent({
+    type: 'RoutingRule.Updated',
+    audit: { action: 'routing_rule.updated', when: "a rule's priority, limit or enablement changed" },
+    version: 1,
+    schema: updatedData,
+  }),
 ];
 
 export type RoutingRuleCreatedData = z.infer<typeof createdData>;

@@ -26,9 +26,18 @@ export type SessionEvent =
   | DomainEvent<'Session.Ended', SessionEndedData>;
 
 export const sessionEvents = [
-  defineEvent({ type: 'Session.Started', version: 1, schema: sessionStartedSchema }),
+  defineEvent({
+    type: 'Session.Started',
+    audit: { action: 'session.created', when: 'a panel login' },
+    version: 1,
+    schema: sessionStartedSchema,
+  }),
   defineEvent({
     type: 'Session.Ended',
+    audit: {
+      action: 'session.revoked',
+      when: 'a session was revoked by logout (SPEC 5.6); password changes and suspensions revoke through `user.*` and `tenant.*`',
+    },
     version: 1,
     schema: z.object({ session_id: z.string().min(1), reason: z.literal('logout') }),
   }),

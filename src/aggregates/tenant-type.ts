@@ -18,7 +18,12 @@ const createdData = z.strictObject({ type_id: typeId, name: z.string(), allows_c
 const nameReservedData = createdData;
 
 export const tenantTypeEvents = [
-  defineEvent({ type: 'TenantType.Created', version: 1, schema: createdData }),
+  defineEvent({
+    type: 'TenantType.Created',
+    audit: { action: 'tenant_type.created', when: 'a tenant type was created' },
+    version: 1,
+    schema: createdData,
+  }),
   defineEvent({ type: 'TenantTypeName.Reserved', version: 1, schema: nameReservedData }),
 ];
 

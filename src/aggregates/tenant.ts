@@ -23,9 +23,24 @@ const createdData = z.strictObject({
 const statusData = z.strictObject({ tenant_id: tenantId });
 
 export const tenantEvents = [
-  defineEvent({ type: 'Tenant.Created', version: 1, schema: createdData }),
-  defineEvent({ type: 'Tenant.Suspended', version: 1, schema: statusData }),
-  defineEvent({ type: 'Tenant.Reactivated', version: 1, schema: statusData }),
+  defineEvent({
+    type: 'Tenant.Created',
+    audit: { action: 'tenant.created', when: 'a tenant was created' },
+    version: 1,
+    schema: createdData,
+  }),
+  defineEvent({
+    type: 'Tenant.Suspended',
+    audit: { action: 'tenant.suspended', when: 'a tenant was suspended' },
+    version: 1,
+    schema: statusData,
+  }),
+  defineEvent({
+    type: 'Tenant.Reactivated',
+    audit: { action: 'tenant.reactivated', when: 'a tenant was reactivated' },
+    version: 1,
+    schema: statusData,
+  }),
 ];
 
 export type TenantCreatedData = z.infer<typeof createdData>;

@@ -55,11 +55,39 @@ const disabledData = z.strictObject({ endpoint_id: endpointId, reason: z.enum(WE
 const deletedData = z.strictObject({ endpoint_id: endpointId });
 
 export const webhookEndpointEvents = [
-  defineEvent({ type: 'WebhookEndpoint.Registered', version: 1, schema: registeredData }),
-  defineEvent({ type: 'WebhookEndpoint.Updated', version: 1, schema: updatedData }),
-  defineEvent({ type: 'WebhookEndpoint.SecretRotated', version: 1, schema: secretRotatedData }),
-  defineEvent({ type: 'WebhookEndpoint.Disabled', version: 1, schema: disabledData }),
-  defineEvent({ type: 'WebhookEndpoint.Deleted', version: 1, schema: deletedData }),
+  defineEvent({
+    type: 'WebhookEndpoint.Registered',
+    audit: { action: 'webhook_endpoint.created', when: 'a webhook endpoint was registered' },
+    version: 1,
+    schema: registeredData,
+  }),
+  defineEvent({
+    type: 'WebhookEndpoint.Updated',
+    audit: { action: 'webhook_endpoint.updated', when: 'a webhook endpoint was changed' },
+    version: 1,
+    schema: updatedData,
+  }),
+  defineEvent({
+    type: 'WebhookEndpoint.SecretRotated',
+    audit: {
+      action: 'webhook_endpoint.secret_rotated',
+      when: 'a webhook signing secret was rotated (the secret never)',
+    },
+    version: 1,
+    schema: secretRotatedData,
+  }),
+  defineEvent({
+    type: 'WebhookEndpoint.Disabled',
+    audit: { action: 'webhook_endpoint.disabled', when: 'a webhook endpoint was disabled' },
+    version: 1,
+    schema: disabledData,
+  }),
+  defineEvent({
+    type: 'WebhookEndpoint.Deleted',
+    audit: { action: 'webhook_endpoint.deleted', when: 'a webhook endpoint was deleted' },
+    version: 1,
+    schema: deletedData,
+  }),
 ];
 
 export type WebhookEndpointRegisteredData = z.infer<typeof registeredData>;

@@ -13,7 +13,17 @@ export interface EventDefinition<T extends string = string, D = unknown> {
   readonly schema: z.ZodType<D>;
   /** `upcasters[n]` turns a version-n payload into a version-(n+1) payload. */
   readonly upcasters?: Readonly<Record<number, (data: unknown) => unknown>>;
+  /** Its audit entries' action name (SPEC 4.14; docs/audit-actions.md is generated from these). */
+  readonly audit?: AuditName;
 }
+
+/** A stable, dotted, lower-case `<resource>.<verb>`, and when an entry gets it (for the docs). */
+export interface AuditName {
+  readonly action: string;
+  readonly when: string;
+}
+
+const snake = (part: string) => part.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
 
 export function defineEvent<T extends string, D>(def: EventDefinition<T, D>): EventDefinition<T, D> {
   return def;
@@ -53,6 +63,20 @@ export class EventRegistry {
     if (this.defs.has(def.type)) throw new Error(`event type ${def.type} registered twice`);
     this.defs.set(def.type, def);
     return this;
+  }
+
+  /**
+   * The audit action of an event type: its definition's name, else (a type defined without one, or one this
+   * registry does not know) the same spelling rule, `Provider.SomethingNew` -> `provider.something_new`, so
+   * the log still records it.
+   */
+  auditAction(type: string): string {
+    return this.defs.get(type)?.audit?.action ?? type.split('.').map(snake).join('.');
+  }
+
+  /** Every event type that names its audit action, with that name, in registration order. */
+  auditNames(): ReadonlyArray<{ type: string } & AuditName> {
+    return [...this.defs.values()].flatMap((d) => (d.audit ? [{ type: d.type, ...d.audit }] : []));
   }
 
   private definition(type: string): EventDefinition {

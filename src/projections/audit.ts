@@ -5,7 +5,6 @@ import type { Database } from '../db/schema.ts';
 import { EventRegistry } from '../events/event-registry.ts';
 import type { RecordedEvent } from '../events/event-store.ts';
 import type { Projection } from '../events/projection.ts';
-import { auditAction } from './audit-actions.ts';
 import { droppableIndexes, recordset } from './batch-sql.ts';
 
 const settingsRegistry = new EventRegistry(paymentSettingsEvents);
@@ -191,14 +190,22 @@ function beforeAfter(event: RecordedEvent): { before: unknown; after: unknown } 
  * without secret fields as `after`. Settings changes record previous/new as `before`/`after`. The events
  * themselves are the audit trail; this table is rebuildable from them.
  */
-function auditRow(event: RecordedEvent, target: { type: string; id: string }, tenant: string | null) {
+/** An event type's audit action name (the event registry's, SPEC 4.14). */
+export type ActionOf = (eventType: string) => string;
+
+function auditRow(
+  event: RecordedEvent,
+  target: { type: string; id: string },
+  tenant: string | null,
+  actionOf: ActionOf,
+) {
   const { before, after } = beforeAfter(event);
   return {
     id: event.id,
     position: event.position,
     occurred_at: event.recordedAt,
     actor: event.metadata.actor,
-    action: auditAction(event.type),
+    action: actionOf(event.type),
     target_type: target.type,
     target_id: target.id,
     tenant_id: tenant,
@@ -250,6 +257,7 @@ async function insertBatch(
   kept: readonly RecordedEvent[],
   known: KnownTenants,
   trx: Transaction<Database>,
+  actionOf: ActionOf,
   mode: WriteMode = 'upsert',
 ): Promise<void> {
   const rows = [];
@@ -257,7 +265,7 @@ async function insertBatch(
   for (const e of kept) {
     const target = targetOf(e.stream);
     const tenant = tenantFromKnown(known, e, target);
-    const row = auditRow(e, target, tenant);
+    const row = auditRow(e, target, tenant, actionOf);
     // The same instant as the Date (millisecond precision either way); a string keeps JSON.stringify on its
     // fast path (a Date's toJSON call makes it the costliest field of the row).
     const occurredAt = e.recordedAt.toISOString();
@@ -289,92 +297,95 @@ const secondaryIndexes = droppableIndexes('audit_log', {
   audit_log_action: '(action, position desc)',
 });
 
-export const auditProjection: Projection = {
-  name: 'audit_log',
-  eventTypes: [],
-  handlesAll: true,
+/** The `audit_log` read model, naming each entry's action with `actionOf` (the event registry's names). */
+export function createAuditProjection(actionOf: ActionOf): Projection {
+  return {
+    name: 'audit_log',
+    eventTypes: [],
+    handlesAll: true,
 
-  async handle(event, trx) {
-    if (SKIPPED_TYPES.has(event.type)) return;
-    const target = targetOf(event.stream);
-    const tenant = await tenantOf((t, i) => knownTenant(trx, t, i), event, target);
-    const row = auditRow(event, target, tenant);
-    await trx
-      .insertInto('audit_log')
-      .values({
-        ...row,
-        before: row.before === null ? null : JSON.stringify(row.before),
-        after: row.after === null ? null : JSON.stringify(row.after),
-      })
-      .onConflict((oc) => oc.column('id').doNothing())
-      .execute();
-  },
+    async handle(event, trx) {
+      if (SKIPPED_TYPES.has(event.type)) return;
+      const target = targetOf(event.stream);
+      const tenant = await tenantOf((t, i) => knownTenant(trx, t, i), event, target);
+      const row = auditRow(event, target, tenant, actionOf);
+      await trx
+        .insertInto('audit_log')
+        .values({
+          ...row,
+          before: row.before === null ? null : JSON.stringify(row.before),
+          after: row.after === null ? null : JSON.stringify(row.after),
+        })
+        .onConflict((oc) => oc.column('id').doNothing())
+        .execute();
+    },
 
-  /**
-   * One insert per batch. The earlier tenants the attribution may need are read in one query before the
-   * batch (the earliest attributed row per target), then kept up to date in memory as the batch's own rows
-   * are attributed in order, so each event sees what `handle` would have seen.
-   */
-  async handleBatch(events, trx) {
-    const kept = events.filter((e) => !SKIPPED_TYPES.has(e.type));
-    if (kept.length === 0) return;
-    const wanted = new Map<string, { type: string; id: string }>();
-    // A stream that starts in this batch (version 1) has no earlier rows: its target needs no lookup.
-    const started = new Set<string>();
-    for (const e of kept) {
-      if (e.version === 1) started.add(e.stream);
-      if (stringField(e.data, 'tenant_id')) continue;
-      const target = targetOf(e.stream);
-      if (target.type === 'tenant') continue;
-      if (!started.has(e.stream)) wanted.set(key(target.type, target.id), target);
-      const userId = stringField(e.data, 'user_id');
-      if (userId) wanted.set(key('user', userId), { type: 'user', id: userId });
-    }
-    const known: KnownTenants = new Map();
-    if (wanted.size > 0) {
-      const targets = [...wanted.values()];
-      const { rows } = await sql<{
-        target_type: string;
-        target_id: string;
-        tenant_id: string;
-        position: string;
-      }>`
+    /**
+     * One insert per batch. The earlier tenants the attribution may need are read in one query before the
+     * batch (the earliest attributed row per target), then kept up to date in memory as the batch's own rows
+     * are attributed in order, so each event sees what `handle` would have seen.
+     */
+    async handleBatch(events, trx) {
+      const kept = events.filter((e) => !SKIPPED_TYPES.has(e.type));
+      if (kept.length === 0) return;
+      const wanted = new Map<string, { type: string; id: string }>();
+      // A stream that starts in this batch (version 1) has no earlier rows: its target needs no lookup.
+      const started = new Set<string>();
+      for (const e of kept) {
+        if (e.version === 1) started.add(e.stream);
+        if (stringField(e.data, 'tenant_id')) continue;
+        const target = targetOf(e.stream);
+        if (target.type === 'tenant') continue;
+        if (!started.has(e.stream)) wanted.set(key(target.type, target.id), target);
+        const userId = stringField(e.data, 'user_id');
+        if (userId) wanted.set(key('user', userId), { type: 'user', id: userId });
+      }
+      const known: KnownTenants = new Map();
+      if (wanted.size > 0) {
+        const targets = [...wanted.values()];
+        const { rows } = await sql<{
+          target_type: string;
+          target_id: string;
+          tenant_id: string;
+          position: string;
+        }>`
         select w.type as target_type, w.id as target_id, a.tenant_id, a.position
         from unnest(${targets.map((t) => t.type)}::text[], ${targets.map((t) => t.id)}::text[]) as w(type, id)
         cross join lateral (
           select tenant_id, position from audit_log
           where target_id = w.id and target_type = w.type and tenant_id is not null
           order by position limit 1) a`.execute(trx);
-      for (const r of rows) {
-        known.set(key(r.target_type, r.target_id), { tenant: r.tenant_id, position: Number(r.position) });
+        for (const r of rows) {
+          known.set(key(r.target_type, r.target_id), { tenant: r.tenant_id, position: Number(r.position) });
+        }
       }
-    }
-    await insertBatch(kept, known, trx);
-  },
-
-  async reset(trx) {
-    await sql`truncate audit_log`.execute(trx);
-  },
-
-  /**
-   * A rebuild from empty (`rebuildAll`) writes without the four secondary indexes and builds them once at
-   * the end. The earlier tenants the attribution needs are then all in memory, the loader having written
-   * every row since the empty table: no lookup (which would need `audit_log_target`).
-   */
-  bulkLoad: {
-    async begin(trx, options) {
-      await secondaryIndexes.drop(trx);
-      const known: KnownTenants = new Map();
-      const mode: WriteMode = options?.copyFromStdin ? 'copy' : 'fresh';
-      return {
-        async handleBatch(events, trx) {
-          const kept = events.filter((e) => !SKIPPED_TYPES.has(e.type));
-          if (kept.length > 0) await insertBatch(kept, known, trx, mode);
-        },
-      };
+      await insertBatch(kept, known, trx, actionOf);
     },
-    async restore(trx) {
-      await secondaryIndexes.restore(trx);
+
+    async reset(trx) {
+      await sql`truncate audit_log`.execute(trx);
     },
-  },
-};
+
+    /**
+     * A rebuild from empty (`rebuildAll`) writes without the four secondary indexes and builds them once at
+     * the end. The earlier tenants the attribution needs are then all in memory, the loader having written
+     * every row since the empty table: no lookup (which would need `audit_log_target`).
+     */
+    bulkLoad: {
+      async begin(trx, options) {
+        await secondaryIndexes.drop(trx);
+        const known: KnownTenants = new Map();
+        const mode: WriteMode = options?.copyFromStdin ? 'copy' : 'fresh';
+        return {
+          async handleBatch(events, trx) {
+            const kept = events.filter((e) => !SKIPPED_TYPES.has(e.type));
+            if (kept.length > 0) await insertBatch(kept, known, trx, actionOf, mode);
+          },
+        };
+      },
+      async restore(trx) {
+        await secondaryIndexes.restore(trx);
+      },
+    },
+  };
+}

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'vitest';
+import { createEventRegistry, inlineProjections } from '../../src/commands/index.ts';
 import { PostgresEventStore } from '../../src/events/postgres-event-store.ts';
-import { createEventRegistry } from '../../src/events/registry.ts';
-import { inlineProjections } from '../../src/projections/index.ts';
 import { cliEnv as env, runCli as run } from '../support/cli.ts';
 import { createTestDatabase } from '../support/databases.ts';
 import { populateTransactions } from '../support/transaction-history.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { auditProjection } from '../../src/projections/audit.ts';
+import { auditProjection } from '../../src/commands/index.ts';
 import {
   ADMIN_EMAIL,
   ADMIN_PASSWORD,

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { claimIdempotencyKey } from '../../src/commands/idempotency.ts';
+import { auditProjection } from '../../src/commands/index.ts';
 import { disableGoneWebhookEndpoint, endpointSigningSecrets } from '../../src/commands/webhook-endpoints.ts';
 import { newId } from '../../src/ids.ts';
-import { auditProjection } from '../../src/projections/audit.ts';
 import {
   ADMIN_EMAIL,
   ADMIN_PASSWORD,

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { domainEvents } from '../../src/events/registry.ts';
-import { auditProjection } from '../../src/projections/audit.ts';
+import { auditProjection, domainEvents } from '../../src/commands/index.ts';
 import { AUDIT_ACTIONS } from '../../src/projections/audit-actions.ts';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, bearer, logIn, startAdminApp } from '../support/admin.ts';
 import type { TestApp } from '../support/http.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
+import { asyncProjections } from '../../src/commands/index.ts';
 import { ConfigError, loadConfig } from '../../src/config.ts';
-import { asyncProjections } from '../../src/projections/index.ts';
 import { startTestApp, type TestApp } from '../support/http.ts';
 
 /** The value of one exposition line `name{labels} value`, or undefined when the series is absent. */

@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { issueApiKey, revokeApiKey } from '../../src/commands/api-keys.ts';
 import type { CommandDeps } from '../../src/commands/command-handler.ts';
+import { auditProjection, createEventRegistry, inlineProjections } from '../../src/commands/index.ts';
 import { authorizeLiveIssuance, authorizeLiveRefresh } from '../../src/commands/live-payments.ts';
 import { getPaymentSettings, updatePaymentSettings } from '../../src/commands/payment-settings.ts';
 import { login } from '../../src/commands/sessions.ts';
@@ -12,10 +13,8 @@ import { changePassword, createUser, type IdentityDeps } from '../../src/command
 import { loadConfig } from '../../src/config.ts';
 import { sha256Hex } from '../../src/crypto/secrets.ts';
 import { PostgresEventStore } from '../../src/events/postgres-event-store.ts';
-import { createEventRegistry } from '../../src/events/registry.ts';
-import { auditProjection, stripSecrets, targetOf } from '../../src/projections/audit.ts';
-import { inlineProjections } from '../../src/projections/index.ts';
 import type { Projection } from '../../src/events/projection.ts';
+import { stripSecrets, targetOf } from '../../src/projections/audit.ts';
 import { ProjectionRunner, readCheckpoint } from '../../src/projections/projection-runner.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 

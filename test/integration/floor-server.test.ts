@@ -2,10 +2,9 @@ import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { floorProcess } from '../../bench/http-server.ts';
 import { readClaim } from '../../src/commands/idempotency.ts';
+import { createEventRegistry, inlineProjections } from '../../src/commands/index.ts';
 import { foldTransaction } from '../../src/commands/transactions/view.ts';
 import { PostgresEventStore } from '../../src/events/postgres-event-store.ts';
-import { createEventRegistry } from '../../src/events/registry.ts';
-import { inlineProjections } from '../../src/projections/index.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { type SeededKey, seedTenantAndKey } from '../support/fixtures.ts';
 

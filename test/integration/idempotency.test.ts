@@ -9,9 +9,9 @@ import {
   readClaim,
   requestHash,
 } from '../../src/commands/idempotency.ts';
+import { inlineProjections } from '../../src/commands/index.ts';
 import { sha256Hex } from '../../src/crypto/secrets.ts';
 import { PostgresEventStore } from '../../src/events/postgres-event-store.ts';
-import { inlineProjections } from '../../src/projections/index.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 
 const metadata = { actor: 'user:usr_admin', request_id: 'req_test' };

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import { DomainError } from '../../src/aggregates/decider.ts';
 import { apiKeyStream, issueApiKey, loadApiKey, revokeApiKey } from '../../src/commands/api-keys.ts';
 import type { CommandDeps } from '../../src/commands/command-handler.ts';
+import { createEventRegistry, inlineProjections } from '../../src/commands/index.ts';
 import {
   createTenant,
   createTenantType,
@@ -17,8 +18,6 @@ import {
 import { livemodeOfKey, sha256Hex } from '../../src/crypto/secrets.ts';
 import type { EventStore } from '../../src/events/event-store.ts';
 import { PostgresEventStore } from '../../src/events/postgres-event-store.ts';
-import { createEventRegistry } from '../../src/events/registry.ts';
-import { inlineProjections } from '../../src/projections/index.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 
 const metadata = { actor: 'user:usr_admin', request_id: 'req_first' };

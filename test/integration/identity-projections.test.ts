@@ -9,6 +9,7 @@ import { type TenantEvent, tenant } from '../../src/aggregates/tenant.ts';
 import { type TenantTypeEvent, tenantType } from '../../src/aggregates/tenant-type.ts';
 import { issueApiKey, revokeApiKey } from '../../src/commands/api-keys.ts';
 import type { CommandDeps } from '../../src/commands/command-handler.ts';
+import { createEventRegistry, inlineProjections } from '../../src/commands/index.ts';
 import {
   createTenant,
   createTenantType,
@@ -18,9 +19,7 @@ import {
 import type { ApiKeysTable, TenantsTable, TenantTypesTable } from '../../src/db/schema.ts';
 import type { EventRegistry } from '../../src/events/event-registry.ts';
 import { PostgresEventStore } from '../../src/events/postgres-event-store.ts';
-import { createEventRegistry } from '../../src/events/registry.ts';
 import { apiKeysProjection } from '../../src/projections/api-keys.ts';
-import { inlineProjections } from '../../src/projections/index.ts';
 import { ProjectionRunner } from '../../src/projections/projection-runner.ts';
 import { tenantsProjection } from '../../src/projections/tenants.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
+import { createEventRegistry, inlineProjections } from '../../src/commands/index.ts';
 import {
   bootstrapSimulator,
   SIMULATOR_PROVIDER_ID,
@@ -8,9 +9,7 @@ import {
 import { createProvider, updateProvider } from '../../src/commands/providers.ts';
 import { createRoutingRule, updateRoutingRule } from '../../src/commands/routing-rules.ts';
 import { PostgresEventStore } from '../../src/events/postgres-event-store.ts';
-import { createEventRegistry } from '../../src/events/registry.ts';
 import { createLogger } from '../../src/logger.ts';
-import { inlineProjections } from '../../src/projections/index.ts';
 import { resolveProviderFor } from '../../src/routing/resolve-provider.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { seedChildTenant, seedTenantAndKey } from '../support/fixtures.ts';

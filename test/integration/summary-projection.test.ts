@@ -9,10 +9,9 @@ import {
   transaction,
 } from '../../src/aggregates/transaction.ts';
 import { type CommandDeps, handleCommand } from '../../src/commands/command-handler.ts';
+import { asyncProjections, createEventRegistry, inlineProjections } from '../../src/commands/index.ts';
 import { PostgresEventStore } from '../../src/events/postgres-event-store.ts';
-import { createEventRegistry } from '../../src/events/registry.ts';
 import { newId } from '../../src/ids.ts';
-import { asyncProjections, inlineProjections } from '../../src/projections/index.ts';
 import { ProjectionRunner } from '../../src/projections/projection-runner.ts';
 import { summaryProjection } from '../../src/projections/summary.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';

@@ -8,10 +8,9 @@ import {
   transaction,
 } from '../../src/aggregates/transaction.ts';
 import { type CommandDeps, handleCommand } from '../../src/commands/command-handler.ts';
+import { createEventRegistry, inlineProjections } from '../../src/commands/index.ts';
 import { PostgresEventStore } from '../../src/events/postgres-event-store.ts';
-import { createEventRegistry } from '../../src/events/registry.ts';
 import { newId } from '../../src/ids.ts';
-import { inlineProjections } from '../../src/projections/index.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { chargeKind, commandOfStep, randomStep, reserveCommand } from '../support/transactions.ts';
 

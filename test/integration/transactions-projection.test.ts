@@ -11,12 +11,10 @@ import {
 } from '../../src/aggregates/transaction.ts';
 import { useDocumentSigningSecret } from '../../src/charge-page/stored-signature.ts';
 import { type CommandDeps, handleCommand } from '../../src/commands/command-handler.ts';
+import { auditProjection, createEventRegistry, inlineProjections } from '../../src/commands/index.ts';
 import type { TransactionRequestsTable, TransactionsTable } from '../../src/db/schema.ts';
 import { PostgresEventStore } from '../../src/events/postgres-event-store.ts';
-import { createEventRegistry } from '../../src/events/registry.ts';
 import { newId } from '../../src/ids.ts';
-import { auditProjection } from '../../src/projections/audit.ts';
-import { inlineProjections } from '../../src/projections/index.ts';
 import { ProjectionRunner } from '../../src/projections/projection-runner.ts';
 import { transactionsProjection } from '../../src/projections/transactions.ts';
 import { createPgliteDatabase, createTestDatabase, type TestDatabase } from '../support/databases.ts';

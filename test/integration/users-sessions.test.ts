@@ -7,6 +7,7 @@ import { DomainError, fold } from '../../src/aggregates/decider.ts';
 import { type SessionEvent, sessionDecider } from '../../src/aggregates/session.ts';
 import { type UserEvent, userDecider, userEmailStream, userStream } from '../../src/aggregates/user.ts';
 import { createGateway } from '../../src/app.ts';
+import { createEventRegistry } from '../../src/commands/index.ts';
 import { login, logout } from '../../src/commands/sessions.ts';
 import { createTenant, createTenantType } from '../../src/commands/tenants.ts';
 import {
@@ -22,7 +23,6 @@ import { sha256Hex as sha } from '../../src/crypto/secrets.ts';
 import type { Database } from '../../src/db/schema.ts';
 import type { EventStore } from '../../src/events/event-store.ts';
 import { PostgresEventStore } from '../../src/events/postgres-event-store.ts';
-import { createEventRegistry } from '../../src/events/registry.ts';
 import { newId } from '../../src/ids.ts';
 import { createLogger } from '../../src/logger.ts';
 import { ProjectionRunner } from '../../src/projections/projection-runner.ts';

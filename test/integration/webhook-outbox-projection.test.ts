@@ -10,12 +10,11 @@ import {
   transaction,
 } from '../../src/aggregates/transaction.ts';
 import { type CommandDeps, handleCommand } from '../../src/commands/command-handler.ts';
+import { createEventRegistry, inlineProjections } from '../../src/commands/index.ts';
 import type { Database } from '../../src/db/schema.ts';
 import type { RecordedEvent } from '../../src/events/event-store.ts';
 import { PostgresEventStore } from '../../src/events/postgres-event-store.ts';
-import { createEventRegistry } from '../../src/events/registry.ts';
 import { newId } from '../../src/ids.ts';
-import { inlineProjections } from '../../src/projections/index.ts';
 import { transactionsProjection } from '../../src/projections/transactions.ts';
 import { webhookMessageId, webhookOutboxProjection } from '../../src/projections/webhook-outbox.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';

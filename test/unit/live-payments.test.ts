@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, test } from 'vitest';
 import { DomainError } from '../../src/aggregates/decider.ts';
 import { PAYMENT_SETTINGS_STREAM } from '../../src/aggregates/payment-settings.ts';
+import { createEventRegistry } from '../../src/commands/index.ts';
 import {
   authorizeLiveIssuance,
   authorizeLiveRefresh,
@@ -12,7 +13,6 @@ import {
 import type { LivePaymentsConfig } from '../../src/commands/payment-settings.ts';
 import type { LiveScopeEntry } from '../../src/config.ts';
 import { type EventStore, type RecordedEvent, START } from '../../src/events/event-store.ts';
-import { createEventRegistry } from '../../src/events/registry.ts';
 
 /** A store holding at most the settings stream in memory; `failing` makes every read reject. */
 function memoryStore(saved: boolean | undefined, failing = false): EventStore {

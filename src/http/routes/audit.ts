@@ -2,7 +2,6 @@ import type { AppContext } from '../../commands/context.ts';
 import { requireTenantInTree, tenantInTreeSql } from '../../commands/tenancy.ts';
 import { auditEntry, auditQuery } from '../../contract/audit.ts';
 import { errorResponses, listEnvelope } from '../../contract/envelopes.ts';
-import { auditAction } from '../../projections/audit-actions.ts';
 import { sessionPrincipal } from '../auth.ts';
 import type { HttpServer } from '../server.ts';
 
@@ -28,7 +27,7 @@ export function registerAuditRoutes(app: HttpServer, ctx: AppContext): void {
       const principal = sessionPrincipal(request);
       const q = request.query;
       // The spelling of entries written before issue 12 (event types) still filters.
-      const action = q.action === undefined ? undefined : auditAction(q.action);
+      const action = q.action === undefined ? undefined : ctx.events.auditAction(q.action);
       if (q.tenant_id !== undefined) await requireTenantInTree(ctx.db, principal, q.tenant_id);
       const filtered = ctx.db
         .selectFrom('audit_log')
