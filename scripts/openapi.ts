@@ -13,6 +13,7 @@ import { createRateLimiter } from '../src/http/rate-limit.ts';
 import { buildHttpServer } from '../src/http/server.ts';
 import { createSessionAuthenticator } from '../src/http/session-auth.ts';
 import { createLogger } from '../src/logger.ts';
+import { defaultProviderRegistry } from '../src/providers/registry.ts';
 
 export async function buildOpenApiDocument(): Promise<unknown> {
   // pg connects lazily: nothing below runs a query, so no server has to listen on this address.
@@ -27,6 +28,7 @@ export async function buildOpenApiDocument(): Promise<unknown> {
     events: createEventRegistry(),
     now: () => new Date(),
     rateLimiter: createRateLimiter(config, logger),
+    providers: defaultProviderRegistry,
   };
   const app = await buildHttpServer({
     ctx,

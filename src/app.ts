@@ -27,6 +27,7 @@ import { buildHttpServer, type HttpServer } from './http/server.ts';
 import { createSessionAuthenticator } from './http/session-auth.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { ProjectionRunner } from './projections/projection-runner.ts';
+import { defaultProviderRegistry } from './providers/registry.ts';
 import { JobLease } from './workers/lease.ts';
 import { Reconciler } from './workers/reconciler.ts';
 import { PendingChangesSettler } from './workers/settle-pending-changes.ts';
@@ -122,6 +123,7 @@ export async function createGateway(
     events: createEventRegistry(),
     now: () => new Date(),
     rateLimiter: createRateLimiter(config, logger),
+    providers: defaultProviderRegistry,
     // Async projections: authentication, login and routing read what was committed before the request
     // (revocations, suspensions, new keys, sessions and rules count at once), as with inline projections
     // (docs/decisions.md "Hardening (issue 12)").
@@ -143,7 +145,7 @@ export async function createGateway(
     timeoutSeconds: config.RECONCILE_AFTER_SECONDS,
     intervalMs: config.RECONCILE_INTERVAL_MS,
     logger,
-    external: { config, backoff },
+    external: { config, backoff, adapters: ctx },
     pendingChanges,
     // Several workers on one PostgreSQL run each tick on one of them (issue 14).
     ...(database.kind === 'postgres' ? { lease: new JobLease(database.db, 'reconciler') } : {}),

@@ -4,6 +4,7 @@ import type { Database } from '../db/schema.ts';
 import type { EventRegistry } from '../events/event-registry.ts';
 import type { EventStore } from '../events/event-store.ts';
 import type { Logger } from '../logger.ts';
+import type { ProviderRegistry } from '../providers/registry.ts';
 
 /** Counts requests per actor; the store is Redis when REDIS_URL is set, in-process otherwise. */
 export interface RateLimiter {
@@ -29,6 +30,8 @@ export interface AppContext {
   events: EventRegistry;
   now: () => Date;
   rateLimiter: RateLimiter;
+  /** The provider adapters by record kind (src/providers/registry.ts); tests put a wrapped one here. */
+  providers: ProviderRegistry;
   /**
    * Waits until the reference read models (tenants, api_keys, users, sessions, providers, routing_rules)
    * have applied every event committed before the call. Only with async projections (PROJECTIONS=async,

@@ -3,17 +3,18 @@ import { provider } from '../aggregates/provider.ts';
 import type { Config } from '../config.ts';
 import { credentialsKey, decryptCredentials } from '../crypto/credentials.ts';
 import type { ProviderContext, ProviderEnvironment, ProviderPort } from '../providers/port.ts';
-import { createSafe2PayAdapter } from '../providers/safe2pay/adapter.ts';
-import { simulatorAdapter } from '../providers/simulator.ts';
+import type { ProviderKind, ProviderRegistry } from '../providers/registry.ts';
 import type { CommandDeps } from './command-handler.ts';
 import { foldStream } from './fold-stream.ts';
 import { credentialsBinding, providerHostRefusal, providerStream } from './providers.ts';
 
 /**
- * Provider record -> adapter of the one port (DESIGN.md "Providers", issue 13 item 1), for every operation.
+ * Provider record -> adapter of the one port (DESIGN.md "Providers", issue 13 item 1), for every operation,
+ * from the registry of the application context (src/providers/registry.ts, keyed by the record's kind).
  * A record of kind `simulator`, and every test-mode charge (SPEC 1, 5.2: test keys never reach a provider),
- * gets the simulator adapter; a record of kind `external` gets the Safe2Pay adapter on the record's hosts,
- * with its environment, its decrypted `{ api_key }` and, per call, an AbortSignal.timeout(PROVIDER_TIMEOUT_MS).
+ * gets the simulator adapter; a record of kind `external` gets its kind's adapter (Safe2Pay) on the record's
+ * hosts, with its environment, its decrypted `{ api_key }` and, per call, an
+ * AbortSignal.timeout(PROVIDER_TIMEOUT_MS).
  *
  * The record is folded from its stream (always consistent, also while async read models catch up). Anything
  * that keeps the adapter from sending (record missing or not external, no credentials, no encryption key,
@@ -37,8 +38,11 @@ export interface AdapterContext {
     'CREDENTIALS_ENCRYPTION_KEY' | 'DATABASE_URL' | 'CALEBE_DATA_DIR' | 'PROVIDER_TIMEOUT_MS'
   > &
     Partial<Pick<Config, 'PROVIDER_ALLOWED_PRIVATE_HOSTS'>>;
-  /** The application context, the key of {@link decorateProviderAdapters}; none: adapters as resolved. */
-  adapters?: object | undefined;
+  /**
+   * Where adapters come from: the application context, whose registry is read at each resolution (a test
+   * may put a wrapped one there after start).
+   */
+  adapters: { readonly providers: ProviderRegistry };
 }
 
 /** What an operation knows of the provider behind a charge: its record, or none for a test-mode charge. */
@@ -49,31 +53,10 @@ export interface AdapterRecord {
 
 export interface ResolvedAdapter {
   readonly providerId: string | null;
-  readonly kind: 'simulator' | 'external';
+  readonly kind: ProviderKind;
   readonly environment: ProviderEnvironment;
   readonly adapter: ProviderPort;
   context(): ProviderContext;
-}
-
-export type AdapterDecorator = (
-  adapter: ProviderPort,
-  record: { readonly providerId: string | null; readonly kind: 'simulator' | 'external' },
-) => ProviderPort;
-
-const decorators = new WeakMap<object, AdapterDecorator>();
-
-/**
- * Wraps every adapter resolved for one application context (tests count or gate the simulator's calls).
- * Keyed by the context object, so two gateways in one process never share a decorator.
- */
-export function decorateProviderAdapters(context: object, decorate: AdapterDecorator): void {
-  decorators.set(context, decorate);
-}
-
-function decorated(ctx: AdapterContext, resolved: ResolvedAdapter): ResolvedAdapter {
-  const decorate = ctx.adapters ? decorators.get(ctx.adapters) : undefined;
-  if (!decorate) return resolved;
-  return { ...resolved, adapter: decorate(resolved.adapter, resolved) };
 }
 
 function simulatorResolution(ctx: AdapterContext, providerId: string | null): ResolvedAdapter {
@@ -82,7 +65,7 @@ function simulatorResolution(ctx: AdapterContext, providerId: string | null): Re
     providerId,
     kind: 'simulator',
     environment: 'sandbox',
-    adapter: simulatorAdapter,
+    adapter: ctx.adapters.providers.simulator({ paymentHost: null, apiHost: null }),
     context: () => ({ environment: 'sandbox', credentials: {}, signal: AbortSignal.timeout(timeoutMs) }),
   };
 }
@@ -94,10 +77,10 @@ function simulatorResolution(ctx: AdapterContext, providerId: string | null): Re
  */
 export async function resolveAdapter(ctx: AdapterContext, record: AdapterRecord): Promise<ResolvedAdapter> {
   if (record.simulated || record.providerId === null) {
-    return decorated(ctx, simulatorResolution(ctx, record.providerId));
+    return simulatorResolution(ctx, record.providerId);
   }
   const external = await resolveExternalAdapter(ctx, record.providerId);
-  return decorated(ctx, { ...external, kind: 'external' });
+  return { ...external, kind: 'external' };
 }
 
 function notConfigured(message: string): DomainError {
@@ -146,9 +129,9 @@ export async function resolveExternalAdapter(
     throw notConfigured('The credentials of the external provider cannot be opened.');
   }
   if (!credentials.api_key) throw notConfigured('The external provider has no api_key credential.');
-  const adapter = createSafe2PayAdapter({
-    ...(state.paymentHost ? { paymentHost: state.paymentHost } : {}),
-    ...(state.apiHost ? { apiHost: state.apiHost } : {}),
+  const adapter = ctx.adapters.providers[state.kind]({
+    paymentHost: state.paymentHost,
+    apiHost: state.apiHost,
   });
   const environment = state.environment;
   const timeoutMs = ctx.config.PROVIDER_TIMEOUT_MS;

@@ -15,6 +15,12 @@ import {
 } from '../crypto/credentials.ts';
 import type { EventMetadata } from '../events/event-store.ts';
 import { newId } from '../ids.ts';
+import {
+  type AdapterHosts,
+  type CapabilityNeeds,
+  missingCapability,
+  type ProviderRegistry,
+} from '../providers/registry.ts';
 import { SAFE2PAY_API_HOST, SAFE2PAY_PAYMENT_HOST } from '../providers/safe2pay/adapter.ts';
 import { checkDestinationSyntax, forbiddenAddress } from '../webhooks/ssrf-guard.ts';
 import { type CommandDeps, handleCommand } from './command-handler.ts';
@@ -28,6 +34,8 @@ export interface ProviderDeps extends CommandDeps {
   /** Without PROVIDER_ALLOWED_PRIVATE_HOSTS (a partial configuration): no exception. */
   config: Pick<Config, 'CREDENTIALS_ENCRYPTION_KEY' | 'DATABASE_URL' | 'CALEBE_DATA_DIR'> &
     Partial<Pick<Config, 'PROVIDER_ALLOWED_PRIVATE_HOSTS'>>;
+  /** Where adapters come from (the application context, src/commands/provider-adapter.ts). */
+  adapters: { readonly providers: ProviderRegistry };
 }
 
 /**
@@ -71,6 +79,26 @@ function checkHostPolicy(
         { param },
       );
     }
+  }
+}
+
+/**
+ * Issue 24 item 5: a record turns on only what its kind's adapter can do (a method's capability, payouts for
+ * `boleto_refund_payout`); anything else is 422 validation_error on the field that asked for it.
+ */
+function checkCapabilities(
+  deps: ProviderDeps,
+  kind: ProviderCreatedData['kind'],
+  hosts: AdapterHosts,
+  needs: CapabilityNeeds,
+): void {
+  const missing = missingCapability(deps.adapters.providers[kind](hosts), needs);
+  if (missing !== null) {
+    throw new DomainError(
+      'validation_error',
+      `The ${kind} provider does not support ${missing.capability}.`,
+      { param: missing.param },
+    );
   }
 }
 
@@ -189,10 +217,12 @@ export async function createProvider(
   if (input.kind === 'external') {
     checkHostPolicy(deps, input.environment, { payment_host: input.paymentHost, api_host: input.apiHost });
   }
-  const binding = credentialsBinding({
-    paymentHost: input.paymentHost ?? null,
-    apiHost: input.apiHost ?? null,
+  const hosts = { paymentHost: input.paymentHost ?? null, apiHost: input.apiHost ?? null };
+  checkCapabilities(deps, input.kind, hosts, {
+    enabledMethods: input.enabledMethods,
+    boletoRefundPayout: input.boletoRefundPayout === true,
   });
+  const binding = credentialsBinding(hosts);
   const credentialsCiphertext = input.credentials
     ? await seal(deps, providerId, input.credentials, binding)
     : null;
@@ -255,6 +285,11 @@ export async function updateProvider(
       paymentHost: input.paymentHost !== undefined ? input.paymentHost : current.paymentHost,
       apiHost: input.apiHost !== undefined ? input.apiHost : current.apiHost,
     };
+    // What this update turns on; what the record already had stays as it is.
+    checkCapabilities(deps, current.kind, next, {
+      enabledMethods: input.enabledMethods ?? [],
+      boletoRefundPayout: input.boletoRefundPayout === true,
+    });
     binding = credentialsBinding(next);
     if (input.credentials) {
       credentialsCiphertext = await seal(deps, providerId, input.credentials, binding);
@@ -312,7 +347,8 @@ export function providerDeps(ctx: {
   events: CommandDeps['registry'];
   now: () => Date;
   config: ProviderDeps['config'];
+  providers: ProviderRegistry;
 }): ProviderDeps {
-  // `now` is read at each call, so tests that replace ctx.now move the commands' clock too.
-  return { store: ctx.store, registry: ctx.events, now: () => ctx.now(), config: ctx.config };
+  // `now` and the registry are read at each call, so tests that replace them reach the commands too.
+  return { store: ctx.store, registry: ctx.events, now: () => ctx.now(), config: ctx.config, adapters: ctx };
 }

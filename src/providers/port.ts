@@ -1,9 +1,15 @@
 import type { BoletoOptions, Diagnostics, TransactionArtifacts } from '../aggregates/transaction.ts';
 
 /**
- * The provider port (DESIGN.md "Providers", issue 13 item 1): one port, two adapters, the simulator
- * (`simulator.ts`) and the external provider (`safe2pay/`). The adapter is resolved per provider record
- * (src/commands/provider-adapter.ts) for every operation: creation, query, refund, due date, cancel.
+ * The provider port (DESIGN.md "Providers", issue 13 item 1, issue 24 item 5): one port, two adapters, the
+ * simulator (`simulator.ts`) and the external provider (`safe2pay/`), built per provider record by the
+ * registry (`registry.ts`, keyed by the record's kind) and resolved per operation
+ * (src/commands/provider-adapter.ts).
+ *
+ * The port grows by capability, not by methods: an adapter has `charges` and, where it supports them,
+ * `payouts` (later `cards`, `pixAutomatic`, `subaccounts`: each one more optional field of
+ * {@link ProviderPort}). A capability the adapter lacks answers *refused: not supported*
+ * ({@link withCapability}), and a record needing it is refused at configuration time (registry.ts).
  *
  * Every operation answers exactly one of three outcomes and never throws for a provider answer: `issued`
  * (the provider confirmed), `refused` (the provider confirmed it did not do it, or it cannot be asked at
@@ -188,8 +194,8 @@ export interface CancelTarget {
   readonly providerReference: string;
 }
 
-export interface ProviderPort extends PayoutPort {
-  readonly name: string;
+/** Charges (SPEC 4.1-4.8): creation, reads, refund, due date and cancellation of a Pix or a boleto. */
+export interface ChargesCapability {
   /**
    * SPEC 2.3 `provider_request`: the exact body `create` sends, built at reservation; null when the adapter
    * sends nothing anywhere (the simulator: SPEC 2.3 "null for the simulator").
@@ -216,12 +222,38 @@ export interface ProviderPort extends PayoutPort {
   cancel(target: CancelTarget, ctx: ProviderContext): Promise<Outcome<{ readonly cancelled: true }>>;
 }
 
+/** An adapter: its name and its capabilities; every one but `charges` is optional. */
+export interface ProviderPort {
+  readonly name: string;
+  readonly charges: ChargesCapability;
+  readonly payouts?: PayoutsCapability | undefined;
+}
+
+export type Capability = Exclude<keyof ProviderPort, 'name'>;
+
+/**
+ * Calls an operation of `capability`, or answers *refused: not supported* when the adapter lacks it: the
+ * one place a missing capability becomes an outcome (nothing is sent).
+ */
+export async function withCapability<C extends Capability, T>(
+  adapter: ProviderPort,
+  capability: C,
+  call: (port: NonNullable<ProviderPort[C]>) => Promise<Outcome<T>>,
+): Promise<Outcome<T>> {
+  const port = adapter[capability];
+  if (port === undefined) {
+    return { kind: 'refused', reason: 'not_supported', providerReference: null, diagnostics: NO_DIAGNOSTICS };
+  }
+  return call(port as NonNullable<ProviderPort[C]>);
+}
+
 /**
  * Payouts (issue 22 item 4.2; wire doc wave 2b §5.2-5.3, §7.5): a bank transfer (TED) from the merchant's
  * provider balance to an account in the payer's own name, the refund of a boleto paid by boleto. The provider
  * has no idempotency: `identification` (`refund:txn_…`) is the only reference the gateway controls, so an
  * uncertain `payout` is reconciled with `findPayout` before anything is sent again. Payouts run only where the
- * provider record enables them (`boleto_refund_payout`, src/commands/providers.ts `refundPayoutEnabled`).
+ * provider record enables them (`boleto_refund_payout`, src/commands/providers.ts `refundPayoutEnabled`)
+ * and its adapter has the capability.
  */
 
 /** The payer's account as a payout sends it: digits only, check digits apart; never stored, logged or echoed. */
@@ -238,7 +270,7 @@ export interface PayoutBankAccount {
 }
 
 /**
- * SPEC 4.8 `bank_account` (src/http/contract/transactions.ts: `account` is the number with its check digit as
+ * SPEC 4.8 `bank_account` (src/contract/transactions.ts: `account` is the number with its check digit as
  * the last character, `12345-6` or `123456`; `branch` has none) to a {@link PayoutBankAccount}.
  */
 export function payoutBankAccount(spec: {
@@ -296,7 +328,7 @@ export interface PayoutStatus {
   readonly returnReason: string | null;
 }
 
-export interface PayoutPort {
+export interface PayoutsCapability {
   /**
    * Sends one transfer. `issued`: accepted and funded from the provider balance (`transferId` is what
    * {@link queryPayout} reads). `refused`: nothing will move (provider error; or an answer asking the merchant

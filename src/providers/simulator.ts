@@ -1,10 +1,11 @@
 import type { BoletoOptions, TransactionArtifacts } from '../aggregates/transaction.ts';
 import {
+  type ChargesCapability,
   type IssuedCharge,
   NO_DIAGNOSTICS,
   type Outcome,
   type OutcomeReason,
-  type PayoutPort,
+  type PayoutsCapability,
   type ProviderPort,
   type RemoteCharge,
   type RemoteStatus,
@@ -24,7 +25,7 @@ import {
  * - `buildRequest` is null: nothing is ever sent (SPEC 2.3 `provider_request` "null for the simulator").
  *
  * Its "remote" side is a bounded memory of the charges this adapter issued, so `query`, `queryByReference`
- * and the contract suite (test/integration/provider-contract.ts) see a provider that remembers. The gateway's
+ * and the contract suites (test/support/provider-contract/) see a provider that remembers. The gateway's
  * own record stays the truth for simulated charges: refresh and simulate decide from it (SPEC 3.1, 4.7), and
  * refund, due date and cancel of a charge this memory does not hold (another process issued it, or it was
  * forgotten) are confirmed, because the gateway asks only after its own state allows the change.
@@ -124,6 +125,7 @@ function unknownCharge(providerReference: string): Uncertain {
 }
 
 export interface SimulatorAdapter extends ProviderPort {
+  readonly payouts: PayoutsCapability;
   /** The payer pays a charge the simulator remembers (the contract suite's `settle`); false when unknown. */
   settle(providerReference: string, via: 'pix' | 'boleto', now?: Date): boolean;
 }
@@ -161,9 +163,7 @@ export function createSimulatorAdapter(options: { memory?: number } = {}): Simul
     };
   }
 
-  return {
-    name: 'simulator',
-
+  const chargesCapability: ChargesCapability = {
     buildRequest() {
       return null;
     },
@@ -235,8 +235,12 @@ export function createSimulatorAdapter(options: { memory?: number } = {}): Simul
       if (c) c.status = 'expired';
       return { kind: 'issued', cancelled: true };
     },
+  };
 
-    ...simulatedPayouts(payouts, limit),
+  return {
+    name: 'simulator',
+    charges: chargesCapability,
+    payouts: simulatedPayouts(payouts, limit),
 
     settle(providerReference, via, now = new Date()) {
       const c = charges.get(providerReference);
@@ -257,7 +261,7 @@ export function createSimulatorAdapter(options: { memory?: number } = {}): Simul
  * centavos) is refused here too. `findPayout` answers from this process's memory: the deterministic id makes
  * sending again after a miss harmless.
  */
-function simulatedPayouts(remembered: Set<string>, limit: number): PayoutPort {
+function simulatedPayouts(remembered: Set<string>, limit: number): PayoutsCapability {
   return {
     async payout(input) {
       if (!Number.isSafeInteger(input.amount) || input.amount < 1 || input.identification === '') {

@@ -28,6 +28,7 @@ export interface ReconcilerOptions {
    */
   external?: {
     config: RefreshContext['config'];
+    adapters: RefreshContext['adapters'];
     /** At most this many provider reads per tick (default 20). */
     batchSize?: number;
     /** Charges untouched for longer than this are left to a person (default 7 days). */
@@ -202,7 +203,11 @@ export class Reconciler {
       result.checked += 1;
       let outcome: Awaited<ReturnType<typeof settleAtProvider>> | 'failed';
       try {
-        outcome = await settleAtProvider({ deps, config: external.config }, row, RECONCILER_ACTOR);
+        outcome = await settleAtProvider(
+          { deps, config: external.config, adapters: external.adapters },
+          row,
+          RECONCILER_ACTOR,
+        );
       } catch (err) {
         outcome = 'failed';
         this.opts.logger?.error({ err, transaction_id: row.id }, 'reconciler: provider refresh failed');

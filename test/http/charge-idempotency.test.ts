@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { saoPauloDate } from '../../src/aggregates/transaction.ts';
 import { claimIdempotencyKey, type JsonValue, readClaim } from '../../src/commands/idempotency.ts';
-import { decorateProviderAdapters } from '../../src/commands/provider-adapter.ts';
 import { sha256Hex } from '../../src/crypto/secrets.ts';
 import { newId } from '../../src/ids.ts';
 import { type ProviderPort, sanitizeDiagnostics } from '../../src/providers/port.ts';
 import { pixBody } from '../support/charges.ts';
 import { commandDeps, type SeededKey, seedTenantAndKey } from '../support/fixtures.ts';
 import { startTestApp, type TestApp } from '../support/http.ts';
+import { decorateProviders, withCharges } from '../support/provider-registry.ts';
 
 /**
  * SPEC 3.1 (creation rows), 4 common rules (idempotency), 4.1/4.2 responses, 7: one claim, one transaction,
@@ -30,38 +30,38 @@ const sim = {
   gate: null as Promise<void> | null,
 };
 /** The simulator, counting and steering its creations (SPEC 3.1 creation outcomes). */
-const counting = (simulator: ProviderPort): ProviderPort => ({
-  ...simulator,
-  async create(charge, body, ctx, now) {
-    sim.calls++;
-    if (sim.gate) await sim.gate;
-    switch (sim.mode) {
-      case 'refuse':
-        return {
-          kind: 'refused',
-          reason: 'provider_error',
-          providerReference: null,
-          diagnostics: sanitizeDiagnostics({
-            code: '1234',
-            httpStatus: 200,
-            guidance: 'The provider refused the payer data.',
-          }),
-        };
-      case 'uncertain':
-        return {
-          kind: 'uncertain',
-          reason: 'timeout',
-          providerReference: null,
-          providerStatus: null,
-          diagnostics: sanitizeDiagnostics({ code: 'raw text secret', httpStatus: 504 }),
-        };
-      case 'throw':
-        throw new Error('socket hang up');
-      default:
-        return simulator.create(charge, body, ctx, now);
-    }
-  },
-});
+const counting = (simulator: ProviderPort): ProviderPort =>
+  withCharges(simulator, {
+    async create(charge, body, ctx, now) {
+      sim.calls++;
+      if (sim.gate) await sim.gate;
+      switch (sim.mode) {
+        case 'refuse':
+          return {
+            kind: 'refused',
+            reason: 'provider_error',
+            providerReference: null,
+            diagnostics: sanitizeDiagnostics({
+              code: '1234',
+              httpStatus: 200,
+              guidance: 'The provider refused the payer data.',
+            }),
+          };
+        case 'uncertain':
+          return {
+            kind: 'uncertain',
+            reason: 'timeout',
+            providerReference: null,
+            providerStatus: null,
+            diagnostics: sanitizeDiagnostics({ code: 'raw text secret', httpStatus: 504 }),
+          };
+        case 'throw':
+          throw new Error('socket hang up');
+        default:
+          return simulator.charges.create(charge, body, ctx, now);
+      }
+    },
+  });
 
 function boletoBody() {
   const { expires_in: _e, ...rest } = pixBody();
@@ -79,9 +79,7 @@ const idem = () => `idem-${++counter}`;
 
 beforeAll(async () => {
   app = await startTestApp({ DOCUMENT_SIGNING_SECRET: SECRET, ENABLE_SIMULATOR: 'true' }, (gw) =>
-    decorateProviderAdapters(gw.ctx, (adapter, record) =>
-      record.kind === 'simulator' ? counting(adapter) : adapter,
-    ),
+    decorateProviders(gw.ctx, (adapter, kind) => (kind === 'simulator' ? counting(adapter) : adapter)),
   );
   a = await seedTenantAndKey(app.gateway.ctx, { livemode: true });
   b = await seedTenantAndKey(app.gateway.ctx, { livemode: true });

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, test } from 'vitest';
 import { resolveAdapter } from '../../src/commands/provider-adapter.ts';
 import { refundPayoutEnabled } from '../../src/commands/providers.ts';
-import { payoutBankAccount } from '../../src/providers/port.ts';
+import { payoutBankAccount, withCapability } from '../../src/providers/port.ts';
 import { useExternalProviderWorld } from '../support/external-provider.ts';
 
 // Issue 22 item 4.2 as the refund flow will reach it: a provider record created and switched over the panel
@@ -43,7 +43,11 @@ describe('payout through a provider record (issue 22 item 4.2)', () => {
   test('the record enables it over PATCH; its adapter sends the transfer with its key to its hosts', async () => {
     const providerId = await productionProviderId();
     const ctx = world.app.gateway.ctx;
-    const adapterContext = { deps: { store: ctx.store, registry: ctx.events }, config: ctx.config };
+    const adapterContext = {
+      deps: { store: ctx.store, registry: ctx.events },
+      config: ctx.config,
+      adapters: ctx,
+    };
     assert.equal(await refundPayoutEnabled(adapterContext.deps, { providerId, simulated: false }), false);
     const patched = await world.app.request('PATCH', `/admin/providers/${providerId}`, {
       headers: world.admin,
@@ -55,7 +59,9 @@ describe('payout through a provider record (issue 22 item 4.2)', () => {
     const resolved = await resolveAdapter(adapterContext, { providerId, simulated: false });
     assert.equal(resolved.kind, 'external');
     const identification = `refund:txn_${randomUUID()}`;
-    const outcome = await resolved.adapter.payout(request(identification), resolved.context());
+    const outcome = await withCapability(resolved.adapter, 'payouts', (payouts) =>
+      payouts.payout(request(identification), resolved.context()),
+    );
     assert.equal(outcome.kind, 'issued', JSON.stringify(outcome));
     if (outcome.kind !== 'issued') return;
     const calls = await world.control.calls({ reference: identification });
@@ -63,9 +69,11 @@ describe('payout through a provider record (issue 22 item 4.2)', () => {
       calls.map((c) => [c.host, c.operation, c.environment, c.httpStatus]),
       [['payment', 'transfer_create', 'production', 200]],
     );
-    const polled = await resolved.adapter.queryPayout(
-      { transferId: outcome.transferId, identification, amount: 1999 },
-      resolved.context(),
+    const polled = await withCapability(resolved.adapter, 'payouts', (payouts) =>
+      payouts.queryPayout(
+        { transferId: outcome.transferId, identification, amount: 1999 },
+        resolved.context(),
+      ),
     );
     assert.equal(polled.kind === 'issued' && polled.state, 'processing');
 
@@ -73,7 +81,9 @@ describe('payout through a provider record (issue 22 item 4.2)', () => {
     const simulated = await resolveAdapter(adapterContext, { providerId, simulated: true });
     assert.equal(simulated.kind, 'simulator');
     const testIdentification = `refund:txn_${randomUUID()}`;
-    const test = await simulated.adapter.payout(request(testIdentification), simulated.context());
+    const test = await withCapability(simulated.adapter, 'payouts', (payouts) =>
+      payouts.payout(request(testIdentification), simulated.context()),
+    );
     assert.deepEqual(test, { kind: 'issued', transferId: `sim_tr_${testIdentification}` });
     assert.equal((await world.control.calls({ reference: testIdentification })).length, 0);
   });

@@ -157,7 +157,7 @@ describe('reconciler: external charges settled by the refresh query (issue 13 it
     const worker = new Reconciler(gw.database.db, gw.store, gw.ctx.events, {
       timeoutSeconds: gw.config.RECONCILE_AFTER_SECONDS,
       intervalMs: 60_000,
-      external: { config: gw.config, batchSize: 2 },
+      external: { config: gw.config, adapters: gw.ctx, batchSize: 2 },
     });
     const first = await tick(worker);
     assert.equal(first.checked, 2);

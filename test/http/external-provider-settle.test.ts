@@ -305,7 +305,7 @@ describe('SPEC 3.1: concurrent refreshes never overwrite a newer confirmation', 
     await world.control.move(providerReference, 'paid_boleto');
     const ctx = world.app.gateway.ctx;
     const fast = await settleAtProvider(
-      { deps: commandDeps(ctx), config: ctx.config },
+      { deps: commandDeps(ctx), config: ctx.config, adapters: ctx },
       { id, tenant_id: world.production.tenantId, livemode: true },
       'system:reconciler',
     );

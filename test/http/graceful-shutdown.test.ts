@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
-import { type AdapterDecorator, decorateProviderAdapters } from '../../src/commands/provider-adapter.ts';
+import type { AdapterDecorator } from '../../src/providers/registry.ts';
 import { pixBody } from '../support/charges.ts';
 import { seedTenantAndKey } from '../support/fixtures.ts';
 import { startTestApp } from '../support/http.ts';
+import { decorateProviders, withCharges } from '../support/provider-registry.ts';
 
 /**
  * Shutdown (SIGTERM/SIGINT → `Gateway.close`) waits for route handlers still running, even when their
@@ -18,17 +19,16 @@ function gatedSimulator() {
     open = resolve;
   });
   let calls = 0;
-  const decorate: AdapterDecorator = (adapter, record) =>
-    record.kind !== 'simulator'
+  const decorate: AdapterDecorator = (adapter, kind) =>
+    kind !== 'simulator'
       ? adapter
-      : {
-          ...adapter,
+      : withCharges(adapter, {
           async create(charge, body, ctx, now) {
             calls++;
             await gate;
-            return adapter.create(charge, body, ctx, now);
+            return adapter.charges.create(charge, body, ctx, now);
           },
-        };
+        });
   return { decorate, open, calls: () => calls };
 }
 
@@ -50,7 +50,7 @@ describe('graceful shutdown waits for running requests (SPEC 3.1: reserve, call,
   test('a charge whose client left still records the provider outcome before the pools close', async () => {
     const sim = gatedSimulator();
     const app = await startTestApp({ ENABLE_SIMULATOR: 'true' }, (gw) =>
-      decorateProviderAdapters(gw.ctx, sim.decorate),
+      decorateProviders(gw.ctx, sim.decorate),
     );
     try {
       const { key } = await seedTenantAndKey(app.gateway.ctx, { livemode: true });
@@ -85,7 +85,7 @@ describe('graceful shutdown waits for running requests (SPEC 3.1: reserve, call,
   test('SHUTDOWN_TIMEOUT_MS bounds the wait, and says so in the log', async () => {
     const sim = gatedSimulator();
     const app = await startTestApp({ ENABLE_SIMULATOR: 'true', SHUTDOWN_TIMEOUT_MS: '200' }, (gw) =>
-      decorateProviderAdapters(gw.ctx, sim.decorate),
+      decorateProviders(gw.ctx, sim.decorate),
     );
     try {
       const { key } = await seedTenantAndKey(app.gateway.ctx, { livemode: true });

@@ -116,7 +116,7 @@ describe('reconciler backoff (issue 13 items 7, 8)', () => {
     const reconciler = new Reconciler(gw.database.db, gw.store, gw.ctx.events, {
       timeoutSeconds: gw.config.RECONCILE_AFTER_SECONDS,
       intervalMs: 60_000,
-      external: { config: gw.config, batchSize: 1, backoff: BACKOFF },
+      external: { config: gw.config, adapters: gw.ctx, batchSize: 1, backoff: BACKOFF },
     });
     await world.app.settle();
     const at = clock();

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import type { Gateway } from '../../src/app.ts';
-import { decorateProviderAdapters } from '../../src/commands/provider-adapter.ts';
 import type { Fault } from '../../src/providers/emulator/faults.ts';
 import { assertError } from '../support/admin.ts';
 import { boletoBody, pixBody } from '../support/charges.ts';
@@ -18,6 +17,7 @@ import {
 } from '../support/external-provider.ts';
 import { seedTenantAndKey } from '../support/fixtures.ts';
 import { startTestApp, type TestApp, type TestResponse } from '../support/http.ts';
+import { decorateProviders, withCharges } from '../support/provider-registry.ts';
 
 /**
  * Issue 13 "Done when": the rows of SPEC 3.1 that involve a provider and had no test through HTTP against the
@@ -154,14 +154,15 @@ describe('SPEC 3.1 creation outcomes at the external provider (issue 13 item 6)'
       calling = resolve;
     });
     const gated = await anotherProcess({ PROVIDER_TIMEOUT_MS: '60000' }, 0, (gw) => {
-      decorateProviderAdapters(gw.ctx, (adapter) => ({
-        ...adapter,
-        async create(charge, body, context, now) {
-          calling(charge.transactionId);
-          await gate;
-          return adapter.create(charge, body, context, now);
-        },
-      }));
+      decorateProviders(gw.ctx, (adapter) =>
+        withCharges(adapter, {
+          async create(charge, body, context, now) {
+            calling(charge.transactionId);
+            await gate;
+            return adapter.charges.create(charge, body, context, now);
+          },
+        }),
+      );
     });
     try {
       const key = world.sandbox.key;

@@ -10,12 +10,12 @@ import {
   type JsonValue,
   readClaim,
 } from '../../src/commands/idempotency.ts';
-import { type AdapterDecorator, decorateProviderAdapters } from '../../src/commands/provider-adapter.ts';
 import { createProvider, providerDeps } from '../../src/commands/providers.ts';
 import { createRoutingRule } from '../../src/commands/routing-rules.ts';
 import { createUser, identityDeps } from '../../src/commands/users.ts';
 import { sha256Hex } from '../../src/crypto/secrets.ts';
 import { newId } from '../../src/ids.ts';
+import type { AdapterDecorator } from '../../src/providers/registry.ts';
 import {
   ADMIN_EMAIL,
   ADMIN_PASSWORD,
@@ -30,6 +30,7 @@ import {
 import { addDays, boletoBody, pixBody, today } from '../support/charges.ts';
 import { commandDeps, type SeededKey, seedChildTenant, seedTenantAndKey } from '../support/fixtures.ts';
 import { startTestApp, type TestApp, type TestResponse } from '../support/http.ts';
+import { decorateProviders, withCharges } from '../support/provider-registry.ts';
 
 /**
  * Issue 12 (external review): idempotency per mode (SPEC 4 common rules, 5.2), replays that answer the
@@ -76,20 +77,19 @@ async function streamLength(stream: string): Promise<number> {
 /** Calls that reach the (simulated) provider for changes of a charge (SPEC 4.8). */
 const providerCalls = { refund: 0, dueDate: 0 };
 /** Counts the simulator's refunds and due-date changes, for every adapter this app resolves. */
-const counting: AdapterDecorator = (adapter, record) =>
-  record.kind !== 'simulator'
+const counting: AdapterDecorator = (adapter, kind) =>
+  kind !== 'simulator'
     ? adapter
-    : {
-        ...adapter,
+    : withCharges(adapter, {
         async refund(target, ctx) {
           providerCalls.refund++;
-          return adapter.refund(target, ctx);
+          return adapter.charges.refund(target, ctx);
         },
         async changeDueDate(target, ctx) {
           providerCalls.dueDate++;
-          return adapter.changeDueDate(target, ctx);
+          return adapter.charges.changeDueDate(target, ctx);
         },
-      };
+      });
 
 async function allEvents(): Promise<number> {
   const { rows } = await sql<{ n: string }>`select count(*) as n from events`.execute(app.gateway.ctx.db);
@@ -111,7 +111,7 @@ beforeAll(async () => {
     ENABLE_SIMULATOR: 'true',
     CREDENTIALS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
   });
-  decorateProviderAdapters(app.gateway.ctx, counting);
+  decorateProviders(app.gateway.ctx, counting);
   superAdmin = bearer(await logIn(app, ADMIN_EMAIL, ADMIN_PASSWORD));
   test_ = await seedTenantAndKey(app.gateway.ctx, { livemode: false });
   live = await secondKey(test_.tenantId, true);

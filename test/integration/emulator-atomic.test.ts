@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { type ProviderEmulator, startProviderEmulator } from '../../src/providers/emulator/server.ts';
 import { type EmulatorControl, emulatorControl } from '../support/emulator-control.ts';
-import { saoPauloDate } from './provider-contract.ts';
+import { saoPauloDate } from '../support/provider-contract/harness.ts';
 
 // Issue 22 item 3.2: the emulator is the oracle of every provider test, so its state changes are atomic per
 // charge. A write checks and changes the charge on arrival; a `latency` fault only delays the answer

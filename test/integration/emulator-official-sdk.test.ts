@@ -6,7 +6,7 @@ import { isValidBoleto, isValidPixPayload } from '@brazilian-utils/brazilian-uti
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { type ProviderEmulator, startProviderEmulator } from '../../src/providers/emulator/server.ts';
 import { type EmulatorControl, emulatorControl } from '../support/emulator-control.ts';
-import { saoPauloDate } from './provider-contract.ts';
+import { saoPauloDate } from '../support/provider-contract/harness.ts';
 
 // Issue 22 item 3.1: the emulator speaks the wire the official Node SDK (npm `safe2pay` 1.1.12, an exact dev
 // dependency) sends. The SDK's own request functions and models run unchanged; only the socket is redirected:

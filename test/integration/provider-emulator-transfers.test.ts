@@ -3,7 +3,7 @@ import { isValidBoleto } from '@brazilian-utils/brazilian-utils';
 import { afterAll, beforeAll, beforeEach, describe, test } from 'vitest';
 import { type ProviderEmulator, startProviderEmulator } from '../../src/providers/emulator/server.ts';
 import { type EmulatorControl, emulatorControl } from '../support/emulator-control.ts';
-import { saoPauloDate } from './provider-contract.ts';
+import { saoPauloDate } from '../support/provider-contract/harness.ts';
 
 // The provider emulator's transfer API (issue 22 item 4.2; wire doc wave 2b §5.2, §7.7), spoken over a real
 // socket as a client of the provider would: both funding modes, case-insensitive paths, keys, environments,

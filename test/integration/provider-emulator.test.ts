@@ -3,7 +3,7 @@ import { isValidBoleto, isValidPixPayload } from '@brazilian-utils/brazilian-uti
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { type ProviderEmulator, startProviderEmulator } from '../../src/providers/emulator/server.ts';
 import { type EmulatorControl, emulatorControl } from '../support/emulator-control.ts';
-import { saoPauloDate } from './provider-contract.ts';
+import { saoPauloDate } from '../support/provider-contract/harness.ts';
 
 // The provider emulator on its own (docs/provider-emulator.md; issue 13): wire rules and the control API,
 // driven with plain HTTP requests.

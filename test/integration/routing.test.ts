@@ -10,6 +10,7 @@ import { createProvider, updateProvider } from '../../src/commands/providers.ts'
 import { createRoutingRule, updateRoutingRule } from '../../src/commands/routing-rules.ts';
 import { PostgresEventStore } from '../../src/events/postgres-event-store.ts';
 import { createLogger } from '../../src/logger.ts';
+import { defaultProviderRegistry } from '../../src/providers/registry.ts';
 import { resolveProviderFor } from '../../src/routing/resolve-provider.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { seedChildTenant, seedTenantAndKey } from '../support/fixtures.ts';
@@ -25,6 +26,7 @@ describe('routing against the read models (SPEC 2.8)', () => {
     registry: ctx.events,
     now: ctx.now,
     config: { DATABASE_URL: t.url, CALEBE_DATA_DIR: '/nonexistent' },
+    adapters: { providers: defaultProviderRegistry },
   });
 
   beforeAll(async () => {

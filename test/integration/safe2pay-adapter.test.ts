@@ -3,30 +3,29 @@ import { isValidPixPayload } from '@brazilian-utils/brazilian-utils';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import type { Fault } from '../../src/providers/emulator/faults.ts';
 import { type ProviderEmulator, startProviderEmulator } from '../../src/providers/emulator/server.ts';
-import type { PortCharge, ProviderContext, ProviderPort } from '../../src/providers/port.ts';
+import type { ChargesCapability, PortCharge, ProviderContext } from '../../src/providers/port.ts';
 import { createSafe2PayAdapter } from '../../src/providers/safe2pay/adapter.ts';
 import { type EmulatorControl, emulatorControl } from '../support/emulator-control.ts';
 import {
   assertSanitized,
   boletoCharge,
   pixCharge,
-  providerContract,
-  type RemoteHarness,
   saoPauloDate,
-} from './provider-contract.ts';
+} from '../support/provider-contract/harness.ts';
 
-// The Safe2Pay adapter over undici against the provider emulator on a real socket (issue 13).
+// The Safe2Pay adapter's wire specifics over undici against the provider emulator on a real socket (issue 13);
+// the contract its capabilities share with the simulator runs in provider-contract-*.test.ts.
 // Keys are the emulator's: one per environment plus a marketplace matrix sandbox key (SPEC 2.8).
 const KEYS = { sandbox: ['sbx-key'], production: ['prd-key'], matrixSandbox: ['matrix-sbx-key'] };
 
 let emulator: ProviderEmulator;
 let control: EmulatorControl;
-let adapter: ProviderPort;
+let adapter: ChargesCapability;
 
 beforeAll(async () => {
   emulator = await startProviderEmulator({ port: 0, host: '127.0.0.1', keys: KEYS });
   control = emulatorControl(emulator.url);
-  adapter = createSafe2PayAdapter({ paymentHost: emulator.paymentUrl, apiHost: emulator.apiUrl });
+  adapter = createSafe2PayAdapter({ paymentHost: emulator.paymentUrl, apiHost: emulator.apiUrl }).charges;
 });
 afterAll(async () => {
   await emulator.close();
@@ -43,24 +42,6 @@ function ctx(
     ...extra,
   };
 }
-
-const harness: RemoteHarness = {
-  get adapter() {
-    return adapter;
-  },
-  context: (signal) => ctx('production', signal ? { signal } : {}),
-  refusedContext: () => ({ ...ctx('production'), credentials: { api_key: 'revoked-key' } }),
-  refuseNext: (operation, reference, code) =>
-    control.fault({ operation, reference, fault: { type: 'has_error', code, message: 'Recusado.' } }),
-  failNext: (operation, reference) =>
-    control.fault({ operation, reference, fault: { type: 'http_error', status: 500 } }),
-  loseAnswerOfNext: (operation, reference) =>
-    control.fault({ operation, reference, fault: { type: 'reset' } }),
-  settle: (providerReference, via) =>
-    control.move(providerReference, via === 'pix' ? 'paid_pix' : 'paid_boleto'),
-};
-
-providerContract('Safe2Pay adapter over the emulator', { simulated: false, harness: () => harness });
 
 async function create(charge: PortCharge, context: ProviderContext = ctx()) {
   return adapter.create(charge, adapter.buildRequest(charge, context), context, new Date());

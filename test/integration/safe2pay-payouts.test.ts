@@ -4,14 +4,14 @@ import { afterAll, beforeAll, beforeEach, describe, test } from 'vitest';
 import { type ProviderEmulator, startProviderEmulator } from '../../src/providers/emulator/server.ts';
 import {
   type PayoutRequest,
+  type PayoutsCapability,
   type ProviderContext,
-  type ProviderPort,
   payoutBankAccount,
   payoutCompensationDate,
 } from '../../src/providers/port.ts';
 import { createSafe2PayAdapter } from '../../src/providers/safe2pay/adapter.ts';
 import { type EmulatorControl, emulatorControl } from '../support/emulator-control.ts';
-import { assertSanitized, saoPauloDate } from './provider-contract.ts';
+import { assertSanitized, saoPauloDate } from '../support/provider-contract/harness.ts';
 
 // Issue 22 item 4.2: the Safe2Pay adapter's payouts (`v2/Transfer`, wire doc wave 2b §5.2-5.3, §7.5) over
 // undici against the provider emulator on a real socket. The emulator plays the provider; its control API
@@ -19,12 +19,12 @@ import { assertSanitized, saoPauloDate } from './provider-contract.ts';
 
 let emulator: ProviderEmulator;
 let control: EmulatorControl;
-let adapter: ProviderPort;
+let adapter: PayoutsCapability;
 
 beforeAll(async () => {
   emulator = await startProviderEmulator({ port: 0, host: '127.0.0.1' });
   control = emulatorControl(emulator.url);
-  adapter = createSafe2PayAdapter({ paymentHost: emulator.paymentUrl, apiHost: emulator.apiUrl });
+  adapter = createSafe2PayAdapter({ paymentHost: emulator.paymentUrl, apiHost: emulator.apiUrl }).payouts;
 });
 afterAll(async () => {
   await emulator.close();

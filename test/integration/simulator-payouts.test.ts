@@ -27,7 +27,7 @@ function request(identification: string, amount = 1999): PayoutRequest {
 
 describe('simulator payouts', () => {
   test('accepted under a deterministic id; the same identification names the same transfer', async () => {
-    const adapter = createSimulatorAdapter();
+    const adapter = createSimulatorAdapter().payouts;
     const first = await adapter.payout(request('refund:txn_1'), ctx);
     assert.deepEqual(first, { kind: 'issued', transferId: 'sim_tr_refund:txn_1' });
     assert.deepEqual(await adapter.payout(request('refund:txn_1'), ctx), first);
@@ -39,7 +39,7 @@ describe('simulator payouts', () => {
   });
 
   test('the first poll reports transferred with a marker confirmation, whichever process asks', async () => {
-    const adapter = createSimulatorAdapter();
+    const adapter = createSimulatorAdapter().payouts;
     const { transferId } = (await adapter.payout(request('refund:txn_3'), ctx)) as { transferId: string };
     const target = { transferId, identification: 'refund:txn_3', amount: 1999 };
     const expected = {
@@ -50,11 +50,11 @@ describe('simulator payouts', () => {
     };
     assert.deepEqual(await adapter.queryPayout(target, ctx), expected);
     // Another process's simulator (an empty memory) answers the same.
-    assert.deepEqual(await createSimulatorAdapter().queryPayout(target, ctx), expected);
+    assert.deepEqual(await createSimulatorAdapter().payouts.queryPayout(target, ctx), expected);
   });
 
   test('never uncertain; an amount that is not positive centavos is refused before anything', async () => {
-    const adapter = createSimulatorAdapter();
+    const adapter = createSimulatorAdapter().payouts;
     for (const amount of [0, -5, 19.5]) {
       const outcome = await adapter.payout(request('refund:txn_4', amount), ctx);
       assert.equal(outcome.kind, 'refused');

@@ -48,6 +48,13 @@ export function emulatorControl(baseUrl: string, controlToken?: string) {
       };
       return json.charges;
     },
+    /** The bank moves a payout's transfer (docs/provider-emulator.md "Transfers"). */
+    async moveTransfer(
+      transferId: string,
+      move: { to: 'transferred' | 'returned'; hash?: string; reason?: string },
+    ): Promise<void> {
+      await send('POST', `/transfers/${transferId}/move`, move);
+    },
     async reset(): Promise<void> {
       await send('POST', '/reset');
     },

@@ -2,6 +2,7 @@ import type { Dispatcher } from 'undici';
 import type { TransactionArtifacts } from '../../aggregates/transaction.ts';
 import type {
   CancelTarget,
+  ChargesCapability,
   DueDateTarget,
   IssuedCharge,
   Outcome,
@@ -168,7 +169,12 @@ function paymentMethodCode(value: unknown): string | null {
   return null;
 }
 
-export function createSafe2PayAdapter(config: Safe2PayConfig = {}): ProviderPort {
+/** The Safe2Pay adapter's capabilities: both of today's are always there. */
+export interface Safe2PayAdapter extends ProviderPort {
+  readonly payouts: NonNullable<ProviderPort['payouts']>;
+}
+
+export function createSafe2PayAdapter(config: Safe2PayConfig = {}): Safe2PayAdapter {
   const paymentHost = (config.paymentHost ?? SAFE2PAY_PAYMENT_HOST).replace(/\/+$/, '');
   const apiHost = (config.apiHost ?? SAFE2PAY_API_HOST).replace(/\/+$/, '');
   const buildOptions = {
@@ -333,11 +339,7 @@ export function createSafe2PayAdapter(config: Safe2PayConfig = {}): ProviderPort
     };
   }
 
-  return {
-    name: 'safe2pay',
-    // Issue 22 item 4.2: payouts over `v2/Transfer` (transfers.ts), same hosts, key and envelope rules.
-    ...createSafe2PayPayouts({ paymentHost, apiHost, call }),
-
+  const charges: ChargesCapability = {
     buildRequest(charge, ctx) {
       return buildPaymentBody(charge, ctx.environment, buildOptions);
     },
@@ -469,5 +471,12 @@ export function createSafe2PayAdapter(config: Safe2PayConfig = {}): ProviderPort
       if (result.detail === false) return refused('status_refused', null, result.httpStatus);
       return uncertain('incomplete', result.httpStatus);
     },
+  };
+
+  return {
+    name: 'safe2pay',
+    charges,
+    // Issue 22 item 4.2: payouts over `v2/Transfer` (transfers.ts), same hosts, key and envelope rules.
+    payouts: createSafe2PayPayouts({ paymentHost, apiHost, call }),
   };
 }

@@ -1,10 +1,10 @@
 import type { Diagnostics } from '../../aggregates/transaction.ts';
 import type {
   OutcomeReason,
-  PayoutPort,
   PayoutQueryTarget,
   PayoutRequest,
   PayoutState,
+  PayoutsCapability,
   Refused,
   Uncertain,
 } from '../port.ts';
@@ -22,7 +22,7 @@ import { type Interpreted, idOf, isRecord } from './wire-values.ts';
  */
 
 export type Call = (
-  ctx: Parameters<PayoutPort['payout']>[1],
+  ctx: Parameters<PayoutsCapability['payout']>[1],
   method: 'GET' | 'POST',
   url: string,
   body?: Record<string, unknown>,
@@ -173,7 +173,7 @@ export function createSafe2PayPayouts(deps: {
   readonly paymentHost: string;
   readonly apiHost: string;
   readonly call: Call;
-}): PayoutPort {
+}): PayoutsCapability {
   const { paymentHost, apiHost, call } = deps;
   return {
     async payout(input, ctx) {

@@ -123,7 +123,7 @@ export type ChargeOutcome =
    */
   | { kind: 'replayed'; transactionId: string; state?: TransactionState };
 
-export type ChargeContext = Pick<AppContext, 'store' | 'events' | 'db' | 'now'> & {
+export type ChargeContext = Pick<AppContext, 'store' | 'events' | 'db' | 'now' | 'providers'> & {
   config: Pick<
     Config,
     | 'ENABLE_SIMULATOR'
@@ -320,7 +320,7 @@ function requireProviderPayer(input: CreateChargeInput): void {
   if (issue) throw invalid(issue.param, issue.message);
 }
 
-/** `ctx` is the application context: the key of the adapters' decorators (provider-adapter.ts). */
+/** `ctx` holds the provider registry, read at each resolution (provider-adapter.ts). */
 function adapterContext(ctx: ChargeContext) {
   return { deps: deps(ctx), config: ctx.config, adapters: ctx };
 }
@@ -578,7 +578,7 @@ async function validReservation(
   // (null for the simulator, which sends nothing).
   const reserve: ReserveTransaction = {
     ...draft,
-    providerRequest: routed.adapter.adapter.buildRequest(portCharge(draft), {
+    providerRequest: routed.adapter.adapter.charges.buildRequest(portCharge(draft), {
       environment: routed.adapter.environment,
     }),
   };

@@ -77,7 +77,7 @@ export async function issueAtProvider(
   try {
     // Exactly the stored body (SPEC 2.3): a copy, so nothing the transport does can touch the reservation.
     const sent = body === null ? null : (JSON.parse(JSON.stringify(body)) as Record<string, unknown>);
-    return creationRecord(await resolved.adapter.create(charge, sent, resolved.context(), now()));
+    return creationRecord(await resolved.adapter.charges.create(charge, sent, resolved.context(), now()));
   } catch {
     // The adapter never throws for an answer; a throw here means the call's fate is unknown.
     return { kind: 'record_uncertain', providerReference: null, diagnostics: NO_DIAGNOSTICS };

@@ -62,10 +62,10 @@ export async function settleDuplicateRefund(
   const claimed = claim.events.find((e) => e.type === 'Transaction.DuplicateRefundAttempted');
   if (claimed?.type !== 'Transaction.DuplicateRefundAttempted') return 'in_flight';
   const attempt = claimed.data.attempt;
-  let outcome: Awaited<ReturnType<ResolvedExternal['adapter']['refund']>>;
+  let outcome: Awaited<ReturnType<ResolvedExternal['adapter']['charges']['refund']>>;
   try {
     // Wire doc 2.11: a boleto's Pix payment is returned with the Pix refund on the boleto's transaction id.
-    outcome = await ctx.external.adapter.refund(
+    outcome = await ctx.external.adapter.charges.refund(
       {
         transactionId: id,
         method: 'boleto',

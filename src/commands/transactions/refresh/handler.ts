@@ -200,9 +200,9 @@ type Lookup =
 /** SPEC 3.1 `unknown` without `provider_reference`: the provider's charges carrying this transaction id. */
 async function lookUpByReference(external: ResolvedExternal, state: TransactionFacts): Promise<Lookup> {
   const reserved = state.reserved;
-  let outcome: Awaited<ReturnType<ResolvedExternal['adapter']['queryByReference']>>;
+  let outcome: Awaited<ReturnType<ResolvedExternal['adapter']['charges']['queryByReference']>>;
   try {
-    outcome = await external.adapter.queryByReference(reserved.transaction_id, external.context());
+    outcome = await external.adapter.charges.queryByReference(reserved.transaction_id, external.context());
   } catch {
     return { kind: 'reconciliation_required' };
   }
@@ -234,7 +234,7 @@ async function readRemote(
 ): Promise<Read> {
   const reserved = state.reserved;
   try {
-    const outcome = await external.adapter.query(
+    const outcome = await external.adapter.charges.query(
       {
         transactionId: reserved.transaction_id,
         method: reserved.method,

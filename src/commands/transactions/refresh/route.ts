@@ -76,7 +76,7 @@ export function registerRefreshRoute(app: HttpServer, ctx: AppContext): void {
           if (state.status === 'none') return { kind: 'reconciliation_required' };
           // SPEC 3.1, 4.6: by external id, or for `unknown` without it by the provider's query by reference.
           const refreshed = await refreshAtProvider(
-            { deps: deps(), config: ctx.config },
+            { deps: deps(), config: ctx.config, adapters: ctx },
             state,
             eventMetadata(request),
           );

@@ -11,7 +11,7 @@ import { type CredentialsKeyConfig, credentialsKey } from '../../../crypto/crede
 import { open, seal, shred, VaultKeyMissingError } from '../../../crypto/vault.ts';
 import type { Database } from '../../../db/schema.ts';
 import type { EventMetadata } from '../../../events/event-store.ts';
-import { payoutBankAccount, payoutCompensationDate } from '../../../providers/port.ts';
+import { payoutBankAccount, payoutCompensationDate, withCapability } from '../../../providers/port.ts';
 import { diagnosticsFor } from '../../../providers/safe2pay/diagnostics.ts';
 import { type CommandDeps, handleCommand } from '../../command-handler.ts';
 import { foldStream } from '../../fold-stream.ts';
@@ -158,17 +158,19 @@ async function sendPayout(
   now: Date,
 ): Promise<Attempt> {
   const outcome = await guarded(() =>
-    resolved.adapter.payout(
-      {
-        transactionId: state.reserved.transaction_id,
-        identification: payoutIdentification(state),
-        amount: state.reserved.amount,
-        receiverName: account.holder_name,
-        receiverDocument: digits(account.holder_document),
-        bankAccount: payoutBankAccount(account),
-        compensationDate: payoutCompensationDate(now),
-      },
-      resolved.context(),
+    withCapability(resolved.adapter, 'payouts', (payouts) =>
+      payouts.payout(
+        {
+          transactionId: state.reserved.transaction_id,
+          identification: payoutIdentification(state),
+          amount: state.reserved.amount,
+          receiverName: account.holder_name,
+          receiverDocument: digits(account.holder_document),
+          bankAccount: payoutBankAccount(account),
+          compensationDate: payoutCompensationDate(now),
+        },
+        resolved.context(),
+      ),
     ),
   );
   switch (outcome.kind) {
@@ -199,7 +201,11 @@ export async function settlePayout(ctx: PayoutContext, state: TransactionFacts):
   const transferId = state.refundTransferId;
   if (transferId !== null) {
     const target = { transferId, identification, amount: state.reserved.amount };
-    const read = await guarded(() => resolved.adapter.queryPayout(target, resolved.context()));
+    const read = await guarded(() =>
+      withCapability(resolved.adapter, 'payouts', (payouts) =>
+        payouts.queryPayout(target, resolved.context()),
+      ),
+    );
     if (read.kind !== 'issued') return stillPending;
     if (read.state === 'transferred') return transferred(ctx, state, read.confirmation ?? transferId);
     if (read.state === 'returned') {
@@ -208,7 +214,11 @@ export async function settlePayout(ctx: PayoutContext, state: TransactionFacts):
     }
     return stillPending;
   }
-  const found = await guarded(() => resolved.adapter.findPayout(identification, resolved.context()));
+  const found = await guarded(() =>
+    withCapability(resolved.adapter, 'payouts', (payouts) =>
+      payouts.findPayout(identification, resolved.context()),
+    ),
+  );
   if (found.kind !== 'issued') return stillPending;
   const [only, ...more] = found.transferIds;
   if (only !== undefined && more.length === 0) {

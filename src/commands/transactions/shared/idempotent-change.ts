@@ -44,8 +44,8 @@ export interface ChangeContext {
   config: AdapterContext['config'];
   /** The personal-data vault, for a refund to the payer's bank account (../refund/payout.ts). */
   vault: VaultAccess;
-  /** The application context: the key of the adapters' decorators (provider-adapter.ts). */
-  adapters: object;
+  /** Where adapters come from (provider-adapter.ts). */
+  adapters: AdapterContext['adapters'];
 }
 
 export interface ChangeInput {

@@ -107,7 +107,7 @@ async function readBack(
   const reference = state.artifacts.provider_reference;
   if (reference === null) return unknownFate();
   return guarded(() =>
-    resolved.adapter.query(
+    resolved.adapter.charges.query(
       {
         transactionId: state.reserved.transaction_id,
         method: state.reserved.method,
@@ -159,7 +159,7 @@ export async function refundAttempt(
     return refusedAs({ kind: 'refund_refused', diagnostics });
   }
   const outcome = await guarded(() =>
-    resolved.adapter.refund(
+    resolved.adapter.charges.refund(
       {
         transactionId: state.reserved.transaction_id,
         method: state.reserved.method,
@@ -270,7 +270,7 @@ export async function dueDateAttempt(
     return refusedAs({ kind: 'due_date_refused', dueDate, diagnostics });
   }
   const outcome = await guarded(() =>
-    resolved.adapter.changeDueDate(
+    resolved.adapter.charges.changeDueDate(
       {
         transactionId: state.reserved.transaction_id,
         amount: state.reserved.amount,

@@ -2,98 +2,28 @@ import assert from 'node:assert/strict';
 import { getBoletoInfo, isValidBoleto, isValidPixPayload } from '@brazilian-utils/brazilian-utils';
 import { ulid } from 'ulid';
 import { describe, test } from 'vitest';
-import type { PortCharge, ProviderContext, ProviderPort } from '../../src/providers/port.ts';
-import { portCustomer } from '../support/emulator-control.ts';
+import type { PortCharge } from '../../../src/providers/port.ts';
+import {
+  assertSanitized,
+  boletoCharge,
+  type ContractHarness,
+  type ContractSubject,
+  pixCharge,
+  type RemoteHarness,
+  saoPauloDate,
+} from './harness.ts';
 
 /**
- * The provider contract (DESIGN.md "Providers", issue 13 item 1): what every adapter of the one port must do,
- * the simulator and the external provider alike. An adapter's test file supplies a {@link ContractHarness}
- * that can settle a charge (and, for a remote provider, make it refuse or fail) and runs
- * {@link providerContract}. Expected values come from SPEC.md (1, 2.2, 2.3, 3.1, 4.1, 4.2, 4.6, 4.8), never
- * from the adapter. What differs is SPEC 1's table: a simulated charge has a test marker instead of a
- * payable Pix and no boleto numbers, sends nothing (SPEC 2.3 `provider_request` null) and cannot be refused
- * by a provider; a remote one has real artifacts and the fault cases.
+ * The `charges` capability's contract (DESIGN.md "Providers", issues 13 item 1 and 24 item 5): what every
+ * adapter's charges must do, the simulator and the external provider alike
+ * (test/integration/provider-contract-charges.test.ts runs it on both). Expected values come from SPEC.md
+ * (1, 2.2, 2.3, 3.1, 4.1, 4.2, 4.6, 4.8), never from the adapter. What differs is SPEC 1's table: a
+ * simulated charge has a test marker instead of a payable Pix and no boleto numbers, sends nothing (SPEC 2.3
+ * `provider_request` null) and cannot be refused by a provider; a remote one has real artifacts and the
+ * fault cases.
  */
 
-export type ContractOperation = 'create' | 'query' | 'refund' | 'change_due_date' | 'cancel';
-
-export interface ContractHarness {
-  readonly adapter: ProviderPort;
-  /** A working context of the harness's environment. */
-  context(signal?: AbortSignal): ProviderContext;
-  /** The payer pays: `via` pix for a Pix charge or a boleto's Pix, boleto for the boleto itself. */
-  settle(providerReference: string, via: 'pix' | 'boleto'): Promise<void>;
-}
-
-/** What only a remote provider can be made to do (the simulator never refuses nor fails; SPEC 1). */
-export interface RemoteHarness extends ContractHarness {
-  /** Credentials the provider does not accept. */
-  refusedContext(): ProviderContext;
-  /** The next `operation` about `reference` is a business refusal carrying provider code `code`. */
-  refuseNext(operation: ContractOperation, reference: string, code: string): Promise<void>;
-  /** The next `operation` about `reference` gets a server error (the provider may or may not have acted). */
-  failNext(operation: ContractOperation, reference: string): Promise<void>;
-  /** The provider does the next `operation` about `reference` but its answer is lost. */
-  loseAnswerOfNext(operation: ContractOperation, reference: string): Promise<void>;
-}
-
-export type ContractSubject =
-  | { readonly simulated: true; readonly harness: () => ContractHarness }
-  | { readonly simulated: false; readonly harness: () => RemoteHarness };
-
-/** `YYYY-MM-DD` in Sao Paulo, `days` from today (SPEC 4.2: due dates are today to today+365 there). */
-export function saoPauloDate(days: number): string {
-  return new Date(Date.now() - 3 * 3_600_000 + days * 86_400_000).toISOString().slice(0, 10);
-}
-
-export function pixCharge(amount = 1250, expiresIn = 1800): PortCharge {
-  return {
-    transactionId: `txn_${ulid()}`,
-    method: 'pix',
-    amount,
-    description: 'Pedido 42',
-    customer: portCustomer,
-    expiresIn,
-    boleto: null,
-    callbackUrl: null,
-  };
-}
-
-export function boletoCharge(amount = 15_990, dueDate = saoPauloDate(10)): PortCharge {
-  return {
-    transactionId: `txn_${ulid()}`,
-    method: 'boleto',
-    amount,
-    description: 'Mensalidade novembro',
-    customer: portCustomer,
-    expiresIn: null,
-    boleto: {
-      due_date: dueDate,
-      instruction: null,
-      penalty_rate: 2,
-      interest_rate: 1,
-      cancel_after_due: false,
-      days_before_cancel: 0,
-    },
-    callbackUrl: null,
-  };
-}
-
-/** Diagnostics as SPEC 2.2 and 8 allow them. */
-export function assertSanitized(d: {
-  provider_error_code: string | null;
-  provider_error_message: string | null;
-  provider_http_status: number | null;
-}): void {
-  if (d.provider_error_code !== null) assert.match(d.provider_error_code, /^[0-9]{1,10}$/);
-  if (d.provider_error_message !== null) assert.ok(d.provider_error_message.length <= 400);
-  if (d.provider_http_status !== null) {
-    assert.ok(Number.isInteger(d.provider_http_status));
-    assert.ok(d.provider_http_status >= 100 && d.provider_http_status <= 599);
-  }
-}
-
-export function providerContract(name: string, subject: ContractSubject): void {
+export function chargesContract(subject: ContractSubject): void {
   const simulated = subject.simulated;
   const harness = (): ContractHarness => subject.harness();
   /** Only registered for a remote provider (no test is skipped: the simulator has no such case). */
@@ -103,14 +33,14 @@ export function providerContract(name: string, subject: ContractSubject): void {
   };
 
   async function issue(h: ContractHarness, charge: PortCharge, now = new Date()) {
-    const body = h.adapter.buildRequest(charge, h.context());
-    const outcome = await h.adapter.create(charge, body, h.context(), now);
+    const body = h.adapter.charges.buildRequest(charge, h.context());
+    const outcome = await h.adapter.charges.create(charge, body, h.context(), now);
     assert.equal(outcome.kind, 'issued', JSON.stringify(outcome));
     if (outcome.kind !== 'issued') throw new Error('unreachable');
     return outcome;
   }
 
-  describe(`provider contract: ${name}`, () => {
+  describe(`charges contract: ${subject.name}`, () => {
     describe('create', () => {
       test('Pix is issued pending, expiring expires_in after the call; payable only when not simulated (SPEC 1, 4.1)', async () => {
         const h = harness();
@@ -152,8 +82,8 @@ export function providerContract(name: string, subject: ContractSubject): void {
           const h = harness();
           const charge = pixCharge();
           const ctx = { ...h.context(), credentials: {} };
-          assert.equal(h.adapter.buildRequest(charge, ctx), null);
-          assert.equal((await h.adapter.create(charge, null, ctx, new Date())).kind, 'issued');
+          assert.equal(h.adapter.charges.buildRequest(charge, ctx), null);
+          assert.equal((await h.adapter.charges.create(charge, null, ctx, new Date())).kind, 'issued');
         });
       } else {
         test('boleto is issued with https URL, valid 47-48 digit line, 44 digit code of the amount and due date (SPEC 4.2)', async () => {
@@ -180,9 +110,9 @@ export function providerContract(name: string, subject: ContractSubject): void {
           const h = remote();
           const charge = pixCharge();
           await h.refuseNext('create', charge.transactionId, '1234');
-          const outcome = await h.adapter.create(
+          const outcome = await h.adapter.charges.create(
             charge,
-            h.adapter.buildRequest(charge, h.context()),
+            h.adapter.charges.buildRequest(charge, h.context()),
             h.context(),
             new Date(),
           );
@@ -196,9 +126,9 @@ export function providerContract(name: string, subject: ContractSubject): void {
           const h = remote();
           const charge = pixCharge();
           const ctx = h.refusedContext();
-          const outcome = await h.adapter.create(
+          const outcome = await h.adapter.charges.create(
             charge,
-            h.adapter.buildRequest(charge, ctx),
+            h.adapter.charges.buildRequest(charge, ctx),
             ctx,
             new Date(),
           );
@@ -209,9 +139,9 @@ export function providerContract(name: string, subject: ContractSubject): void {
           const h = remote();
           const charge = boletoCharge();
           await h.failNext('create', charge.transactionId);
-          const outcome = await h.adapter.create(
+          const outcome = await h.adapter.charges.create(
             charge,
-            h.adapter.buildRequest(charge, h.context()),
+            h.adapter.charges.buildRequest(charge, h.context()),
             h.context(),
             new Date(),
           );
@@ -233,7 +163,7 @@ export function providerContract(name: string, subject: ContractSubject): void {
           providerReference: created.providerReference,
           boletoDueDate: null,
         };
-        const before = await h.adapter.query(target, h.context());
+        const before = await h.adapter.charges.query(target, h.context());
         assert.equal(before.kind, 'issued', JSON.stringify(before));
         if (before.kind !== 'issued') return;
         assert.equal(before.charge.status, 'pending');
@@ -241,7 +171,7 @@ export function providerContract(name: string, subject: ContractSubject): void {
         assert.equal(before.charge.reference, charge.transactionId);
         assert.equal(before.charge.providerReference, created.providerReference);
         await h.settle(created.providerReference, 'pix');
-        const after = await h.adapter.query(target, h.context());
+        const after = await h.adapter.charges.query(target, h.context());
         assert.equal(after.kind === 'issued' && after.charge.status, 'paid');
       });
 
@@ -251,7 +181,7 @@ export function providerContract(name: string, subject: ContractSubject): void {
           const charge = boletoCharge();
           const created = await issue(h, charge);
           await h.settle(created.providerReference, via);
-          const outcome = await h.adapter.query(
+          const outcome = await h.adapter.charges.query(
             {
               transactionId: charge.transactionId,
               method: 'boleto',
@@ -272,13 +202,13 @@ export function providerContract(name: string, subject: ContractSubject): void {
         const h = harness();
         const charge = pixCharge(999);
         await issue(h, charge);
-        const found = await h.adapter.queryByReference(charge.transactionId, h.context());
+        const found = await h.adapter.charges.queryByReference(charge.transactionId, h.context());
         assert.equal(found.kind, 'issued', JSON.stringify(found));
         if (found.kind !== 'issued') return;
         assert.equal(found.charges.length, 1);
         assert.equal(found.charges[0]?.amount, 999);
         assert.equal(found.charges[0]?.reference, charge.transactionId);
-        const none = await h.adapter.queryByReference(`txn_${ulid()}`, h.context());
+        const none = await h.adapter.charges.queryByReference(`txn_${ulid()}`, h.context());
         assert.deepEqual(none.kind === 'issued' && none.charges, []);
       });
 
@@ -295,24 +225,24 @@ export function providerContract(name: string, subject: ContractSubject): void {
             boletoDueDate: null,
           };
           await h.refuseNext('query', charge.transactionId, '77');
-          const refused = await h.adapter.query(target, h.context());
+          const refused = await h.adapter.charges.query(target, h.context());
           assert.equal(refused.kind, 'refused');
           await h.failNext('query', charge.transactionId);
-          assert.equal((await h.adapter.query(target, h.context())).kind, 'uncertain');
+          assert.equal((await h.adapter.charges.query(target, h.context())).kind, 'uncertain');
         });
 
         test('by reference finds a charge whose creation answer was lost (SPEC 3.1 unknown, no external id)', async () => {
           const h = remote();
           const charge = pixCharge(999);
           await h.loseAnswerOfNext('create', charge.transactionId);
-          const lost = await h.adapter.create(
+          const lost = await h.adapter.charges.create(
             charge,
-            h.adapter.buildRequest(charge, h.context()),
+            h.adapter.charges.buildRequest(charge, h.context()),
             h.context(),
             new Date(),
           );
           assert.equal(lost.kind, 'uncertain');
-          const found = await h.adapter.queryByReference(charge.transactionId, h.context());
+          const found = await h.adapter.charges.queryByReference(charge.transactionId, h.context());
           assert.equal(found.kind, 'issued', JSON.stringify(found));
           if (found.kind !== 'issued') return;
           assert.equal(found.charges.length, 1);
@@ -338,9 +268,9 @@ export function providerContract(name: string, subject: ContractSubject): void {
             paidWith: method === 'boleto' ? via : null,
             bankAccount: null,
           };
-          const done = await h.adapter.refund(target, h.context());
+          const done = await h.adapter.charges.refund(target, h.context());
           assert.deepEqual(done, { kind: 'issued', refundStatus: 'succeeded' });
-          const after = await h.adapter.query(
+          const after = await h.adapter.charges.query(
             {
               transactionId: charge.transactionId,
               method,
@@ -352,7 +282,7 @@ export function providerContract(name: string, subject: ContractSubject): void {
           );
           assert.equal(after.kind === 'issued' && after.charge.status, 'refunded');
           // SPEC 3.1 "only move allowed from paid": a second integral refund is never made.
-          assert.equal((await h.adapter.refund(target, h.context())).kind, 'refused');
+          assert.equal((await h.adapter.charges.refund(target, h.context())).kind, 'refused');
         });
       }
 
@@ -370,10 +300,10 @@ export function providerContract(name: string, subject: ContractSubject): void {
             bankAccount: null,
           };
           await h.refuseNext('refund', charge.transactionId, '55');
-          assert.equal((await h.adapter.refund(target, h.context())).kind, 'refused');
+          assert.equal((await h.adapter.charges.refund(target, h.context())).kind, 'refused');
           await h.failNext('refund', charge.transactionId);
-          assert.equal((await h.adapter.refund(target, h.context())).kind, 'uncertain');
-          const done = await h.adapter.refund(target, h.context());
+          assert.equal((await h.adapter.charges.refund(target, h.context())).kind, 'uncertain');
+          const done = await h.adapter.charges.refund(target, h.context());
           assert.deepEqual(done, { kind: 'issued', refundStatus: 'succeeded' });
         });
       }
@@ -394,11 +324,11 @@ export function providerContract(name: string, subject: ContractSubject): void {
         if (!simulated) {
           const r = remote();
           await r.refuseNext('change_due_date', charge.transactionId, '88');
-          assert.equal((await h.adapter.changeDueDate(target, h.context())).kind, 'refused');
+          assert.equal((await h.adapter.charges.changeDueDate(target, h.context())).kind, 'refused');
           await r.failNext('change_due_date', charge.transactionId);
-          assert.equal((await h.adapter.changeDueDate(target, h.context())).kind, 'uncertain');
+          assert.equal((await h.adapter.charges.changeDueDate(target, h.context())).kind, 'uncertain');
         }
-        const changed = await h.adapter.changeDueDate(target, h.context());
+        const changed = await h.adapter.charges.changeDueDate(target, h.context());
         assert.equal(changed.kind, 'issued', JSON.stringify(changed));
         if (changed.kind !== 'issued') return;
         assert.equal(changed.boletoDueDate, saoPauloDate(40));
@@ -409,7 +339,7 @@ export function providerContract(name: string, subject: ContractSubject): void {
           assert.ok(isValidBoleto(changed.artifacts.boleto_digitable_line ?? ''));
         }
         // The read shows the new date: a caller that lost this answer can tell the change happened.
-        const read = await h.adapter.query(
+        const read = await h.adapter.charges.query(
           {
             transactionId: charge.transactionId,
             method: 'boleto',
@@ -432,7 +362,7 @@ export function providerContract(name: string, subject: ContractSubject): void {
         const b = await issue(h, boleto);
         if (!simulated) {
           await remote().failNext('cancel', boleto.transactionId);
-          const failed = await h.adapter.cancel(
+          const failed = await h.adapter.charges.cancel(
             { transactionId: boleto.transactionId, method: 'boleto', providerReference: b.providerReference },
             h.context(),
           );
@@ -442,7 +372,7 @@ export function providerContract(name: string, subject: ContractSubject): void {
           [pix, p],
           [boleto, b],
         ] as const) {
-          const outcome = await h.adapter.cancel(
+          const outcome = await h.adapter.charges.cancel(
             {
               transactionId: charge.transactionId,
               method: charge.method,
