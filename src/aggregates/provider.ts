@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineEvent } from '../events/event-registry.ts';
 import { type Decider, DomainError, type DomainEvent } from './decider.ts';
 import { isValidRegistryName } from './registry-name.ts';
+import { CHARGE_METHODS } from './transaction/vocabulary.ts';
 import type { TransitionTable } from './transition-table.ts';
 
 /**
@@ -10,7 +11,8 @@ import type { TransitionTable } from './transition-table.ts';
  * sealed (src/crypto/credentials.ts): events and state hold only the ciphertext.
  */
 
-export const PAYMENT_METHODS = ['pix', 'boleto'] as const;
+/** The methods a provider can enable: the charge methods, one list (src/aggregates/transaction/vocabulary.ts). */
+export const PAYMENT_METHODS = CHARGE_METHODS;
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
 export const PROVIDER_KINDS = ['simulator', 'external'] as const;
 export const PROVIDER_ENVIRONMENTS = ['sandbox', 'production'] as const;

@@ -1,12 +1,12 @@
 import { sql } from 'kysely';
 import {
+  STATUS_AFTER,
   saoPauloDate,
   type TransactionEvent,
   type TransactionReservedData,
   type TransactionStatus,
   transactionEvents,
 } from '../aggregates/transaction.ts';
-import { STATUS_AFTER } from '../aggregates/transaction-status.ts';
 import { copyField, copyFromStdin } from '../db/copy-from-stdin.ts';
 import type { RecordedEvent } from '../events/event-store.ts';
 import type { Projection } from '../events/projection.ts';

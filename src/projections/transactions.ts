@@ -1,10 +1,11 @@
 import { type Insertable, type Selectable, sql, type Transaction, type Updateable } from 'kysely';
 import {
+  STATUS_AFTER,
+  statusAfter,
   type TransactionEvent,
   type TransactionFacts,
   transactionEvents,
 } from '../aggregates/transaction.ts';
-import { STATUS_AFTER, statusAfter } from '../aggregates/transaction-status.ts';
 import { storedDocumentSignature } from '../charge-page/stored-signature.ts';
 import type { Database, TransactionRequestsTable, TransactionsTable } from '../db/schema.ts';
 import { q, type SqlText } from '../db/sql-text.ts';

@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
-import type { TransactionStatus } from '../aggregates/transaction.ts';
-import { statusAfter } from '../aggregates/transaction-status.ts';
+import { statusAfter, type TransactionStatus } from '../aggregates/transaction.ts';
 import { q } from '../db/sql-text.ts';
 import type { Projection } from '../events/projection.ts';
 import { recordset, updateGuarded } from './batch-sql.ts';

@@ -1,4 +1,9 @@
-import type { BoletoOptions, Diagnostics, TransactionArtifacts } from '../aggregates/transaction.ts';
+import type {
+  BoletoOptions,
+  ChargeMethod,
+  Diagnostics,
+  TransactionArtifacts,
+} from '../aggregates/transaction.ts';
 
 /**
  * The provider port (DESIGN.md "Providers", issue 13 item 1, issue 24 item 5): one port, two adapters, the
@@ -72,7 +77,7 @@ export interface ProviderContext {
 export interface PortCharge {
   /** Local id (`txn_…`), also the reference sent to the provider (SPEC 2.2 `id`). */
   readonly transactionId: string;
-  readonly method: 'pix' | 'boleto';
+  readonly method: ChargeMethod;
   /** Integer centavos (SPEC 1). */
   readonly amount: number;
   readonly description: string;
@@ -142,7 +147,7 @@ export interface RemoteCharge {
   readonly status: RemoteStatus;
   readonly providerStatus: number;
   /** SPEC 2.2 `paid_with`: set only for a paid boleto. */
-  readonly paidWith: 'boleto' | 'pix' | null;
+  readonly paidWith: ChargeMethod | null;
   /**
    * SPEC 2.2 double payment: a paid boleto whose Pix was paid too and is still held by the provider (the
    * gateway refunds it with `refund` and `paidWith: 'pix'`). False once that Pix is returned.
@@ -162,7 +167,7 @@ export interface RemoteCharge {
 /** What the gateway knows when it asks: used to check the answer is about the same charge (SPEC 4.6). */
 export interface QueryTarget {
   readonly transactionId: string;
-  readonly method: 'pix' | 'boleto';
+  readonly method: ChargeMethod;
   readonly amount: number;
   readonly providerReference: string;
   /** Boleto: the due date expected in the artifacts. */
@@ -171,9 +176,9 @@ export interface QueryTarget {
 
 export interface RefundTarget {
   readonly transactionId: string;
-  readonly method: 'pix' | 'boleto';
+  readonly method: ChargeMethod;
   readonly providerReference: string;
-  readonly paidWith: 'boleto' | 'pix' | null;
+  readonly paidWith: ChargeMethod | null;
   /** The payer's account for a boleto paid by boleto (SPEC 4.8); never stored. */
   readonly bankAccount: Readonly<Record<string, string>> | null;
 }
@@ -190,7 +195,7 @@ export interface DueDateTarget {
 
 export interface CancelTarget {
   readonly transactionId: string;
-  readonly method: 'pix' | 'boleto';
+  readonly method: ChargeMethod;
   readonly providerReference: string;
 }
 

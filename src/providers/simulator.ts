@@ -1,4 +1,4 @@
-import type { BoletoOptions, TransactionArtifacts } from '../aggregates/transaction.ts';
+import type { BoletoOptions, ChargeMethod, TransactionArtifacts } from '../aggregates/transaction.ts';
 import {
   type ChargesCapability,
   type IssuedCharge,
@@ -49,7 +49,7 @@ export function boletoCancelAt(dueDate: string, daysBeforeCancel: number): strin
 /** What the simulator's answer depends on; other facts of a charge may be passed along and are ignored. */
 export interface SimulatedChargeInput {
   readonly transactionId: string;
-  readonly method: 'pix' | 'boleto';
+  readonly method: ChargeMethod;
   readonly expiresIn: number | null;
   readonly boleto: BoletoOptions | null;
   /** The instant of the call (deadlines are computed from it). */
@@ -100,10 +100,10 @@ export function simulatedArtifacts(request: SimulatedChargeInput): TransactionAr
 
 interface Remembered {
   readonly transactionId: string;
-  readonly method: 'pix' | 'boleto';
+  readonly method: ChargeMethod;
   readonly amount: number;
   status: RemoteStatus;
-  paidWith: 'pix' | 'boleto' | null;
+  paidWith: ChargeMethod | null;
   paidOn: string | null;
   dueDate: string | null;
   artifacts: TransactionArtifacts;
@@ -127,7 +127,7 @@ function unknownCharge(providerReference: string): Uncertain {
 export interface SimulatorAdapter extends ProviderPort {
   readonly payouts: PayoutsCapability;
   /** The payer pays a charge the simulator remembers (the contract suite's `settle`); false when unknown. */
-  settle(providerReference: string, via: 'pix' | 'boleto', now?: Date): boolean;
+  settle(providerReference: string, via: ChargeMethod, now?: Date): boolean;
 }
 
 export function createSimulatorAdapter(options: { memory?: number } = {}): SimulatorAdapter {

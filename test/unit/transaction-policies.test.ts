@@ -1,10 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
 import type { DecideContext } from '../../src/aggregates/decider.ts';
-import { CHARGE_METHODS, type TransactionEvent, transaction } from '../../src/aggregates/transaction.ts';
-import { boletoPolicy } from '../../src/aggregates/transaction-policies/boleto.ts';
-import { METHOD_POLICIES, policyFor } from '../../src/aggregates/transaction-policies/index.ts';
-import { pixPolicy } from '../../src/aggregates/transaction-policies/pix.ts';
+import { boletoPolicy } from '../../src/aggregates/transaction/policies/boleto.ts';
+import { pixPolicy } from '../../src/aggregates/transaction/policies/pix.ts';
+import {
+  CHARGE_KINDS,
+  CHARGE_METHODS,
+  CHARGE_POLICIES,
+  policyFor,
+  type TransactionEvent,
+  transaction,
+} from '../../src/aggregates/transaction.ts';
 import { scenario } from '../support/given-when-then.ts';
 import { boletoArtifacts, pixArtifacts, reserveCommand } from '../support/transactions.ts';
 
@@ -27,10 +33,16 @@ function history(kind: 'pix_live' | 'boleto_live'): TransactionEvent[] {
   ];
 }
 
-describe('every charge method has a policy', () => {
-  test('CHARGE_METHODS and METHOD_POLICIES name the same methods, each policy under its own name', () => {
-    assert.deepEqual(Object.keys(METHOD_POLICIES).sort(), [...CHARGE_METHODS].sort());
-    for (const [method, policy] of Object.entries(METHOD_POLICIES)) assert.equal(policy.method, method);
+describe('every charge kind has a policy', () => {
+  test('CHARGE_KINDS and CHARGE_POLICIES name the same kinds, each policy under its own kind', () => {
+    assert.deepEqual(Object.keys(CHARGE_POLICIES).sort(), [...CHARGE_KINDS].sort());
+    for (const [kind, policy] of Object.entries(CHARGE_POLICIES)) assert.equal(policy.kind, kind);
+  });
+
+  test('SPEC 2.2: a pix charge is created with method pix, a boleto with boleto', () => {
+    assert.equal(CHARGE_POLICIES.pix.method, 'pix');
+    assert.equal(CHARGE_POLICIES.boleto.method, 'boleto');
+    for (const policy of Object.values(CHARGE_POLICIES)) assert.ok(CHARGE_METHODS.includes(policy.method));
   });
 
   test('SPEC 4.9: a stored method without a policy yet (credit_card) has none; a key of Object is no method', () => {

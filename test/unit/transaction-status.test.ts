@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
-import { TRANSACTION_STATUSES, transactionTransitions } from '../../src/aggregates/transaction.ts';
-import { STATUS_AFTER } from '../../src/aggregates/transaction-status.ts';
+import {
+  STATUS_AFTER,
+  TRANSACTION_STATUSES,
+  transactionTransitions,
+} from '../../src/aggregates/transaction.ts';
 
 /**
  * Issue 13 item 9: the decider's state table (SPEC 3.1, 4.6-4.8) names, in every cell that emits, the status

@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import type { TransactionArtifacts } from '../../aggregates/transaction.ts';
+import type { ChargeMethod, TransactionArtifacts } from '../../aggregates/transaction.ts';
 import type {
   CancelTarget,
   ChargesCapability,
@@ -211,7 +211,7 @@ export function createSafe2PayAdapter(config: Safe2PayConfig = {}): Safe2PayAdap
   /** A charge answer (creation or due-date change) to an outcome; `check` says what must come back. */
   function issuedFrom(
     result: Interpreted,
-    method: 'pix' | 'boleto',
+    method: ChargeMethod,
     check: BoletoCheck & { expiresAt: string | null; expectedId: string | null },
   ): Outcome<IssuedCharge & { readonly providerReference: string }> {
     if (!('ok' in result)) return result;
@@ -269,7 +269,7 @@ export function createSafe2PayAdapter(config: Safe2PayConfig = {}): Safe2PayAdap
   /** A transaction read (wire doc 2.10) to a {@link RemoteCharge}, or the outcome that stops it. */
   function remoteCharge(
     value: unknown,
-    method: 'pix' | 'boleto' | null,
+    method: ChargeMethod | null,
     http: number,
     boletoDueDate: string | null,
     payablePix: boolean,

@@ -4,6 +4,7 @@ import { DomainError, isDomainError } from '../../../aggregates/decider.ts';
 import {
   type BoletoOptions,
   type ChargeMethod,
+  policyOf,
   type ReserveTransaction,
   saoPauloDate,
   type TransactionEvent,
@@ -11,7 +12,6 @@ import {
   type TransactionState,
   transaction,
 } from '../../../aggregates/transaction.ts';
-import { policyOf } from '../../../aggregates/transaction-policies/index.ts';
 import type { Config } from '../../../config.ts';
 import { externalProviderPayerIssue } from '../../../contract/transactions.ts';
 import { sha256Hex } from '../../../crypto/secrets.ts';

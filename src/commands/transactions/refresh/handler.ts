@@ -1,12 +1,12 @@
 import { isDomainError } from '../../../aggregates/decider.ts';
 import {
   type Diagnostics,
+  policyOf,
   type RefreshCommand,
   type TransactionArtifacts,
   type TransactionFacts,
   transaction,
 } from '../../../aggregates/transaction.ts';
-import { policyOf } from '../../../aggregates/transaction-policies/index.ts';
 import type { EventMetadata } from '../../../events/event-store.ts';
 import type { RemoteCharge } from '../../../providers/port.ts';
 import { diagnosticsFor } from '../../../providers/safe2pay/diagnostics.ts';

@@ -1,6 +1,5 @@
 import { ApiError } from '../../../aggregates/errors.ts';
-import { transaction } from '../../../aggregates/transaction.ts';
-import { policyFor } from '../../../aggregates/transaction-policies/index.ts';
+import { policyFor, transaction } from '../../../aggregates/transaction.ts';
 import { dataEnvelope, errorResponses, idParams } from '../../../contract/envelopes.ts';
 import { eventMetadata } from '../../../http/request-metadata.ts';
 import type { HttpServer } from '../../../http/server.ts';

@@ -1,6 +1,5 @@
 import { DomainError } from '../../../aggregates/decider.ts';
-import type { TransactionFacts } from '../../../aggregates/transaction.ts';
-import { policyOf } from '../../../aggregates/transaction-policies/index.ts';
+import { policyOf, type TransactionFacts } from '../../../aggregates/transaction.ts';
 import type { EventMetadata } from '../../../events/event-store.ts';
 import {
   adapterContext,

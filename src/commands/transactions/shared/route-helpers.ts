@@ -1,7 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../../aggregates/errors.ts';
-import { type TransactionCommand, transaction } from '../../../aggregates/transaction.ts';
-import { policyFor } from '../../../aggregates/transaction-policies/index.ts';
+import { policyFor, type TransactionCommand, transaction } from '../../../aggregates/transaction.ts';
 import { IDEMPOTENCY_REPLAYED } from '../../../contract/envelopes.ts';
 import { apiKeyPrincipal } from '../../../http/auth.ts';
 import { eventMetadata } from '../../../http/request-metadata.ts';

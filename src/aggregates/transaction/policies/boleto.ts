@@ -1,12 +1,13 @@
-import { isRealDate } from '../business-date.ts';
-import type { MethodPolicy } from './policy.ts';
+import { isRealDate } from '../../business-date.ts';
+import type { ChargePolicy } from './policy.ts';
 
 /**
  * Boleto (SPEC 4.2): a due date that can change (4.8), a payment intent (provider status 2), a Pix that may
  * come after creation, paid by the boleto or its Pix (both: a double payment, SPEC 2.2), expired only by the
  * bank's write-off (a simulated one by its deadline), refunded to a bank account when paid by boleto.
  */
-export const boletoPolicy: MethodPolicy = {
+export const boletoPolicy: ChargePolicy & { readonly kind: 'boleto' } = {
+  kind: 'boleto',
   method: 'boleto',
   writeScope: 'boleto:write',
   sandbox: true,

@@ -1,4 +1,5 @@
-import type { TransactionEventType, TransactionStatus } from './transaction.ts';
+import type { TransactionEventType } from './events.ts';
+import type { TransactionStatus } from './vocabulary.ts';
 
 /**
  * The status each charge event leaves (SPEC 3.1), written once (issue 13 item 9): the decider's `evolve`,

@@ -1,4 +1,5 @@
-import type { BoletoOptions, ChargeMethod } from '../transaction.ts';
+import type { BoletoOptions } from '../events.ts';
+import type { ChargeKind, ChargeMethod } from '../vocabulary.ts';
 
 /** A creation field a method refuses (422 validation_error on `param`), in the decider's words. */
 export interface MethodRefusal {
@@ -13,12 +14,15 @@ export interface MethodFields {
 }
 
 /**
- * What differs between payment methods (DESIGN.md "Providers": "a new method is a new policy, not new
+ * What differs between kinds of charge (DESIGN.md "Providers": "a new method is a new policy, not new
  * branches across the file"). The one transaction decider and the transaction handlers ask the charge's
  * policy instead of testing `method`; card, checkout and Pix Automatic land as new policies. Pure data and
  * pure functions: a policy holds no I/O and no clock.
  */
-export interface MethodPolicy {
+export interface ChargePolicy {
+  /** The kind it is the policy of: its key in CHARGE_POLICIES. */
+  readonly kind: ChargeKind;
+  /** The method a charge of this kind is created with (SPEC 2.2 `method`). */
   readonly method: ChargeMethod;
   /** The API key scope a write on a charge of this method needs besides its own (SPEC 5.3). */
   readonly writeScope: `${ChargeMethod}:write`;

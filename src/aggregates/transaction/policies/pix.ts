@@ -1,10 +1,11 @@
-import type { MethodPolicy } from './policy.ts';
+import type { ChargePolicy } from './policy.ts';
 
 /**
  * Pix (SPEC 4.1): expires `expires_in` seconds after creation (60-86400), paid only by Pix, no due date,
  * no payment intent, no sandbox at the external provider.
  */
-export const pixPolicy: MethodPolicy = {
+export const pixPolicy: ChargePolicy & { readonly kind: 'pix' } = {
+  kind: 'pix',
   method: 'pix',
   writeScope: 'pix:write',
   sandbox: false,

@@ -1,0 +1,83 @@
+import { refuse } from '../refusals.ts';
+import { NO_DIAGNOSTICS } from '../state.ts';
+import type { EmitCells } from './cell.ts';
+
+/** The provider's answer at creation, a stuck reservation, and the open statuses a read reports. */
+export const outcomeCells: EmitCells<
+  | 'Transaction.Issued'
+  | 'Transaction.Refused'
+  | 'Transaction.Unconfirmed'
+  | 'Transaction.PaymentProcessing'
+  | 'Transaction.AwaitingPayment'
+> = {
+  'Transaction.Issued': ({ s, c, id }) => {
+    if (c.kind !== 'record_issued' && c.kind !== 'refresh_pending') return null;
+    return [
+      {
+        type: 'Transaction.Issued',
+        data: {
+          transaction_id: id,
+          source: c.kind === 'record_issued' ? 'creation' : 'refresh',
+          ...c.artifacts,
+          provider_reference: c.artifacts.provider_reference ?? s.artifacts.provider_reference,
+        },
+      },
+    ];
+  },
+  'Transaction.Refused': ({ c, id }) => {
+    if (c.kind !== 'record_refused') return null;
+    return [
+      {
+        type: 'Transaction.Refused',
+        data: {
+          transaction_id: id,
+          failure_code: c.failureCode,
+          provider_reference: c.providerReference,
+          ...c.diagnostics,
+        },
+      },
+    ];
+  },
+  'Transaction.Unconfirmed': ({ s, c, now, id }) => {
+    if (c.kind === 'record_uncertain') {
+      return [
+        {
+          type: 'Transaction.Unconfirmed',
+          data: {
+            transaction_id: id,
+            reason: 'uncertain_answer',
+            provider_reference: c.providerReference,
+            ...c.diagnostics,
+          },
+        },
+      ];
+    }
+    if (c.kind !== 'mark_unknown') return null;
+    // A charge the provider already answered (a boleto payment intent back in processing) is not stuck.
+    if (s.answered) return [];
+    const age = now.getTime() - Date.parse(s.reserved.reserved_at);
+    if (age < c.timeoutSeconds * 1000) return [];
+    return [
+      {
+        type: 'Transaction.Unconfirmed',
+        data: {
+          transaction_id: id,
+          reason: 'processing_timeout',
+          provider_reference: s.artifacts.provider_reference,
+          ...NO_DIAGNOSTICS,
+        },
+      },
+    ];
+  },
+  'Transaction.PaymentProcessing': ({ policy, id }) => {
+    if (!policy.paymentIntent) {
+      return refuse('provider_refresh_failed', 'Status 2 is not a known Pix status.', {
+        transaction_id: id,
+      });
+    }
+    return [{ type: 'Transaction.PaymentProcessing', data: { transaction_id: id } }];
+  },
+  'Transaction.AwaitingPayment': ({ id }) => [
+    { type: 'Transaction.AwaitingPayment', data: { transaction_id: id } },
+  ],
+};

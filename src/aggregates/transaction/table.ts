@@ -1,0 +1,339 @@
+import type { TransitionTable } from '../transition-table.ts';
+import type { TransactionCommandKind } from './commands.ts';
+import type { TransactionEventType } from './events.ts';
+import type { TransactionStatus } from './vocabulary.ts';
+
+/**
+ * State table (SPEC 3.1, 4.6-4.8). Rows: status; columns: command kinds. `=` no-op (nothing appended).
+ * Events are abbreviated: Reserved, Issued, Refused, Unconfirmed, PaymentProcessing (PayProc),
+ * AwaitingPayment (Awaiting), Paid, Expired, Refunded, DueDateChanged (DueDate).
+ *
+ *  state     |reserve   |record_issued|record_refused|record_uncertain|mark_unknown  |simulate_paid|simulate_expired
+ *  ----------+----------+-------------+--------------+----------------+--------------+-------------+----------------
+ *  none      |Reserved  |404 not_found|404 not_found |404 not_found   |404 not_found |404 not_found|404 not_found
+ *            | ->proc(c)|             |              |                |              |             |
+ *  processing|repeat (i)|Issued->pend |Refused->fail |Unconfirmed->unk|Unconfirmed   |409 sim_n_a  |409 sim_n_a
+ *            |          |             |              |                | ->unk (t)    |             |
+ *  pending   |repeat (i)|409 conflict |409 conflict  |409 conflict    |=             |Paid (s)     |Expired (s)
+ *  paid      |repeat (i)|409 conflict |409 conflict  |409 conflict    |=             |409 sim_n_a  |409 sim_n_a
+ *  expired   |repeat (i)|409 conflict |409 conflict  |409 conflict    |=             |409 sim_n_a  |409 sim_n_a
+ *  failed    |repeat (i)|409 conflict |409 conflict  |409 conflict    |=             |409 sim_n_a  |409 sim_n_a
+ *  unknown   |repeat (i)|Issued->pend |Refused->fail |=               |=             |409 sim_n_a  |409 sim_n_a
+ *  refunded  |repeat (i)|409 conflict |409 conflict  |409 conflict    |=             |409 sim_n_a  |409 sim_n_a
+ *
+ *  state     |refresh_pending|refresh_processing|refresh_paid |refresh_expired|refresh_refunded|refund       |change_due_date
+ *  ----------+---------------+------------------+-------------+---------------+----------------+-------------+---------------
+ *  none      |404 not_found  |404 not_found     |404 not_found|404 not_found  |404 not_found   |404 not_found|404 not_found
+ *  processing|Awaiting (r)   |=                 |Paid (r)     |Expired (r)(e) |409 psc         |409 conflict |409 conflict
+ *  pending   |=              |PayProc (b)       |Paid         |Expired (e)    |409 psc         |409 conflict |DueDate (d)
+ *  paid      |409 psc        |409 psc           |=            |409 psc        |Refunded        |Refunded     |409 conflict
+ *  expired   |409 psc        |409 psc           |409 psc      |=              |409 psc         |409 conflict |409 conflict
+ *  failed    |409 psc        |409 psc           |409 psc      |409 psc        |409 psc         |409 conflict |409 conflict
+ *  unknown   |Issued (r)     |PayProc (r)(b)    |Paid (r)     |Expired (r)(e) |409 psc         |409 conflict |409 conflict
+ *  refunded  |409 psc        |409 psc           |409 psc      |409 psc        |=               |=            |409 conflict
+ *
+ *  state     |refresh_boleto_pix|refresh_reference_found|claim_duplicate_refund|record_duplicate_refund(_refused)
+ *  ----------+------------------+-----------------------+----------------------+--------------------------------
+ *  none      |404 not_found     |404 not_found          |404 not_found         |404 not_found
+ *  processing|=                 |409 conflict           |409 conflict          |409 conflict
+ *  pending   |BoletoPix (p)     |409 conflict           |409 conflict          |409 conflict
+ *  paid      |=                 |409 conflict           |DupRefundAttempt (u)  |DupRefunded / DupRefundRefused (u)
+ *  expired   |=                 |409 conflict           |409 conflict          |409 conflict
+ *  failed    |=                 |409 conflict           |409 conflict          |409 conflict
+ *  unknown   |=                 |RefFound (f)           |409 conflict          |409 conflict
+ *  refunded  |=                 |409 conflict           |=                     |=
+ *
+ *  refresh_duplicate_payment: paid -> DuplicatePaymentFound (u2); none 404; every other row `=`.
+ *
+ *  state     |refund_unconfirmed|refund_refused|due_date_unconfirmed|due_date_refused
+ *  ----------+------------------+--------------+--------------------+----------------
+ *  none      |404 not_found     |404 not_found |404 not_found       |404 not_found
+ *  processing|409 conflict      |409 conflict  |409 conflict        |409 conflict
+ *  pending   |409 conflict      |409 conflict  |DueDatePending (w)  |DueDateRefused
+ *  paid      |RefundPending (w) |RefundRefused |409 conflict        |409 conflict
+ *  expired   |409 conflict      |409 conflict  |409 conflict        |409 conflict
+ *  failed    |409 conflict      |409 conflict  |409 conflict        |409 conflict
+ *  unknown   |409 conflict      |409 conflict  |409 conflict        |409 conflict
+ *  refunded  |=                 |=             |409 conflict        |409 conflict
+ *
+ *  state     |request_refund     |request_due_date_change
+ *  ----------+-------------------+-----------------------
+ *  none      |404 not_found      |404 not_found
+ *  processing|409 conflict       |409 conflict
+ *  pending   |409 conflict       |DueDateRequested (q)
+ *  paid      |RefundRequested (q)|409 conflict
+ *  expired   |409 conflict       |409 conflict
+ *  failed    |409 conflict       |409 conflict
+ *  unknown   |409 conflict       |409 conflict
+ *  refunded  |=                  |409 conflict
+ *
+ *  state     |record_payout_sent|record_payout_returned|hand_refund_to_operator|complete_refund
+ *  ----------+------------------+----------------------+-----------------------+---------------
+ *  none      |404 not_found     |404 not_found         |404 not_found          |404 not_found
+ *  paid      |PayoutSent (o)    |PayoutReturned (o2)   |HandedToOperator (o)   |Refunded (k)
+ *  refunded  |=                 |=                     |=                      |409 conflict
+ *  any other |409 conflict      |409 conflict          |409 conflict           |409 conflict
+ *
+ *  state     |cancel_refund      |view_refund_bank_account
+ *  ----------+-------------------+------------------------
+ *  none      |404 not_found      |404 not_found
+ *  paid      |RefundCancelled (k)|BankAccountViewed (v)
+ *  any other |409 conflict       |409 conflict
+ *
+ *  psc = provider_status_conflict (a regression of a final state, or a refund of an unpaid charge: "only move
+ *  allowed from paid" is refunded and expired/failed/refunded are never reopened); sim_n_a =
+ *  simulation_not_allowed. Every refresh_* cell first applies the staleness rule: when `observedStatus` is
+ *  not the current status the result is dropped (no-op), whatever the cell says.
+ *  (c) creation checks: 422 validation_error for inconsistent facts, 422 provider_pix_sandbox_unsupported.
+ *  (i) a repeated reserve with the same facts is a no-op (a replay); other facts are 409 idempotency_conflict.
+ *  (t) only a reservation nothing answered yet, older than `timeoutSeconds`; otherwise a no-op. Never a
+ *      provider call.
+ *  (s) only for a simulated charge, else 409 simulation_not_allowed.
+ *  (r) needs a stored external id (`provider_reference`): else 409 reconciliation_required (SPEC 3.1: no
+ *      query without it). A result naming another external id is 502 provider_refresh_failed.
+ *  (b) boleto only: for Pix provider status 2 is not a known status, 502 provider_refresh_failed.
+ *  (e) source `deadline`: only when `expires_at` has passed, for Pix or a simulated charge; otherwise a no-op
+ *      (a real boleto expires only by the bank's write-off).
+ *  (d) boleto only (Pix is 409 conflict); the date must be today..today+365 in America/Sao_Paulo (422
+ *      validation_error); the same date is a no-op.
+ *  (p) a real boleto without its Pix yet; otherwise a no-op (the Pix is never replaced nor emitted again).
+ *  (f) stores the external id when none is stored; the same id is a no-op, another is 502
+ *      provider_refresh_failed. The status stays `unknown` until a read of that id is applied.
+ *  (u) only for a paid charge with a double payment (`duplicate_payment_at`); the claim only when its
+ *      `observedAttempts` is the current count, nothing is settled and the last claim is older than
+ *      `retryAfterMs`, the results only for the current
+ *      claimed attempt (`provider` also before any claim: the Pix was returned without us); else no-op.
+ *  (u2) a real boleto recorded paid without a double payment; otherwise a no-op.
+ *  (w) the status stays; it records the answer to the open reservation; with none open, the same pending
+ *      refund or pending date again is a no-op. With `staleAfterSeconds` (the reconciler) it applies only to
+ *      a reservation older than that with no answer recorded (a crash between the call and its record).
+ *  (o) a payout refund (issue 22 item 4) still pending with no transfer recorded; otherwise a no-op (never
+ *      two transfers recorded for one refund).
+ *  (o2) a payout refund pending with its transfer recorded; otherwise a no-op.
+ *  (k) only a refund awaiting an operator (route `operator`, pending, or failed after a returned transfer),
+ *      else 409 conflict (exactly once: a refunded charge is 409); complete: the evidence's amount is the
+ *      charge's and its date a real one not in the future, else 422 validation_error; cancel: a reason.
+ *  (v) only while the charge holds a refund's bank account, else 409 conflict.
+ *  (q) one at a time (issue 22): while a refund is reserved or pending another is 409 refund_in_progress,
+ *      while a due-date change is, another is 409 change_in_progress; the date checks of (d) apply, and the
+ *      current date with nothing pending is a no-op.
+ *  Refresh results also check that Paid carries a valid `paid_with` (a Pix paid with boleto is 502
+ *  provider_refresh_failed).
+ */
+type Table = TransitionTable<TransactionStatus, TransactionCommandKind, TransactionEventType>;
+
+const notFound = { refuse: 'not_found' } as const;
+const conflict = { refuse: 'conflict' } as const;
+const psc = { refuse: 'provider_status_conflict' } as const;
+const simNA = { refuse: 'simulation_not_allowed' } as const;
+const noop = { noop: true } as const;
+const repeat = { repeat: 'same_facts_or_conflict' } as const;
+
+/** The refund operations of a charge that is not paid (issue 22 item 4): none applies. */
+const NO_REFUND_OPERATION = {
+  record_payout_sent: conflict,
+  record_payout_returned: conflict,
+  hand_refund_to_operator: conflict,
+  complete_refund: conflict,
+  cancel_refund: conflict,
+  view_refund_bank_account: conflict,
+} as const;
+
+/** A row where every refresh result regresses or reopens a final state, except the one naming it. */
+function finalRow(same: 'refresh_expired' | 'refresh_refunded' | null) {
+  return {
+    reserve: repeat,
+    record_issued: conflict,
+    record_refused: conflict,
+    record_uncertain: conflict,
+    mark_unknown: noop,
+    simulate_paid: simNA,
+    simulate_expired: simNA,
+    refresh_pending: psc,
+    refresh_processing: psc,
+    refresh_paid: psc,
+    refresh_expired: same === 'refresh_expired' ? noop : psc,
+    refresh_refunded: same === 'refresh_refunded' ? noop : psc,
+    refund: same === 'refresh_refunded' ? noop : conflict,
+    change_due_date: conflict,
+    refresh_boleto_pix: noop,
+    refresh_reference_found: conflict,
+    refresh_duplicate_payment: noop,
+    claim_duplicate_refund: same === 'refresh_refunded' ? noop : conflict,
+    record_duplicate_refund: same === 'refresh_refunded' ? noop : conflict,
+    record_duplicate_refund_refused: same === 'refresh_refunded' ? noop : conflict,
+    refund_unconfirmed: same === 'refresh_refunded' ? noop : conflict,
+    refund_refused: same === 'refresh_refunded' ? noop : conflict,
+    due_date_unconfirmed: conflict,
+    due_date_refused: conflict,
+    request_refund: same === 'refresh_refunded' ? noop : conflict,
+    request_due_date_change: conflict,
+    record_payout_sent: same === 'refresh_refunded' ? noop : conflict,
+    record_payout_returned: same === 'refresh_refunded' ? noop : conflict,
+    hand_refund_to_operator: same === 'refresh_refunded' ? noop : conflict,
+    complete_refund: conflict,
+    cancel_refund: conflict,
+    view_refund_bank_account: conflict,
+  } as const;
+}
+
+export const transactionTransitions: Table = {
+  none: {
+    reserve: { emits: 'Transaction.Reserved', to: 'processing' },
+    record_issued: notFound,
+    record_refused: notFound,
+    record_uncertain: notFound,
+    mark_unknown: notFound,
+    simulate_paid: notFound,
+    simulate_expired: notFound,
+    refresh_pending: notFound,
+    refresh_processing: notFound,
+    refresh_paid: notFound,
+    refresh_expired: notFound,
+    refresh_refunded: notFound,
+    refund: notFound,
+    change_due_date: notFound,
+    refresh_boleto_pix: notFound,
+    refresh_reference_found: notFound,
+    refresh_duplicate_payment: notFound,
+    claim_duplicate_refund: notFound,
+    record_duplicate_refund: notFound,
+    record_duplicate_refund_refused: notFound,
+    refund_unconfirmed: notFound,
+    refund_refused: notFound,
+    due_date_unconfirmed: notFound,
+    due_date_refused: notFound,
+    request_refund: notFound,
+    request_due_date_change: notFound,
+    record_payout_sent: notFound,
+    record_payout_returned: notFound,
+    hand_refund_to_operator: notFound,
+    complete_refund: notFound,
+    cancel_refund: notFound,
+    view_refund_bank_account: notFound,
+  },
+  processing: {
+    reserve: repeat,
+    record_issued: { emits: 'Transaction.Issued', to: 'pending' },
+    record_refused: { emits: 'Transaction.Refused', to: 'failed' },
+    record_uncertain: { emits: 'Transaction.Unconfirmed', to: 'unknown' },
+    mark_unknown: { emits: 'Transaction.Unconfirmed', to: 'unknown' },
+    simulate_paid: simNA,
+    simulate_expired: simNA,
+    refresh_pending: { emits: 'Transaction.AwaitingPayment', to: 'pending' },
+    refresh_processing: noop,
+    refresh_paid: { emits: 'Transaction.Paid', to: 'paid' },
+    refresh_expired: { emits: 'Transaction.Expired', to: 'expired' },
+    refresh_refunded: psc,
+    refund: conflict,
+    change_due_date: conflict,
+    refresh_boleto_pix: noop,
+    refresh_reference_found: conflict,
+    refresh_duplicate_payment: noop,
+    claim_duplicate_refund: conflict,
+    record_duplicate_refund: conflict,
+    record_duplicate_refund_refused: conflict,
+    refund_unconfirmed: conflict,
+    refund_refused: conflict,
+    due_date_unconfirmed: conflict,
+    due_date_refused: conflict,
+    request_refund: conflict,
+    request_due_date_change: conflict,
+    ...NO_REFUND_OPERATION,
+  },
+  pending: {
+    reserve: repeat,
+    record_issued: conflict,
+    record_refused: conflict,
+    record_uncertain: conflict,
+    mark_unknown: noop,
+    simulate_paid: { emits: 'Transaction.Paid', to: 'paid' },
+    simulate_expired: { emits: 'Transaction.Expired', to: 'expired' },
+    refresh_pending: noop,
+    refresh_processing: { emits: 'Transaction.PaymentProcessing', to: 'processing' },
+    refresh_paid: { emits: 'Transaction.Paid', to: 'paid' },
+    refresh_expired: { emits: 'Transaction.Expired', to: 'expired' },
+    refresh_refunded: psc,
+    refund: conflict,
+    change_due_date: { emits: 'Transaction.DueDateChanged', to: 'pending' },
+    refresh_boleto_pix: { emits: 'Transaction.BoletoPixIssued', to: 'pending' },
+    refresh_reference_found: conflict,
+    refresh_duplicate_payment: noop,
+    claim_duplicate_refund: conflict,
+    record_duplicate_refund: conflict,
+    record_duplicate_refund_refused: conflict,
+    refund_unconfirmed: conflict,
+    refund_refused: conflict,
+    due_date_unconfirmed: { emits: 'Transaction.DueDateChangeUnconfirmed', to: 'pending' },
+    due_date_refused: { emits: 'Transaction.DueDateChangeRefused', to: 'pending' },
+    request_refund: conflict,
+    request_due_date_change: { emits: 'Transaction.DueDateChangeRequested', to: 'pending' },
+    ...NO_REFUND_OPERATION,
+  },
+  paid: {
+    reserve: repeat,
+    record_issued: conflict,
+    record_refused: conflict,
+    record_uncertain: conflict,
+    mark_unknown: noop,
+    simulate_paid: simNA,
+    simulate_expired: simNA,
+    refresh_pending: psc,
+    refresh_processing: psc,
+    refresh_paid: noop,
+    refresh_expired: psc,
+    refresh_refunded: { emits: 'Transaction.Refunded', to: 'refunded' },
+    refund: { emits: 'Transaction.Refunded', to: 'refunded' },
+    change_due_date: conflict,
+    refresh_boleto_pix: noop,
+    refresh_reference_found: conflict,
+    refresh_duplicate_payment: { emits: 'Transaction.DuplicatePaymentFound', to: 'paid' },
+    claim_duplicate_refund: { emits: 'Transaction.DuplicateRefundAttempted', to: 'paid' },
+    record_duplicate_refund: { emits: 'Transaction.DuplicateRefunded', to: 'paid' },
+    record_duplicate_refund_refused: { emits: 'Transaction.DuplicateRefundRefused', to: 'paid' },
+    refund_unconfirmed: { emits: 'Transaction.RefundUnconfirmed', to: 'paid' },
+    refund_refused: { emits: 'Transaction.RefundRefused', to: 'paid' },
+    due_date_unconfirmed: conflict,
+    due_date_refused: conflict,
+    request_refund: { emits: 'Transaction.RefundRequested', to: 'paid' },
+    request_due_date_change: conflict,
+    record_payout_sent: { emits: 'Transaction.RefundPayoutSent', to: 'paid' },
+    record_payout_returned: { emits: 'Transaction.RefundPayoutReturned', to: 'paid' },
+    hand_refund_to_operator: { emits: 'Transaction.RefundHandedToOperator', to: 'paid' },
+    complete_refund: { emits: 'Transaction.Refunded', to: 'refunded' },
+    cancel_refund: { emits: 'Transaction.RefundCancelled', to: 'paid' },
+    view_refund_bank_account: { emits: 'Transaction.RefundBankAccountViewed', to: 'paid' },
+  },
+  expired: finalRow('refresh_expired'),
+  failed: finalRow(null),
+  unknown: {
+    reserve: repeat,
+    record_issued: { emits: 'Transaction.Issued', to: 'pending' },
+    record_refused: { emits: 'Transaction.Refused', to: 'failed' },
+    record_uncertain: noop,
+    mark_unknown: noop,
+    simulate_paid: simNA,
+    simulate_expired: simNA,
+    refresh_pending: { emits: 'Transaction.Issued', to: 'pending' },
+    refresh_processing: { emits: 'Transaction.PaymentProcessing', to: 'processing' },
+    refresh_paid: { emits: 'Transaction.Paid', to: 'paid' },
+    refresh_expired: { emits: 'Transaction.Expired', to: 'expired' },
+    refresh_refunded: psc,
+    refund: conflict,
+    change_due_date: conflict,
+    refresh_boleto_pix: noop,
+    refresh_reference_found: { emits: 'Transaction.ProviderReferenceFound', to: 'unknown' },
+    refresh_duplicate_payment: noop,
+    claim_duplicate_refund: conflict,
+    record_duplicate_refund: conflict,
+    record_duplicate_refund_refused: conflict,
+    refund_unconfirmed: conflict,
+    refund_refused: conflict,
+    due_date_unconfirmed: conflict,
+    due_date_refused: conflict,
+    request_refund: conflict,
+    request_due_date_change: conflict,
+    ...NO_REFUND_OPERATION,
+  },
+  refunded: finalRow('refresh_refunded'),
+};

@@ -1,0 +1,38 @@
+/**
+ * The words of a charge (SPEC 2.2, 3.1), at the bottom of the transaction aggregate: every other part of it
+ * imports these, none of these imports a part.
+ */
+
+export const TRANSACTION_STATUSES = [
+  'processing',
+  'pending',
+  'paid',
+  'expired',
+  'failed',
+  'unknown',
+  'refunded',
+] as const;
+export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
+export type RefundStatus = 'pending' | 'succeeded' | 'failed';
+
+/** The payment methods a charge is created with (SPEC 2.2 `method`): the one list of them in the code. */
+export const CHARGE_METHODS = ['pix', 'boleto'] as const;
+export type ChargeMethod = (typeof CHARGE_METHODS)[number];
+
+/**
+ * What a charge is for its policy (DESIGN.md "Feature modules"): today one kind per method. A Pix Automatic
+ * debit will be a kind of its own while its method stays `pix` (SPEC 4.11), so policies are keyed by kind.
+ */
+export const CHARGE_KINDS = ['pix', 'boleto'] as const;
+export type ChargeKind = (typeof CHARGE_KINDS)[number];
+
+/** The kind of a reserved charge, read from its facts. */
+export function chargeKindOf(facts: { readonly method: ChargeMethod }): ChargeKind {
+  return facts.method;
+}
+
+export const REFUND_ROUTES = ['provider', 'payout', 'operator'] as const;
+export type RefundRoute = (typeof REFUND_ROUTES)[number];
+
+/** SPEC 8: the largest amount of a charge, in centavos. */
+export const MAX_AMOUNT = 100_000_000;
