@@ -6,8 +6,8 @@ import {
   type DomainEvent,
   fold,
 } from '../../src/aggregates/decider.ts';
+import { type ErrorCode, isErrorCode } from '../../src/aggregates/errors.ts';
 import type { TransitionTable } from '../../src/aggregates/transition-table.ts';
-import type { ErrorCode } from '../../src/http/errors.ts';
 
 export interface TableStepOptions<C, S> {
   /** The command kind that creates the aggregate: the only one with checks of its own beyond the table. */
@@ -20,7 +20,9 @@ export interface TableStepOptions<C, S> {
 
 /**
  * One step of a state-table property test: decides `command` after `history` and asserts the decision is
- * exactly the table's cell for (state, kind). Returns the events to append (none for refusals and no-ops).
+ * exactly the cell for (state, kind) of `table`, the expectation. Pass a transcription of the SPEC written
+ * in the test (transcribedTable), not the table under test: a cell read from the code cannot fail.
+ * Returns the events to append (none for refusals and no-ops).
  */
 export function stepByTable<C extends { kind: string }, E extends DomainEvent, S extends { status: string }>(
   decider: Decider<C, E, S>,
@@ -66,4 +68,52 @@ export function stepByTable<C extends { kind: string }, E extends DomainEvent, S
   );
   assert.equal(fold(decider, [...history, ...decision]).status, move.to);
   return decision;
+}
+
+/**
+ * A state table transcribed from SPEC.md inside a test, as text, so that the test's expectation is written
+ * independently of the table in the code. Each block is a group of columns: a header `state | kind | ...`,
+ * then one row per state. A cell is `Event>status` (appends `<eventPrefix>Event`, the aggregate moves to
+ * `status`), `=` (nothing appended), `replay` (a repeated creation: same facts a no-op, else 409) or a SPEC 7
+ * code (refused with it). Lines starting with `#` are comments: say which SPEC row a cell comes from.
+ */
+export function transcribedTable(
+  blocks: readonly string[],
+  eventPrefix: string,
+): TransitionTable<string, string, string> {
+  const table: Record<string, Record<string, TransitionTable<string, string, string>[string][string]>> = {};
+  for (const block of blocks) {
+    const lines = block
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l !== '' && !l.startsWith('#'));
+    const [header, ...rows] = lines.map((l) => l.split('|').map((c) => c.trim()));
+    assert.ok(header && header[0] === 'state', `a block starts with its header: ${block}`);
+    const kinds = header.slice(1);
+    for (const row of rows) {
+      const [state, ...cells] = row;
+      assert.ok(state, 'a row names its state');
+      assert.equal(cells.length, kinds.length, `row ${state} has one cell per column`);
+      table[state] ??= {};
+      cells.forEach((cell, i) => {
+        const kind = kinds[i] as string;
+        const row = table[state] as Record<string, unknown>;
+        assert.ok(!(kind in row), `${state} x ${kind} is transcribed once`);
+        row[kind] = parseCell(cell, eventPrefix);
+      });
+    }
+  }
+  return table as TransitionTable<string, string, string>;
+}
+
+function parseCell(
+  cell: string,
+  eventPrefix: string,
+): TransitionTable<string, string, string>[string][string] {
+  if (cell === '=') return { noop: true };
+  if (cell === 'replay') return { repeat: 'same_facts_or_conflict' };
+  const emits = /^([A-Za-z]+)>([a-z_]+)$/.exec(cell);
+  if (emits) return { emits: `${eventPrefix}${emits[1]}`, to: emits[2] as string };
+  assert.ok(isErrorCode(cell), `a cell is Event>status, =, replay or a SPEC 7 code: ${cell}`);
+  return { refuse: cell };
 }

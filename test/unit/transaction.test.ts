@@ -16,7 +16,7 @@ import {
 import { EventRegistry } from '../../src/events/event-registry.ts';
 import type { ErrorCode } from '../../src/http/errors.ts';
 import { scenario } from '../support/given-when-then.ts';
-import { stepByTable } from '../support/state-table.ts';
+import { stepByTable, transcribedTable } from '../support/state-table.ts';
 import {
   boletoArtifacts,
   type ChargeKind,
@@ -208,10 +208,170 @@ const VAULT_REF = { vault_id: 'vlt_1', hmac: 'a'.repeat(64) };
 
 const STATES = ['none', 'processing', 'pending', 'paid', 'expired', 'failed', 'unknown', 'refunded'] as const;
 
-describe('transaction state table, cell by cell (SPEC 3.1)', () => {
+/**
+ * SPEC 3.1's transaction table, transcribed here by hand (issue 24 item 7): the expectation of the cell and
+ * property tests below, written from SPEC.md and never read from `transactionTransitions`, so a wrong cell in
+ * the code fails. Where SPEC 3.1 has no row for a cell, the `#` comment names the section or decision the
+ * cell comes from (SPEC 4.7, 4.8, 2.2; docs/decisions.md issues 13 and 22). Columns are command kinds (the
+ * provider's answers are kinds of their own: one SPEC row, one cell); `=` nothing appended, `replay` a
+ * repeated creation, `Event>status` the event appended and the status after it, else the SPEC 7 code.
+ */
+const SPEC_3_1 = transcribedTable(
+  [
+    `
+    # (none)     | create                      | request valid ...                | processing: Reserved
+    # processing | provider answers at creation| result received                  | pending: Issued
+    # processing | confirmed refusal           |                                  | failed: Refused
+    # processing | timeout, incomplete answer or outcome unreliable             | unknown: Unconfirmed
+    # processing, any | replay with same key and body                              | unchanged: replay
+    # mark_unknown: the reconciler's "timeout" for a reservation nothing answered (processing only).
+    # unknown: the late answer at creation still confirms or refuses it (an uncertain one again: unchanged);
+    # the other states already have their answer: 409 conflict. No record: 404 not_found (SPEC 7).
+    state      | reserve             | record_issued  | record_refused | record_uncertain    | mark_unknown
+    none       | Reserved>processing | not_found      | not_found      | not_found           | not_found
+    processing | replay              | Issued>pending | Refused>failed | Unconfirmed>unknown | Unconfirmed>unknown
+    pending    | replay              | conflict       | conflict       | conflict            | =
+    paid       | replay              | conflict       | conflict       | conflict            | =
+    expired    | replay              | conflict       | conflict       | conflict            | =
+    failed     | replay              | conflict       | conflict       | conflict            | =
+    unknown    | replay              | Issued>pending | Refused>failed | =                   | =
+    refunded   | replay              | conflict       | conflict       | conflict            | =
+    `,
+    `
+    # pending | simulate with paid    | simulated pending transaction | paid: Paid
+    # pending | same with expired     | same                          | expired: Expired
+    # SPEC 4.7: "Only for a pending simulated transaction ..., else 409 simulation_not_allowed".
+    state      | simulate_paid          | simulate_expired
+    none       | not_found              | not_found
+    processing | simulation_not_allowed | simulation_not_allowed
+    pending    | Paid>paid              | Expired>expired
+    paid       | simulation_not_allowed | simulation_not_allowed
+    expired    | simulation_not_allowed | simulation_not_allowed
+    failed     | simulation_not_allowed | simulation_not_allowed
+    unknown    | simulation_not_allowed | simulation_not_allowed
+    refunded   | simulation_not_allowed | simulation_not_allowed
+    `,
+    `
+    # pending   | refresh           | provider reports paid       | paid
+    # pending   | refresh on boleto | provider status 2           | processing (not a settlement)
+    # pending   | refresh on simulator | deadline passed          | expired
+    # paid      | refresh or refund | provider reports refund     | refunded (only move allowed from paid)
+    # expired, failed, refunded | refresh | provider update       | unchanged; regressing update refused
+    #   with 409 provider_status_conflict (the same final state read again: unchanged, nothing appended)
+    # unknown   | refresh (with provider_reference)              | the status the provider reports; an open
+    #   charge is confirmed by its artifacts (Issued). A refund of an unpaid charge regresses nothing it may
+    #   reach: 409 provider_status_conflict. processing (a boleto's payment intent) read again: open
+    #   (AwaitingPayment), paid or expired; still processing: unchanged.
+    state      | refresh_pending          | refresh_processing           | refresh_paid             | refresh_expired          | refresh_refunded
+    none       | not_found                | not_found                    | not_found                | not_found                | not_found
+    processing | AwaitingPayment>pending  | =                            | Paid>paid                | Expired>expired          | provider_status_conflict
+    pending    | =                        | PaymentProcessing>processing | Paid>paid                | Expired>expired          | provider_status_conflict
+    paid       | provider_status_conflict | provider_status_conflict     | =                        | provider_status_conflict | Refunded>refunded
+    expired    | provider_status_conflict | provider_status_conflict     | provider_status_conflict | =                        | provider_status_conflict
+    failed     | provider_status_conflict | provider_status_conflict     | provider_status_conflict | provider_status_conflict | provider_status_conflict
+    unknown    | Issued>pending           | PaymentProcessing>processing | Paid>paid                | Expired>expired          | provider_status_conflict
+    refunded   | provider_status_conflict | provider_status_conflict     | provider_status_conflict | provider_status_conflict | =
+    `,
+    `
+    # SPEC 4.2 "If the Pix is slow ... appears in a later GET": a pending boleto's Pix, else nothing.
+    # SPEC 3.1 unknown | refresh | no provider_reference: the id found by reference is kept (unknown only).
+    # SPEC 2.2 double payment "gives boleto and the Pix is refunded": found on a paid boleto, else nothing.
+    state      | refresh_boleto_pix      | refresh_reference_found        | refresh_duplicate_payment
+    none       | not_found               | not_found                      | not_found
+    processing | =                       | conflict                       | =
+    pending    | BoletoPixIssued>pending | conflict                       | =
+    paid       | =                       | conflict                       | DuplicatePaymentFound>paid
+    expired    | =                       | conflict                       | =
+    failed     | =                       | conflict                       | =
+    unknown    | =                       | ProviderReferenceFound>unknown | =
+    refunded   | =                       | conflict                       | =
+    `,
+    `
+    # SPEC 2.2: the Pix of a double payment is refunded automatically, from paid (claim, then its answer);
+    # once refunded there is nothing left to refund: unchanged.
+    state      | claim_duplicate_refund          | record_duplicate_refund  | record_duplicate_refund_refused
+    none       | not_found                       | not_found                | not_found
+    processing | conflict                        | conflict                 | conflict
+    pending    | conflict                        | conflict                 | conflict
+    paid       | DuplicateRefundAttempted>paid   | DuplicateRefunded>paid   | DuplicateRefundRefused>paid
+    expired    | conflict                        | conflict                 | conflict
+    failed     | conflict                        | conflict                 | conflict
+    unknown    | conflict                        | conflict                 | conflict
+    refunded   | =                               | =                        | =
+    `,
+    `
+    # SPEC 4.8 refund: "integral refund of a paid charge"; SPEC 3.1 paid | refund | provider reports refund
+    # | refunded. Reserved before the call (issue 22), answered uncertain (pending) or refused (failed), the
+    # charge staying paid; an already refunded charge: unchanged; any other: 409 conflict.
+    state      | request_refund     | refund            | refund_unconfirmed     | refund_refused
+    none       | not_found          | not_found         | not_found              | not_found
+    processing | conflict           | conflict          | conflict               | conflict
+    pending    | conflict           | conflict          | conflict               | conflict
+    paid       | RefundRequested>paid | Refunded>refunded | RefundUnconfirmed>paid | RefundRefused>paid
+    expired    | conflict           | conflict          | conflict               | conflict
+    failed     | conflict           | conflict          | conflict               | conflict
+    unknown    | conflict           | conflict          | conflict               | conflict
+    refunded   | =                  | =                 | =                      | =
+    `,
+    `
+    # SPEC 4.8 "A boleto paid by boleto needs a bank account of the payer" (issue 22 item 4): a payout's
+    # answers and a person's completion, cancellation or read of the account, all on a paid charge. Once
+    # refunded, the payout's late answers change nothing; a person's actions are 409 conflict (exactly once).
+    state      | record_payout_sent     | record_payout_returned     | hand_refund_to_operator     | complete_refund   | cancel_refund        | view_refund_bank_account
+    none       | not_found              | not_found                  | not_found                   | not_found         | not_found            | not_found
+    processing | conflict               | conflict                   | conflict                    | conflict          | conflict             | conflict
+    pending    | conflict               | conflict                   | conflict                    | conflict          | conflict             | conflict
+    paid       | RefundPayoutSent>paid  | RefundPayoutReturned>paid  | RefundHandedToOperator>paid | Refunded>refunded | RefundCancelled>paid | RefundBankAccountViewed>paid
+    expired    | conflict               | conflict                   | conflict                    | conflict          | conflict             | conflict
+    failed     | conflict               | conflict                   | conflict                    | conflict          | conflict             | conflict
+    unknown    | conflict               | conflict                   | conflict                    | conflict          | conflict             | conflict
+    refunded   | =                      | =                          | =                           | conflict          | conflict             | conflict
+    `,
+    `
+    # SPEC 4.8: "changes the due date of an open boleto": pending only, the status stays; reserved before
+    # the call (issue 22), answered uncertain or refused. Any other status: 409 conflict.
+    state      | request_due_date_change         | change_due_date        | due_date_unconfirmed              | due_date_refused
+    none       | not_found                       | not_found              | not_found                         | not_found
+    processing | conflict                        | conflict               | conflict                          | conflict
+    pending    | DueDateChangeRequested>pending  | DueDateChanged>pending | DueDateChangeUnconfirmed>pending  | DueDateChangeRefused>pending
+    paid       | conflict                        | conflict               | conflict                          | conflict
+    expired    | conflict                        | conflict               | conflict                          | conflict
+    failed     | conflict                        | conflict               | conflict                          | conflict
+    unknown    | conflict                        | conflict               | conflict                          | conflict
+    refunded   | conflict                        | conflict               | conflict                          | conflict
+    `,
+  ],
+  'Transaction.',
+);
+
+/** The transcribed cell of (state, kind). */
+function specCell(status: TransactionStatus | 'none', kind: TransactionCommand['kind']) {
+  const move = SPEC_3_1[status]?.[kind];
+  assert.ok(move, `SPEC 3.1 transcription has ${status} x ${kind}`);
+  return move;
+}
+
+describe('transaction state table: the code against the SPEC 3.1 transcription', () => {
+  test('the transcription has one cell for every status and every command kind', () => {
+    assert.deepEqual(Object.keys(SPEC_3_1).sort(), [...STATES].sort());
+    for (const status of STATES) {
+      assert.deepEqual(Object.keys(SPEC_3_1[status] ?? {}).sort(), [...COMMAND_KINDS].sort(), status);
+    }
+  });
+
+  test('transactionTransitions is the transcription, cell for cell', () => {
+    for (const status of STATES) {
+      for (const kind of COMMAND_KINDS) {
+        assert.deepEqual(transactionTransitions[status][kind], specCell(status, kind), `${status} x ${kind}`);
+      }
+    }
+  });
+});
+
+describe('transaction decider, cell by cell (SPEC 3.1 transcription)', () => {
   for (const status of STATES) {
     for (const kind of COMMAND_KINDS) {
-      const move = transactionTransitions[status][kind];
+      const move = specCell(status, kind);
       const label =
         'refuse' in move ? move.refuse : 'noop' in move ? 'no-op' : 'repeat' in move ? 'repeat' : move.emits;
       test(`${status} x ${kind}: ${label}`, () => {
@@ -1077,14 +1237,14 @@ const CONDITIONAL_NOOPS: readonly TransactionCommand['kind'][] = [
   'hand_refund_to_operator',
 ];
 
-/** One step checked against the table and its footnotes. Returns the events to append. */
+/** One step checked against the SPEC 3.1 transcription and the footnotes. Returns the events to append. */
 function stepTransaction(
   history: readonly TransactionEvent[],
   command: TransactionCommand,
   at: DecideContext,
 ) {
   const before = fold(transaction, history);
-  const move = transactionTransitions[before.status][command.kind];
+  const move = specCell(before.status, command.kind);
   const decision = transaction.decide(command, before, at);
   if (before.status !== 'none' && isRefresh(command) && command.observedStatus !== before.status) {
     assert.deepEqual(decision, [], 'a stale refresh result changes nothing');
@@ -1380,7 +1540,7 @@ describe('transaction state table (property, SPEC 3.1)', () => {
         const history: TransactionEvent[] = [];
         for (const c of commands) {
           history.push(
-            ...stepByTable(transaction, transactionTransitions, history, c, ctx, {
+            ...stepByTable(transaction, SPEC_3_1, history, c, ctx, {
               creation: 'reserve',
               sameFacts: (state, cmd) => sameReservation(state, cmd),
             }),
