@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { Agent, request } from 'undici';
 import { createGateway, type Gateway } from '../src/app.ts';
-import { issueApiKey } from '../src/commands/api-keys.ts';
+import { issueApiKey } from '../src/commands/api-keys/issue/handler.ts';
 import { type ListFilters, listQuery } from '../src/commands/transactions/list/list-query.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';

@@ -16,13 +16,15 @@ import pg from 'pg';
 import { Agent, request } from 'undici';
 import type { Scope } from '../src/aggregates/access.ts';
 import { createGateway } from '../src/app.ts';
-import { issueApiKey, revokeApiKey } from '../src/commands/api-keys.ts';
+import { issueApiKey } from '../src/commands/api-keys/issue/handler.ts';
+import { revokeApiKey } from '../src/commands/api-keys/revoke/handler.ts';
 import type { CommandDeps } from '../src/commands/command-handler.ts';
+import type { AppContext } from '../src/commands/context.ts';
 import { idempotencyStream } from '../src/commands/idempotency.ts';
-import { createTenant, createTenantType } from '../src/commands/tenants.ts';
+import { createTenant } from '../src/commands/tenants/create/handler.ts';
+import { createTenantType } from '../src/commands/tenants/create-type/handler.ts';
 import { registerWebhookEndpoint, webhookEndpointDeps } from '../src/commands/webhook-endpoints.ts';
 import { loadConfig } from '../src/config.ts';
-import type { AppContext } from '../src/commands/context.ts';
 import { createLogger } from '../src/logger.ts';
 import { pixBody as samplePix } from '../test/support/charges.ts';
 

@@ -13,7 +13,8 @@ import {
 import { wireProviderEmulator } from './commands/providers/bootstrap-emulator.ts';
 import { bootstrapSimulator, simulatorEnabled } from './commands/providers/bootstrap-simulator.ts';
 import { providerDeps } from './commands/providers.ts';
-import { bootstrapAdmin, identityDeps } from './commands/users.ts';
+import { bootstrapAdmin } from './commands/users/bootstrap-admin/handler.ts';
+import { identityDeps } from './commands/users/identity-deps.ts';
 import type { Config } from './config.ts';
 import { type DatabaseHandle, openDatabase, reachDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';

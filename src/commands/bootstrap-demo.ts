@@ -3,10 +3,14 @@ import { isDomainError } from '../aggregates/decider.ts';
 import type { TenantTypeNameReservedData } from '../aggregates/tenant-type.ts';
 import type { EventMetadata } from '../events/event-store.ts';
 import { newId } from '../ids.ts';
-import { issueApiKey, loadApiKey } from './api-keys.ts';
+import { loadApiKey } from './api-keys/api-key-record.ts';
+import { issueApiKey } from './api-keys/issue/handler.ts';
 import type { CommandDeps } from './command-handler.ts';
 import { claimIdempotencyKey } from './idempotency.ts';
-import { createTenant, createTenantType, loadTenant, tenantTypeNameStream } from './tenants.ts';
+import { createTenant } from './tenants/create/handler.ts';
+import { createTenantType } from './tenants/create-type/handler.ts';
+import { loadTenant } from './tenants/tenant-record.ts';
+import { tenantTypeNameStream } from './tenants/tenant-type-record.ts';
 
 /**
  * `calebe bootstrap`: a demo tenant with a test key and a live key carrying every public scope (SPEC 5.3),

@@ -13,7 +13,7 @@ import { type EventMetadata, type NewEvent, WrongExpectedVersionError } from '..
 import { newId } from '../ids.ts';
 import { type CommandDeps, handleCommand } from './command-handler.ts';
 import { claimIdempotencyKey } from './idempotency.ts';
-import { loadTenant } from './tenants.ts';
+import { loadTenant } from './tenants/tenant-record.ts';
 
 /**
  * Cost centers (SPEC 4.12, 5.3 `cost_centers:write`, 7 `invalid_cost_center`). Writes are for the key's own

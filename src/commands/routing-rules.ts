@@ -9,7 +9,7 @@ import type { EventMetadata } from '../events/event-store.ts';
 import { newId } from '../ids.ts';
 import { type CommandDeps, handleCommand } from './command-handler.ts';
 import { loadProvider } from './providers.ts';
-import { loadTenant } from './tenants.ts';
+import { loadTenant } from './tenants/tenant-record.ts';
 
 /** Routing-rule commands (SPEC 2.7, 2.8, 4.14; super_admin only, checked by HTTP). */
 

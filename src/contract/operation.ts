@@ -16,6 +16,11 @@ export interface OperationAccess {
    * read). `optional`: the handler checks it only when sent; declared so /openapi.json documents it.
    */
   readonly idempotencyKey?: boolean | 'optional';
+  /**
+   * SPEC 8: a limit per client address, counted before the body is read, whatever the answer (login: the
+   * connection's address, or with TRUST_PROXY the one the configured proxies report).
+   */
+  readonly clientLimit?: 'login';
 }
 
 /** The documented shape of an operation: what the server validates and /openapi.json and the SDK describe. */

@@ -19,8 +19,8 @@ export const userDto = z
   .meta({ id: 'User' });
 
 /*
- * The password rule (12 to 72 bytes, bcrypt's limit) belongs to the identity commands (src/commands/users.ts,
- * which loads bcrypt and the database, so the SDK cannot bundle it): the routes pass it in; the SDK passes a
+ * The password rule (12 to 72 bytes, bcrypt's limit) is src/contract/password.ts, which measures bytes with
+ * Node's Buffer: the server's operations pass it in (src/contract/operations/users.ts); the SDK passes a
  * plain string and leaves that one rule to the server (422 validation_error, param `password`).
  */
 export const newUserBody = <P extends z.ZodType<string>>(password: P) =>

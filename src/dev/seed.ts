@@ -24,7 +24,8 @@ import {
 } from '../aggregates/transaction.ts';
 import type { CommandDeps } from '../commands/command-handler.ts';
 import { createCostCenter } from '../commands/cost-centers.ts';
-import { createTenant, createTenantType } from '../commands/tenants.ts';
+import { createTenant } from '../commands/tenants/create/handler.ts';
+import { createTenantType } from '../commands/tenants/create-type/handler.ts';
 import { requestSnapshot } from '../commands/transactions/create/handler.ts';
 import type { EventRegistry } from '../events/event-registry.ts';
 import type { EventMetadata } from '../events/event-store.ts';

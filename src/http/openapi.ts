@@ -255,6 +255,48 @@ function finishDocument(doc: Json, accessById: ReadonlyMap<string, RouteAccess |
       if (!used.has(`#/components/${kind}/${name}`)) delete group[name];
     }
   }
+  const schemas = child(components, 'schemas');
+  if (schemas) components.schemas = inSchemaOrder(schemas);
+}
+
+/**
+ * The order the document has listed its named schemas in since issue 15. It used to follow the order the
+ * route files were imported, which feature modules (issue 24) no longer keep; fixing it here keeps the
+ * document stable for clients that diff it. A schema not named here follows, in registration order.
+ */
+const SCHEMA_ORDER = [
+  'ErrorEnvelope',
+  'Transaction',
+  'TransactionRequest',
+  'TransactionEvent',
+  'TransactionWebhookEvent',
+  'ApiKey',
+  'IssuedApiKey',
+  'AuditEntry',
+  'CostCenter',
+  'Provider',
+  'RefundAwaitingOperator',
+  'RefundBankAccount',
+  'RoutingRule',
+  'SessionCreated',
+  'PaymentSettings',
+  'AdminSummary',
+  'TenantType',
+  'Tenant',
+  'User',
+  'WebhookDelivery',
+  'WebhookEndpoint',
+  'CreatedWebhookEndpoint',
+  'WebhookEndpointSecrets',
+];
+
+function inSchemaOrder(schemas: Json): Json {
+  const rank = (name: string) => {
+    const at = SCHEMA_ORDER.indexOf(name);
+    return at === -1 ? SCHEMA_ORDER.length : at;
+  };
+  // Stable: unnamed schemas keep their registration order.
+  return Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => rank(a) - rank(b)));
 }
 
 function webhookSection(): Json {

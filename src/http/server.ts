@@ -1,7 +1,11 @@
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { apiKeysFeature } from '../commands/api-keys/feature.ts';
 import type { AppContext } from '../commands/context.ts';
+import { sessionsFeature } from '../commands/sessions/feature.ts';
+import { tenantsFeature } from '../commands/tenants/feature.ts';
 import { registerTransactionRoutes } from '../commands/transactions/index.ts';
+import { usersFeature } from '../commands/users/feature.ts';
 import { newId } from '../ids.ts';
 import type { Logger } from '../logger.ts';
 import {
@@ -20,9 +24,9 @@ import { registerHttpMetrics } from './http-metrics.ts';
 import type { InFlight } from './in-flight.ts';
 import { BODY_LIMIT, useStrictJsonBodies } from './json-body.ts';
 import { installMetricsListener } from './metrics-server.ts';
+import { mountOperations } from './mount.ts';
 import { refuseNulCharacters } from './nul-guard.ts';
 import { describeRoutes, registerOpenApi } from './openapi.ts';
-import { registerApiKeyRoutes } from './routes/api-keys.ts';
 import { registerAuditRoutes } from './routes/audit.ts';
 import { registerChargePageRoutes } from './routes/charge-page.ts';
 import { registerCostCenterRoutes } from './routes/cost-centers.ts';
@@ -30,11 +34,8 @@ import { registerHealthRoutes } from './routes/health.ts';
 import { registerProviderRoutes } from './routes/providers.ts';
 import { registerRefundRoutes } from './routes/refunds.ts';
 import { registerRuleRoutes } from './routes/rules.ts';
-import { registerSessionRoutes } from './routes/sessions.ts';
 import { registerSettingsRoutes } from './routes/settings.ts';
 import { registerSummaryRoutes } from './routes/summary.ts';
-import { registerTenantRoutes } from './routes/tenants.ts';
-import { registerUserRoutes } from './routes/users.ts';
 import { registerWebhookDeliveryRoutes } from './routes/webhook-deliveries.ts';
 import { registerWebhookEndpointRoutes } from './routes/webhook-endpoints.ts';
 
@@ -109,6 +110,8 @@ export async function buildHttpServer({ ctx, authenticators, inFlight }: HttpDep
   await installCors(app, ctx.config.CORS_ORIGINS, ctx.config.BASE_URL);
   app.addHook('onRequest', async (request) => {
     const access = request.routeOptions.config.access;
+    // SPEC 8 login limit: every attempt counts against its address, before the body is read.
+    if (access?.clientLimit) await ctx.rateLimiter.consume(access.clientLimit, request.ip);
     if (!access?.auth) return;
     // Issue 23 item 2.2: the credential is looked up first, and a valid one is always served, subject only
     // to its actor's own limit; failures from other clients sharing the address never refuse it. Only a
@@ -135,15 +138,15 @@ export async function buildHttpServer({ ctx, authenticators, inFlight }: HttpDep
   // Without BASE_URL the document names no host: it describes the instance that serves it.
   await registerOpenApi(app, ctx.config.BASE_URL ?? '/');
   registerHealthRoutes(app, ctx);
-  registerSessionRoutes(app, ctx);
+  mountOperations(app, sessionsFeature.routes, ctx);
   registerProviderRoutes(app, ctx);
   registerRuleRoutes(app, ctx);
   registerSettingsRoutes(app, ctx);
   registerAuditRoutes(app, ctx);
   registerSummaryRoutes(app, ctx);
-  registerApiKeyRoutes(app, ctx);
-  registerTenantRoutes(app, ctx);
-  registerUserRoutes(app, ctx);
+  mountOperations(app, apiKeysFeature.routes, ctx);
+  mountOperations(app, tenantsFeature.routes, ctx);
+  mountOperations(app, usersFeature.routes, ctx);
   registerCostCenterRoutes(app, ctx);
   registerWebhookEndpointRoutes(app, ctx);
   registerWebhookDeliveryRoutes(app, ctx);

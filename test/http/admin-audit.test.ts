@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { auditProjection } from '../../src/commands/index.ts';
-import { createUser, identityDeps } from '../../src/commands/users.ts';
+import { createUser } from '../../src/commands/users/create/handler.ts';
+import { identityDeps } from '../../src/commands/users/identity-deps.ts';
 import { sha256Hex } from '../../src/crypto/secrets.ts';
 import { seedChildTenant, seedTenantAndKey } from '../support/fixtures.ts';
 import { startTestApp, type TestApp } from '../support/http.ts';

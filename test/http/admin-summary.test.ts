@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { type TransactionCommand, transaction } from '../../src/aggregates/transaction.ts';
 import { handleCommand } from '../../src/commands/command-handler.ts';
-import { suspendTenant } from '../../src/commands/tenants.ts';
+import { suspendTenant } from '../../src/commands/tenants/suspend/handler.ts';
 import { newId } from '../../src/ids.ts';
 import { summaryProjection } from '../../src/projections/summary.ts';
 import { assertError, roleTokens, startAdminApp } from '../support/admin.ts';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { claimIdempotencyKey } from '../../src/commands/idempotency.ts';
-import { tenantIdFor } from '../../src/http/routes/tenants.ts';
+import { tenantIdFor } from '../../src/commands/tenants/create/route.ts';
 import {
   ADMIN_EMAIL,
   ADMIN_PASSWORD,

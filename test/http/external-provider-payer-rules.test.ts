@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { beforeAll, describe, test } from 'vitest';
 import { SCOPES } from '../../src/aggregates/access.ts';
-import { issueApiKey } from '../../src/commands/api-keys.ts';
+import { issueApiKey } from '../../src/commands/api-keys/issue/handler.ts';
 import { boletoBody, pixBody } from '../support/charges.ts';
 import { useExternalProviderWorld } from '../support/external-provider.ts';
 import { commandDeps, seedTenantAndKey } from '../support/fixtures.ts';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { issueApiKey } from '../../src/commands/api-keys.ts';
+import { issueApiKey } from '../../src/commands/api-keys/issue/handler.ts';
 import { transactionStream } from '../../src/commands/transactions/shared/stream.ts';
 import { boletoCancelAt } from '../../src/providers/simulator.ts';
 import { assertError } from '../support/admin.ts';

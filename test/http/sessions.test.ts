@@ -2,14 +2,13 @@ import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { z } from 'zod';
 import type { RateLimiter } from '../../src/commands/context.ts';
-import { reactivateTenant, suspendTenant } from '../../src/commands/tenants.ts';
-import {
-  changePassword,
-  createUser,
-  identityDeps,
-  reactivateUser,
-  suspendUser,
-} from '../../src/commands/users.ts';
+import { reactivateTenant } from '../../src/commands/tenants/reactivate/handler.ts';
+import { suspendTenant } from '../../src/commands/tenants/suspend/handler.ts';
+import { changePassword } from '../../src/commands/users/change-password/handler.ts';
+import { createUser } from '../../src/commands/users/create/handler.ts';
+import { identityDeps } from '../../src/commands/users/identity-deps.ts';
+import { reactivateUser } from '../../src/commands/users/reactivate/handler.ts';
+import { suspendUser } from '../../src/commands/users/suspend/handler.ts';
 import { dataEnvelope } from '../../src/contract/envelopes.ts';
 import { sha256Hex } from '../../src/crypto/secrets.ts';
 import { sessionPrincipal } from '../../src/http/auth.ts';

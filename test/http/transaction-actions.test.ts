@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { SCOPES } from '../../src/aggregates/access.ts';
-import { issueApiKey } from '../../src/commands/api-keys.ts';
+import { issueApiKey } from '../../src/commands/api-keys/issue/handler.ts';
 import { createProvider, providerDeps } from '../../src/commands/providers.ts';
 import { createRoutingRule } from '../../src/commands/routing-rules.ts';
 import { transactionStream } from '../../src/commands/transactions/shared/stream.ts';

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { createUser, identityDeps } from '../../src/commands/users.ts';
+import { createUser } from '../../src/commands/users/create/handler.ts';
+import { identityDeps } from '../../src/commands/users/identity-deps.ts';
 import { newId } from '../../src/ids.ts';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, assertError, bearer, logIn, startAdminApp } from '../support/admin.ts';
 import { seedChildTenant, seedTenantAndKey } from '../support/fixtures.ts';

@@ -3,7 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { SCOPES } from '../../src/aggregates/access.ts';
-import { issueApiKey } from '../../src/commands/api-keys.ts';
+import { issueApiKey } from '../../src/commands/api-keys/issue/handler.ts';
 import {
   claimIdempotencyKey,
   idempotencyStream,
@@ -12,7 +12,8 @@ import {
 } from '../../src/commands/idempotency.ts';
 import { createProvider, providerDeps } from '../../src/commands/providers.ts';
 import { createRoutingRule } from '../../src/commands/routing-rules.ts';
-import { createUser, identityDeps } from '../../src/commands/users.ts';
+import { createUser } from '../../src/commands/users/create/handler.ts';
+import { identityDeps } from '../../src/commands/users/identity-deps.ts';
 import { sha256Hex } from '../../src/crypto/secrets.ts';
 import { newId } from '../../src/ids.ts';
 import type { AdapterDecorator } from '../../src/providers/registry.ts';

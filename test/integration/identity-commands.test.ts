@@ -2,19 +2,17 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { DomainError } from '../../src/aggregates/decider.ts';
-import { apiKeyStream, issueApiKey, loadApiKey, revokeApiKey } from '../../src/commands/api-keys.ts';
+import { apiKeyStream, loadApiKey } from '../../src/commands/api-keys/api-key-record.ts';
+import { issueApiKey } from '../../src/commands/api-keys/issue/handler.ts';
+import { revokeApiKey } from '../../src/commands/api-keys/revoke/handler.ts';
 import type { CommandDeps } from '../../src/commands/command-handler.ts';
 import { createEventRegistry, inlineProjections } from '../../src/commands/index.ts';
-import {
-  createTenant,
-  createTenantType,
-  loadTenant,
-  reactivateTenant,
-  suspendTenant,
-  tenantStream,
-  tenantTypeNameStream,
-  tenantTypeStream,
-} from '../../src/commands/tenants.ts';
+import { createTenant } from '../../src/commands/tenants/create/handler.ts';
+import { createTenantType } from '../../src/commands/tenants/create-type/handler.ts';
+import { reactivateTenant } from '../../src/commands/tenants/reactivate/handler.ts';
+import { suspendTenant } from '../../src/commands/tenants/suspend/handler.ts';
+import { loadTenant, tenantStream } from '../../src/commands/tenants/tenant-record.ts';
+import { tenantTypeNameStream, tenantTypeStream } from '../../src/commands/tenants/tenant-type-record.ts';
 import { livemodeOfKey, sha256Hex } from '../../src/crypto/secrets.ts';
 import type { EventStore } from '../../src/events/event-store.ts';
 import { PostgresEventStore } from '../../src/events/postgres-event-store.ts';

@@ -7,15 +7,14 @@ import { type ApiKeyEvent, apiKey } from '../../src/aggregates/api-key.ts';
 import { fold } from '../../src/aggregates/decider.ts';
 import { type TenantEvent, tenant } from '../../src/aggregates/tenant.ts';
 import { type TenantTypeEvent, tenantType } from '../../src/aggregates/tenant-type.ts';
-import { issueApiKey, revokeApiKey } from '../../src/commands/api-keys.ts';
+import { issueApiKey } from '../../src/commands/api-keys/issue/handler.ts';
+import { revokeApiKey } from '../../src/commands/api-keys/revoke/handler.ts';
 import type { CommandDeps } from '../../src/commands/command-handler.ts';
 import { createEventRegistry, inlineProjections } from '../../src/commands/index.ts';
-import {
-  createTenant,
-  createTenantType,
-  reactivateTenant,
-  suspendTenant,
-} from '../../src/commands/tenants.ts';
+import { createTenant } from '../../src/commands/tenants/create/handler.ts';
+import { createTenantType } from '../../src/commands/tenants/create-type/handler.ts';
+import { reactivateTenant } from '../../src/commands/tenants/reactivate/handler.ts';
+import { suspendTenant } from '../../src/commands/tenants/suspend/handler.ts';
 import type { ApiKeysTable, TenantsTable, TenantTypesTable } from '../../src/db/schema.ts';
 import type { EventRegistry } from '../../src/events/event-registry.ts';
 import { PostgresEventStore } from '../../src/events/postgres-event-store.ts';

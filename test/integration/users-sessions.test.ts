@@ -8,16 +8,16 @@ import { type SessionEvent, sessionDecider } from '../../src/aggregates/session.
 import { type UserEvent, userDecider, userEmailStream, userStream } from '../../src/aggregates/user.ts';
 import { createGateway } from '../../src/app.ts';
 import { createEventRegistry } from '../../src/commands/index.ts';
-import { login, logout } from '../../src/commands/sessions.ts';
-import { createTenant, createTenantType } from '../../src/commands/tenants.ts';
-import {
-  bootstrapAdmin,
-  changePassword,
-  createUser,
-  type IdentityDeps,
-  reactivateUser,
-  suspendUser,
-} from '../../src/commands/users.ts';
+import { login } from '../../src/commands/sessions/login/handler.ts';
+import { logout } from '../../src/commands/sessions/logout/handler.ts';
+import { createTenant } from '../../src/commands/tenants/create/handler.ts';
+import { createTenantType } from '../../src/commands/tenants/create-type/handler.ts';
+import { bootstrapAdmin } from '../../src/commands/users/bootstrap-admin/handler.ts';
+import { changePassword } from '../../src/commands/users/change-password/handler.ts';
+import { createUser } from '../../src/commands/users/create/handler.ts';
+import type { IdentityDeps } from '../../src/commands/users/identity-deps.ts';
+import { reactivateUser } from '../../src/commands/users/reactivate/handler.ts';
+import { suspendUser } from '../../src/commands/users/suspend/handler.ts';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { sha256Hex as sha } from '../../src/crypto/secrets.ts';
 import type { Database } from '../../src/db/schema.ts';

@@ -6,10 +6,11 @@ import {
   type TransactionCommand,
   transaction as transactionDecider,
 } from '../../src/aggregates/transaction.ts';
-import { issueApiKey } from '../../src/commands/api-keys.ts';
+import { issueApiKey } from '../../src/commands/api-keys/issue/handler.ts';
 import { type CommandDeps, handleCommand } from '../../src/commands/command-handler.ts';
 import type { AppContext } from '../../src/commands/context.ts';
-import { createTenant, createTenantType } from '../../src/commands/tenants.ts';
+import { createTenant } from '../../src/commands/tenants/create/handler.ts';
+import { createTenantType } from '../../src/commands/tenants/create-type/handler.ts';
 import { transactionStream } from '../../src/commands/transactions/shared/stream.ts';
 import type { EventMetadata } from '../../src/events/event-store.ts';
 import { type ChargeKind, reserveCommand } from './transactions.ts';

@@ -1,13 +1,15 @@
 import bcrypt from 'bcrypt';
 import { sql } from 'kysely';
-import { DomainError } from '../aggregates/decider.ts';
-import { type SessionState, sessionDecider, sessionStream } from '../aggregates/session.ts';
-import { normalizeEmail, type UserRole } from '../aggregates/user.ts';
-import { randomSecret, SESSION_TOKEN_PREFIX, sha256Hex } from '../crypto/secrets.ts';
-import type { EventMetadata } from '../events/event-store.ts';
-import { newId } from '../ids.ts';
-import { handleCommand } from './command-handler.ts';
-import { type IdentityDeps, PASSWORD_MAX_BYTES, type UserView } from './users.ts';
+import { DomainError } from '../../../aggregates/decider.ts';
+import { type SessionState, sessionDecider, sessionStream } from '../../../aggregates/session.ts';
+import { normalizeEmail, type UserRole } from '../../../aggregates/user.ts';
+import { PASSWORD_MAX_BYTES } from '../../../contract/password.ts';
+import { randomSecret, SESSION_TOKEN_PREFIX, sha256Hex } from '../../../crypto/secrets.ts';
+import type { EventMetadata } from '../../../events/event-store.ts';
+import { newId } from '../../../ids.ts';
+import { handleCommand } from '../../command-handler.ts';
+import type { IdentityDeps } from '../../users/identity-deps.ts';
+import type { UserView } from '../../users/user-view.ts';
 
 export interface LoginResult {
   /** Shown once; only its SHA-256 digest is stored. */
@@ -88,15 +90,4 @@ export async function login(
 function startedSession(state: SessionState) {
   if (state.status === 'none') throw new Error('a started session has no state');
   return state.session;
-}
-
-/** SPEC 5.6: logout revokes the session at once (the sessions read model is inline). */
-export async function logout(deps: IdentityDeps, sessionId: string, metadata: EventMetadata): Promise<void> {
-  await handleCommand(
-    deps,
-    sessionDecider,
-    sessionStream(sessionId),
-    { kind: 'end', reason: 'logout' },
-    { metadata, retryOnConflict: true },
-  );
 }

@@ -1,0 +1,52 @@
+import { SCOPES, type Scope } from '../../../aggregates/access.ts';
+import { listApiKeys } from '../../../contract/operations/api-keys.ts';
+import { bind } from '../../bind.ts';
+import { requireTenantInTree, tenantInTreeSql } from '../../tenancy.ts';
+import { type ApiKeyView, iso } from '../api-key-view.ts';
+
+/** Keys of the caller's tree, newest first, never the secret (SPEC 5.7). No handler: nothing is decided. */
+export const listRoute = bind(listApiKeys, async (call, ctx) => {
+  const principal = call.session();
+  const { tenant_id, limit, offset } = call.query;
+  if (tenant_id !== undefined) await requireTenantInTree(ctx.db, principal, tenant_id);
+  const base = ctx.db
+    .selectFrom('api_keys')
+    .where(tenantInTreeSql(principal))
+    .$if(tenant_id !== undefined, (q) => q.where('tenant_id', '=', tenant_id ?? ''));
+  const rows = await base
+    .select([
+      'id',
+      'tenant_id',
+      'name',
+      'livemode',
+      'scopes',
+      'access_profile',
+      'prefix',
+      'created_at',
+      'revoked_at',
+    ])
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+  const known = new Set<string>(SCOPES);
+  return {
+    data: rows.map(
+      (r): ApiKeyView => ({
+        id: r.id,
+        tenant_id: r.tenant_id,
+        name: r.name,
+        mode: r.livemode ? 'live' : 'test',
+        scopes: r.scopes.filter((s): s is Scope => known.has(s)),
+        access_profile: r.access_profile,
+        prefix: r.prefix,
+        status: r.revoked_at ? 'revoked' : 'issued',
+        created_at: iso(r.created_at),
+        revoked_at: r.revoked_at ? iso(r.revoked_at) : null,
+      }),
+    ),
+    // SPEC 2.1: count is the size of this page, not the total.
+    meta: { limit, offset, count: rows.length },
+  };
+});

@@ -1,0 +1,22 @@
+import { sql } from 'kysely';
+import { listTenants } from '../../../contract/operations/tenants.ts';
+import { bind } from '../../bind.ts';
+import { treeRoot } from '../../tenancy.ts';
+import { toTenantDto } from '../tenant-dto.ts';
+
+/** All tenants for a super_admin, the caller's own tree otherwise (SPEC 5.7). No handler: nothing is decided. */
+export const listRoute = bind(listTenants, async (call, ctx) => {
+  const { limit, offset, status } = call.query;
+  const root = treeRoot(call.session());
+  const rows = await ctx.db
+    .selectFrom('tenants')
+    .select(['id', 'name', 'type_id', 'parent_id', 'status'])
+    .$if(root !== undefined, (q) => q.where(sql<boolean>`ancestor_ids @> array[${root}]::text[]`))
+    .$if(status !== undefined, (q) => q.where('status', '=', status ?? 'active'))
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+  return { data: rows.map(toTenantDto), meta: { limit, offset, count: rows.length } };
+});

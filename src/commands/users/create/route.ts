@@ -1,0 +1,23 @@
+import { ApiError } from '../../../aggregates/errors.ts';
+import { IDEMPOTENCY_REPLAYED } from '../../../contract/envelopes.ts';
+import { createUser as createUserOperation } from '../../../contract/operations/users.ts';
+import { Answer, bind } from '../../bind.ts';
+import { identityDeps } from '../identity-deps.ts';
+import { loadUser } from '../load-user.ts';
+import { createUser } from './handler.ts';
+
+export const createRoute = bind(createUserOperation, async (call, ctx) => {
+  const deps = identityDeps(ctx);
+  const body = call.body;
+  if (body.role !== 'super_admin' && body.tenant_id === null) {
+    throw new ApiError('validation_error', 'tenant_admin and viewer users need a tenant_id.', {
+      param: 'tenant_id',
+    });
+  }
+  const { user, created } = await createUser(deps, body, call.metadata());
+  return new Answer(
+    created ? 201 : 200,
+    { data: await loadUser(deps, user.id) },
+    created ? {} : { [IDEMPOTENCY_REPLAYED]: 'true' },
+  );
+});

@@ -1,0 +1,18 @@
+import { listUsers } from '../../../contract/operations/users.ts';
+import { bind } from '../../bind.ts';
+import { tenantInTreeSql } from '../../tenancy.ts';
+
+/** All users for a super_admin, users of the caller's tree otherwise (SPEC 5.7). No handler: nothing is decided. */
+export const listRoute = bind(listUsers, async (call, ctx) => {
+  const { limit, offset } = call.query;
+  const rows = await ctx.db
+    .selectFrom('users')
+    .select(['id', 'email', 'role', 'tenant_id', 'status'])
+    .where(tenantInTreeSql(call.session()))
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+  return { data: rows, meta: { limit, offset, count: rows.length } };
+});

@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { dataEnvelope, errorEnvelope } from '../envelopes.ts';
+import { operation } from '../operation.ts';
+import { loginBody, sessionCreated } from '../sessions.ts';
+
+/** SPEC 5.6, 5.9, 8: panel login; no credential, limited per client address. */
+export const createSession = operation({
+  method: 'POST',
+  path: '/admin/sessions',
+  access: { clientLimit: 'login' },
+  schema: {
+    operationId: 'createSession',
+    summary: 'Log in to the panel',
+    description:
+      'Wrong e-mail or password: 401 invalid_credentials. Limited to 10 attempts per minute per connection address.',
+    body: loginBody,
+    response: {
+      201: dataEnvelope(sessionCreated).meta({ description: 'Logged in; the token is shown only here' }),
+      401: errorEnvelope,
+      403: errorEnvelope,
+    },
+  },
+});
+
+/** SPEC 5.6: logout revokes the session at once. */
+export const deleteCurrentSession = operation({
+  method: 'DELETE',
+  path: '/admin/sessions/current',
+  access: { auth: 'session' },
+  schema: {
+    operationId: 'deleteCurrentSession',
+    summary: 'Log out: revoke the session of this token at once',
+    response: { 204: z.null().meta({ description: 'Logged out' }) },
+  },
+});
