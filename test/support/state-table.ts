@@ -117,3 +117,14 @@ function parseCell(
   assert.ok(isErrorCode(cell), `a cell is Event>status, =, replay or a SPEC 7 code: ${cell}`);
   return { refuse: cell };
 }
+
+/** The cell of (state, kind) in a transcribed table; fails when the transcription has none. */
+export function cellOf(
+  table: TransitionTable<string, string, string>,
+  state: string,
+  kind: string,
+): TransitionTable<string, string, string>[string][string] {
+  const move = table[state]?.[kind];
+  assert.ok(move, `the transcription has ${state} x ${kind}`);
+  return move;
+}

@@ -13,7 +13,7 @@ import {
 import { fold } from '../../src/aggregates/decider.ts';
 import { livemodeOfKey } from '../../src/crypto/secrets.ts';
 import { scenario } from '../support/given-when-then.ts';
-import { stepByTable } from '../support/state-table.ts';
+import { stepByTable, transcribedTable } from '../support/state-table.ts';
 
 const ctx = { now: new Date('2026-03-01T12:00:00Z') };
 const digest = 'a'.repeat(64);
@@ -50,6 +50,24 @@ const issued: ApiKeyEvent = {
   },
 };
 const revoked: ApiKeyEvent = { type: 'ApiKey.Revoked', data: { key_id: 'key_1' } };
+
+/**
+ * SPEC 5's API key table, transcribed here (issue 24 item 7): the oracle of the property
+ * below, never `apiKeyTransitions`, so a wrong cell in the code fails.
+ */
+const API_KEY_TABLE = transcribedTable(
+  [
+    `
+    # SPEC 5 and 7 ('unauthorized': key "revoked"): a key is issued once (a retry replays), revoked once
+    # (again: unchanged), and a revoked key is never issued again.
+    state   | issue         | revoke
+    none    | Issued>issued | not_found
+    issued  | replay        | Revoked>revoked
+    revoked | conflict      | =
+    `,
+  ],
+  'ApiKey.',
+);
 
 describe('API key decider: issue (SPEC 2.7, 5)', () => {
   test('none -> issue -> issued: the event carries the digest, never a secret', () => {
@@ -167,7 +185,7 @@ describe('API key state table (property)', () => {
         let revokedAt: number | undefined;
         for (const command of commands) {
           history.push(
-            ...stepByTable(apiKey, apiKeyTransitions, history, command, ctx, {
+            ...stepByTable(apiKey, API_KEY_TABLE, history, command, ctx, {
               creation: 'issue',
               creationRefusals: ['validation_error', 'not_found'],
             }),
@@ -190,5 +208,11 @@ describe('API key state table (property)', () => {
         assert.ok(['', 'ApiKey.Issued', 'ApiKey.Issued,ApiKey.Revoked'].includes(types.join(',')));
       }),
     );
+  });
+});
+
+describe('the state table against its SPEC transcription', () => {
+  test('apiKeyTransitions is the transcription, cell for cell', () => {
+    assert.deepEqual(apiKeyTransitions, API_KEY_TABLE);
   });
 });

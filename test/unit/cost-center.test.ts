@@ -11,6 +11,7 @@ import {
 } from '../../src/aggregates/cost-center.ts';
 import { DomainError, fold } from '../../src/aggregates/decider.ts';
 import { scenario } from '../support/given-when-then.ts';
+import { cellOf, transcribedTable } from '../support/state-table.ts';
 
 const ctx = { now: new Date('2026-03-01T12:00:00Z') };
 
@@ -28,6 +29,24 @@ const renamed = (name: string): CostCenterEvent => ({
 });
 const deactivated: CostCenterEvent = { type: 'CostCenter.Deactivated', data: { cost_center_id: 'cc_a' } };
 const reactivated: CostCenterEvent = { type: 'CostCenter.Reactivated', data: { cost_center_id: 'cc_a' } };
+
+/**
+ * SPEC 4.12's cost center table, transcribed here (issue 24 item 7): the oracle of the property
+ * below, never `costCenterTransitions`, so a wrong cell in the code fails.
+ */
+const COST_CENTER_TABLE = transcribedTable(
+  [
+    `
+    # SPEC 4.12: create, rename, 'active' false or true. A center is renamed whether active or not;
+    # deactivating or reactivating twice changes nothing; a repeated creation replays.
+    state    | create         | rename          | deactivate           | reactivate
+    none     | Created>active | not_found       | not_found            | not_found
+    active   | replay         | Renamed>active  | Deactivated>inactive | =
+    inactive | replay         | Renamed>inactive| =                    | Reactivated>active
+    `,
+  ],
+  'CostCenter.',
+);
 
 describe('cost center decider: creation (SPEC 4.12)', () => {
   test('none -> create -> active, for the tenant of the command', () => {
@@ -143,7 +162,7 @@ describe('cost center state table (property)', () => {
         const history: CostCenterEvent[] = [];
         for (const c of commands) {
           const before = fold(costCenter, history);
-          const move = costCenterTransitions[before.status][c.kind];
+          const move = cellOf(COST_CENTER_TABLE, before.status, c.kind);
           const decision = costCenter.decide(c, before, ctx);
           const validName = !('name' in c) || isValidCostCenterName(c.name);
           if ('refuse' in move) {
@@ -190,5 +209,11 @@ describe('cost center state table (property)', () => {
           });
       }),
     );
+  });
+});
+
+describe('the state table against its SPEC transcription', () => {
+  test('costCenterTransitions is the transcription, cell for cell', () => {
+    assert.deepEqual(costCenterTransitions, COST_CENTER_TABLE);
   });
 });

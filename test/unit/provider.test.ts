@@ -10,6 +10,7 @@ import {
   providerTransitions,
 } from '../../src/aggregates/provider.ts';
 import { scenario } from '../support/given-when-then.ts';
+import { cellOf, transcribedTable } from '../support/state-table.ts';
 
 const create: CreateProvider = {
   kind: 'create',
@@ -33,6 +34,23 @@ const created: ProviderEvent = {
     credentials_ciphertext: 'v1.a.b.c',
   },
 };
+
+/**
+ * SPEC 2.7's provider table, transcribed here (issue 24 item 7): the oracle of the property
+ * below, never `providerTransitions`, so a wrong cell in the code fails.
+ */
+const PROVIDER_TABLE = transcribedTable(
+  [
+    `
+    # SPEC 2.7 and 4.14 ('PATCH /admin/providers/{id}'): a provider is created once (a retry replays) and
+    # then updated; an unknown provider is not found.
+    state  | create         | update
+    none   | Created>active | not_found
+    active | replay         | Updated>active
+    `,
+  ],
+  'Provider.',
+);
 
 describe('provider decider (SPEC 2.7)', () => {
   test('creation records the facts and only the sealed credentials', () => {
@@ -185,7 +203,7 @@ describe('provider decider (SPEC 2.7)', () => {
         const history: ProviderEvent[] = [];
         for (const c of commands) {
           const before = fold(provider, history);
-          const move = providerTransitions[before.status][c.kind];
+          const move = cellOf(PROVIDER_TABLE, before.status, c.kind);
           const decision = provider.decide(c, before, { now: new Date() });
           if ('refuse' in move) assert.ok(!Array.isArray(decision));
           if (Array.isArray(decision)) history.push(...decision);
@@ -201,5 +219,11 @@ describe('provider decider (SPEC 2.7)', () => {
         assert.ok(history.slice(1).every((e) => e.type === 'Provider.Updated'));
       }),
     );
+  });
+});
+
+describe('the state table against its SPEC transcription', () => {
+  test('providerTransitions is the transcription, cell for cell', () => {
+    assert.deepEqual(providerTransitions, PROVIDER_TABLE);
   });
 });

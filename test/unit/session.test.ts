@@ -9,7 +9,7 @@ import {
   sessionTransitions,
 } from '../../src/aggregates/session.ts';
 import { scenario } from '../support/given-when-then.ts';
-import { stepByTable } from '../support/state-table.ts';
+import { stepByTable, transcribedTable } from '../support/state-table.ts';
 
 const now = new Date('2026-03-01T09:00:00.000Z');
 const digest = 'a'.repeat(64);
@@ -24,6 +24,24 @@ const started: SessionEvent = {
   },
 };
 const ended: SessionEvent = { type: 'Session.Ended', data: { session_id: 'ses_1', reason: 'logout' } };
+
+/**
+ * SPEC 5.6's session table, transcribed here (issue 24 item 7): the oracle of the property
+ * below, never `sessionTransitions`, so a wrong cell in the code fails.
+ */
+const SESSION_TABLE = transcribedTable(
+  [
+    `
+    # SPEC 5.6 rule 6: a session is started at login and "revoked on logout"; a session id starts once, a
+    # second logout is a safe retry, a session that never started is not found.
+    state   | start           | end
+    none    | Started>started | not_found
+    started | conflict        | Ended>ended
+    ended   | conflict        | =
+    `,
+  ],
+  'Session.',
+);
 
 describe('session decider: the SPEC 5.6 session state table', () => {
   test('SPEC 5.6/8: a session starts with expires_at 8 hours after ctx.now', () => {
@@ -75,7 +93,7 @@ describe('session decider: the SPEC 5.6 session state table', () => {
         (commands, at) => {
           const history: SessionEvent[] = [];
           for (const c of commands) {
-            history.push(...stepByTable(sessionDecider, sessionTransitions, history, c, { now: at }));
+            history.push(...stepByTable(sessionDecider, SESSION_TABLE, history, c, { now: at }));
           }
           // Independent of the table: at most one start, first; at most one end, after it.
           const types = history.map((e) => e.type);
@@ -89,5 +107,11 @@ describe('session decider: the SPEC 5.6 session state table', () => {
         },
       ),
     );
+  });
+});
+
+describe('the state table against its SPEC transcription', () => {
+  test('sessionTransitions is the transcription, cell for cell', () => {
+    assert.deepEqual(sessionTransitions, SESSION_TABLE);
   });
 });

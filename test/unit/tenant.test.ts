@@ -17,7 +17,7 @@ import {
   tenantTypeTransitions,
 } from '../../src/aggregates/tenant-type.ts';
 import { scenario } from '../support/given-when-then.ts';
-import { stepByTable } from '../support/state-table.ts';
+import { stepByTable, transcribedTable } from '../support/state-table.ts';
 
 const ctx = { now: new Date('2026-03-01T12:00:00Z') };
 const parent: ParentFacts = {
@@ -51,6 +51,40 @@ const created: TenantEvent = {
 };
 const suspended: TenantEvent = { type: 'Tenant.Suspended', data: { tenant_id: 'ten_a' } };
 const reactivated: TenantEvent = { type: 'Tenant.Reactivated', data: { tenant_id: 'ten_a' } };
+
+/**
+ * SPEC 5.5's tenant table, transcribed here (issue 24 item 7): the oracle of the property
+ * below, never `tenantTransitions`, so a wrong cell in the code fails.
+ */
+const TENANT_TABLE = transcribedTable(
+  [
+    `
+    # SPEC 5.5 rule 5: a suspended tenant blocks credentials, "keys work again after reactivation";
+    # suspending or reactivating twice changes nothing; a repeated creation replays.
+    state     | create         | suspend             | reactivate
+    none      | Created>active | not_found           | not_found
+    active    | replay         | Suspended>suspended | =
+    suspended | replay         | =                   | Reactivated>active
+    `,
+  ],
+  'Tenant.',
+);
+
+/**
+ * SPEC 2.7's tenant type table, transcribed here (issue 24 item 7): the oracle of the property
+ * below, never `tenantTypeTransitions`, so a wrong cell in the code fails.
+ */
+const TENANT_TYPE_TABLE = transcribedTable(
+  [
+    `
+    # SPEC 2.7: a tenant type is created once (a retry replays).
+    state   | create
+    none    | Created>created
+    created | replay
+    `,
+  ],
+  'TenantType.',
+);
 
 describe('tenant decider: creation (SPEC 2.7, 5.5)', () => {
   test('a root tenant: its ancestors are itself alone', () => {
@@ -192,7 +226,7 @@ describe('tenant state table (property)', () => {
         for (const command of commands) {
           const before = fold(tenant, history);
           history.push(
-            ...stepByTable(tenant, tenantTransitions, history, command, ctx, {
+            ...stepByTable(tenant, TENANT_TABLE, history, command, ctx, {
               creation: 'create',
               creationRefusals: ['validation_error', 'not_found', 'conflict'],
             }),
@@ -263,11 +297,21 @@ describe('tenant type decider (SPEC 2.7)', () => {
         const history: TenantTypeEvent[] = [];
         for (const c of commands) {
           history.push(
-            ...stepByTable(tenantType, tenantTypeTransitions, history, c, ctx, { creation: 'create' }),
+            ...stepByTable(tenantType, TENANT_TYPE_TABLE, history, c, ctx, { creation: 'create' }),
           );
         }
         assert.ok(history.length <= 1);
       }),
     );
+  });
+});
+
+describe('the state table against its SPEC transcription', () => {
+  test('tenantTransitions is the transcription, cell for cell', () => {
+    assert.deepEqual(tenantTransitions, TENANT_TABLE);
+  });
+
+  test('tenantTypeTransitions is the transcription, cell for cell', () => {
+    assert.deepEqual(tenantTypeTransitions, TENANT_TYPE_TABLE);
   });
 });

@@ -14,7 +14,7 @@ import {
   userTransitions,
 } from '../../src/aggregates/user.ts';
 import { scenario } from '../support/given-when-then.ts';
-import { stepByTable } from '../support/state-table.ts';
+import { stepByTable, transcribedTable } from '../support/state-table.ts';
 
 const alice: UserCreatedData = {
   user_id: 'usr_alice',
@@ -25,6 +25,25 @@ const alice: UserCreatedData = {
 };
 const created: UserEvent = { type: 'User.Created', data: alice };
 const suspended: UserEvent = { type: 'User.Suspended', data: { user_id: 'usr_alice' } };
+
+/**
+ * SPEC 5.6/5.7's user table, transcribed here (issue 24 item 7): the oracle of the property
+ * below, never `userTransitions`, so a wrong cell in the code fails.
+ */
+const USER_TABLE = transcribedTable(
+  [
+    `
+    # SPEC 5.6 rule 6 and 5.7: sessions are "invalidated when the password changes or the user is
+    # suspended"; a suspended user changes no password until reactivated; suspend and reactivate are
+    # idempotent; a repeated creation replays.
+    state     | create         | change_password        | refuse_password_change       | suspend             | reactivate
+    none      | Created>active | not_found              | not_found                    | not_found           | not_found
+    active    | replay         | PasswordChanged>active | PasswordChangeRefused>active | Suspended>suspended | =
+    suspended | replay         | conflict               | conflict                     | =                   | Reactivated>active
+    `,
+  ],
+  'User.',
+);
 
 describe('user decider: the SPEC 5.6/5.7 user state table', () => {
   test('SPEC 5.7: create from nothing emits User.Created', () => {
@@ -151,7 +170,7 @@ describe('user decider: the SPEC 5.6/5.7 user state table', () => {
           history.push(
             ...stepByTable(
               userDecider,
-              userTransitions,
+              USER_TABLE,
               history,
               c,
               { now: new Date(0) },
@@ -222,5 +241,11 @@ describe('e-mail claim decider (DESIGN.md "Uniqueness uses reservation streams",
         assert.match(userEmailStream(email), /^user_email-[0-9a-f]{64}$/);
       }),
     );
+  });
+});
+
+describe('the state table against its SPEC transcription', () => {
+  test('userTransitions is the transcription, cell for cell', () => {
+    assert.deepEqual(userTransitions, USER_TABLE);
   });
 });

@@ -20,6 +20,7 @@ import { CredentialsDecryptError } from '../../src/crypto/credentials.ts';
 import { stripSecrets } from '../../src/projections/audit.ts';
 import { generateWebhookSecret } from '../../src/webhooks/signing.ts';
 import { scenario } from '../support/given-when-then.ts';
+import { cellOf, transcribedTable } from '../support/state-table.ts';
 
 const ctx = { now: new Date('2026-01-15T12:00:00.000Z') };
 const register: RegisterWebhookEndpoint = {
@@ -44,6 +45,25 @@ const registered: WebhookEndpointEvent = {
   },
 };
 const deleted: WebhookEndpointEvent = { type: 'WebhookEndpoint.Deleted', data: { endpoint_id: 'whe_1' } };
+
+/**
+ * SPEC 6's webhook endpoint table, transcribed here (issue 24 item 7): the oracle of the property
+ * below, never `webhookEndpointTransitions`, so a wrong cell in the code fails.
+ */
+const WEBHOOK_ENDPOINT_TABLE = transcribedTable(
+  [
+    `
+    # SPEC 6 and docs/decisions.md "Webhooks": an endpoint is registered once (a retry replays), updated,
+    # its secret rotated, disabled when the receiver answers 410 Gone, deleted; a deleted endpoint is gone
+    # for every command (404 not_found).
+    state   | register          | update         | rotate_secret        | disable_gone    | delete
+    none    | Registered>active | not_found      | not_found            | not_found       | not_found
+    active  | replay            | Updated>active | SecretRotated>active | Disabled>active | Deleted>deleted
+    deleted | not_found         | not_found      | not_found            | not_found       | not_found
+    `,
+  ],
+  'WebhookEndpoint.',
+);
 
 describe('webhook endpoint decider (SPEC 6, docs/decisions.md "Webhooks")', () => {
   test('registration records the facts, the decided instant and only the sealed secret', () => {
@@ -197,7 +217,7 @@ describe('webhook endpoint decider (SPEC 6, docs/decisions.md "Webhooks")', () =
         let facts: string | undefined;
         for (const c of commands) {
           const before = fold(webhookEndpoint, history);
-          const move = webhookEndpointTransitions[before.status][c.kind];
+          const move = cellOf(WEBHOOK_ENDPOINT_TABLE, before.status, c.kind);
           const decision = webhookEndpoint.decide(c, before, ctx);
           if ('refuse' in move) {
             assert.ok(decision instanceof DomainError && decision.code === move.refuse);
@@ -295,5 +315,11 @@ describe('webhook signing secrets (Standard Webhooks format, sealed like provide
       [],
       'a deleted endpoint has no secret',
     );
+  });
+});
+
+describe('the state table against its SPEC transcription', () => {
+  test('webhookEndpointTransitions is the transcription, cell for cell', () => {
+    assert.deepEqual(webhookEndpointTransitions, WEBHOOK_ENDPOINT_TABLE);
   });
 });
