@@ -4,7 +4,7 @@ import { apiKeysFeature } from '../commands/api-keys/feature.ts';
 import type { AppContext } from '../commands/context.ts';
 import { sessionsFeature } from '../commands/sessions/feature.ts';
 import { tenantsFeature } from '../commands/tenants/feature.ts';
-import { registerTransactionRoutes } from '../commands/transactions/index.ts';
+import { transactionsFeature } from '../commands/transactions/feature.ts';
 import { usersFeature } from '../commands/users/feature.ts';
 import { newId } from '../ids.ts';
 import type { Logger } from '../logger.ts';
@@ -32,7 +32,6 @@ import { registerChargePageRoutes } from './routes/charge-page.ts';
 import { registerCostCenterRoutes } from './routes/cost-centers.ts';
 import { registerHealthRoutes } from './routes/health.ts';
 import { registerProviderRoutes } from './routes/providers.ts';
-import { registerRefundRoutes } from './routes/refunds.ts';
 import { registerRuleRoutes } from './routes/rules.ts';
 import { registerSettingsRoutes } from './routes/settings.ts';
 import { registerSummaryRoutes } from './routes/summary.ts';
@@ -150,9 +149,7 @@ export async function buildHttpServer({ ctx, authenticators, inFlight }: HttpDep
   registerCostCenterRoutes(app, ctx);
   registerWebhookEndpointRoutes(app, ctx);
   registerWebhookDeliveryRoutes(app, ctx);
-  // The transaction use cases register their own routes (src/commands/transactions/index.ts).
-  registerTransactionRoutes(app, ctx);
-  registerRefundRoutes(app, ctx);
+  mountOperations(app, transactionsFeature.routes, ctx);
   registerChargePageRoutes(app, ctx);
   return app;
 }

@@ -1,18 +1,15 @@
 import { ApiError } from '../../../aggregates/errors.ts';
 import { documentSigningSecret } from '../../../charge-page/signing-secret.ts';
-import { errorResponses, listEnvelope } from '../../../contract/envelopes.ts';
-import { panelTransactionQuery, publicTransactionQuery } from '../../../contract/transactions.ts';
-import { apiKeyPrincipal, sessionPrincipal } from '../../../http/auth.ts';
-import { compiledSerializer } from '../../../http/compiled-serializer.ts';
-import type { HttpServer } from '../../../http/server.ts';
+import { listPanelTransactions, listTransactions } from '../../../contract/operations/transactions.ts';
+import { bind } from '../../bind.ts';
 import type { AppContext } from '../../context.ts';
 import { costCenterNames, isTenantInTree } from '../../cost-centers.ts';
 import { requireTenantInTree, treeRoot } from '../../tenancy.ts';
-import { listViewContext, transactionListViewOf, transactionView } from '../view.ts';
+import { listViewContext, transactionListViewOf } from '../view.ts';
 import { type ListFilters, listRows, type Scope } from './list-query.ts';
 
 /** The page of `listQuery` as views; count = page size. */
-async function listTransactions(ctx: AppContext, scope: Scope, q: ListFilters) {
+async function listPage(ctx: AppContext, scope: Scope, q: ListFilters) {
   const rows = await listRows(ctx.db, scope, q);
   // One query for every cost-center name of the page.
   const names = await costCenterNames(
@@ -30,53 +27,20 @@ async function listTransactions(ctx: AppContext, scope: Scope, q: ListFilters) {
 }
 
 /** SPEC 4.3 GET /v1/transactions and its panel alias GET /admin/transactions (docs/decisions.md "Charges"). */
-export function registerTransactionListRoutes(app: HttpServer, ctx: AppContext): void {
-  app.get(
-    '/v1/transactions',
-    {
-      config: { access: { auth: 'api_key', scopes: ['transactions:read'] } },
-      // A page of up to 100 charges built from typed rows: no zod pass over each field (issue 14, B3).
-      serializerCompiler: compiledSerializer,
-      schema: {
-        operationId: 'listTransactions',
-        summary:
-          "List transactions of the key's tenant (and, on request, its descendants), in the key's mode",
-        description:
-          'Newest first. Page forward by adding `limit` to `offset` until fewer than `limit` items return; `meta.count` is the page size, not a total.',
-        querystring: publicTransactionQuery,
-        response: { 200: listEnvelope(transactionView), ...errorResponses(401, 403, 404, 422) },
-      },
-    },
-    async (request) => {
-      const principal = apiKeyPrincipal(request);
-      const { include_descendants, ...q } = request.query;
-      const root = q.tenant_id ?? principal.tenantId;
-      const deps = { store: ctx.store, registry: ctx.events };
-      if (!(await isTenantInTree(deps, principal.tenantId, root))) throw new ApiError('not_found');
-      return listTransactions(ctx, { root, subtree: include_descendants, livemode: principal.livemode }, q);
-    },
-  );
-
-  app.get(
-    '/admin/transactions',
-    {
-      config: { access: { auth: 'session', roles: ['super_admin', 'tenant_admin', 'viewer'] } },
-      serializerCompiler: compiledSerializer,
-      schema: {
-        operationId: 'listPanelTransactions',
-        summary: "List transactions in the user's tree (every tenant for a super_admin)",
-        description:
-          'Every panel role reads, within its tree. Production by default (`livemode=false` for test mode). A `tenant_id` outside the tree is 404.',
-        querystring: panelTransactionQuery,
-        response: { 200: listEnvelope(transactionView), ...errorResponses(401, 403, 404, 422) },
-      },
-    },
-    async (request) => {
-      const principal = sessionPrincipal(request);
-      const { include_descendants, livemode, ...q } = request.query;
-      if (q.tenant_id !== undefined) await requireTenantInTree(ctx.db, principal, q.tenant_id);
-      const root = q.tenant_id ?? treeRoot(principal);
-      return listTransactions(ctx, { root, subtree: include_descendants, livemode }, q);
-    },
-  );
-}
+export const listRoutes = [
+  bind(listTransactions, async (call, ctx) => {
+    const principal = call.apiKey();
+    const { include_descendants, ...q } = call.query;
+    const root = q.tenant_id ?? principal.tenantId;
+    const deps = { store: ctx.store, registry: ctx.events };
+    if (!(await isTenantInTree(deps, principal.tenantId, root))) throw new ApiError('not_found');
+    return listPage(ctx, { root, subtree: include_descendants, livemode: principal.livemode }, q);
+  }),
+  bind(listPanelTransactions, async (call, ctx) => {
+    const principal = call.session();
+    const { include_descendants, livemode, ...q } = call.query;
+    if (q.tenant_id !== undefined) await requireTenantInTree(ctx.db, principal, q.tenant_id);
+    const root = q.tenant_id ?? treeRoot(principal);
+    return listPage(ctx, { root, subtree: include_descendants, livemode }, q);
+  }),
+];

@@ -111,7 +111,7 @@ export async function settlePendingChange(
   const options = { metadata: metadataOf(actor, row), retryOnConflict: true, maxAttempts: 3 };
   let state = await foldStream(deps, transaction, stream);
   if (state.status === 'none') return 'none';
-  // A refund awaiting a person is the panel's (src/http/routes/refunds.ts), not the reconciler's.
+  // A refund awaiting a person is the panel's (../refund-queue/route.ts), not the reconciler's.
   const refund =
     state.status === 'paid' && state.refundStatus === 'pending' && state.refundRoute !== 'operator';
   const dueDate = state.status === 'pending' ? state.pendingDueDate : null;

@@ -1,16 +1,25 @@
 import { ApiError } from '../../../aggregates/errors.ts';
 import { policyFor, transaction } from '../../../aggregates/transaction.ts';
-import { dataEnvelope, errorResponses, idParams } from '../../../contract/envelopes.ts';
-import { eventMetadata } from '../../../http/request-metadata.ts';
-import type { HttpServer } from '../../../http/server.ts';
+import { refreshTransaction } from '../../../contract/operations/transactions.ts';
+import { bind } from '../../bind.ts';
 import type { AppContext } from '../../context.ts';
 import { foldStream } from '../../fold-stream.ts';
 import { refreshPayout } from '../refund/payout.ts';
 import { transactionRouteHelpers } from '../shared/route-helpers.ts';
 import { transactionStream } from '../shared/stream.ts';
-import { transactionView } from '../view.ts';
 import { type RefreshOutcome, refreshAtProvider } from './handler.ts';
 import { SingleFlight } from './single-flight.ts';
+
+// Per gateway (its context): the refresh of an external charge in flight, by transaction id.
+const inFlight = new WeakMap<AppContext, SingleFlight<string, RefreshOutcome>>();
+function flightsOf(ctx: AppContext): SingleFlight<string, RefreshOutcome> {
+  let flights = inFlight.get(ctx);
+  if (!flights) {
+    flights = new SingleFlight();
+    inFlight.set(ctx, flights);
+  }
+  return flights;
+}
 
 /**
  * `POST /v1/transactions/{id}/refresh` (SPEC 3.1, 4.6; docs/decisions.md "Charges"): on the simulator, a Pix
@@ -19,7 +28,7 @@ import { SingleFlight } from './single-flight.ts';
  * (./handler.ts); a failed or diverging query is 502 provider_refresh_failed with `error.transaction_id` and
  * its diagnostics, state kept. Never creates a charge.
  *
- * `transactions:read` (route config) plus the method's write scope, checked once the transaction is loaded;
+ * `transactions:read` (the operation's access) plus the method's write scope, checked once the transaction is loaded;
  * developer keys are refused (SPEC 5.4); another tree or mode is 404; a refresh writes, so a descendant's
  * charge is 403 forbidden (SPEC 5.5).
  *
@@ -30,84 +39,64 @@ import { SingleFlight } from './single-flight.ts';
  * request that started the flight. Across processes each one queries once (docs/decisions.md "Reconciler
  * lease and coalesced refreshes"); a refresh after the flight settled queries again.
  */
-export function registerRefreshRoute(app: HttpServer, ctx: AppContext): void {
-  const { deps, decide, currentView, requireMethodScope, ownTransaction } = transactionRouteHelpers(ctx);
-  // Per gateway: the refresh of an external charge in flight, by transaction id.
-  const inFlight = new SingleFlight<string, RefreshOutcome>();
-  // A refund paid out to the payer's account is read at its transfer too (../refund/payout.ts).
-  const payoutContext = () => ({
-    deps: deps(),
-    config: ctx.config,
-    adapters: ctx,
-    vault: { db: ctx.db, config: ctx.config },
-  });
-
-  app.post(
-    '/v1/transactions/:id/refresh',
-    {
-      config: { access: { auth: 'api_key', scopes: ['transactions:read'], notForDeveloperKeys: true } },
-      schema: {
-        operationId: 'refreshTransaction',
-        summary: 'Refresh a transaction from its provider',
-        description:
-          'No body. Scopes transactions:read plus the method write scope. Simulator: a Pix past its deadline becomes expired, otherwise 200 unchanged; final states never reopen; `unknown` without provider_reference: 409 reconciliation_required. External provider: queried by its external id (a boleto and its Pix are one provider transaction: one read checks both; a slow boleto Pix is filled by a later read, never emitted again, in production only: a sandbox boleto has no payable Pix and both boleto_pix fields stay null; a boleto paid by both is paid_with boleto with duplicate_payment_at, and its Pix is refunded automatically, once); id, exact amount and internal reference must match, and a paid read whose AmountPayment is below the amount (or unreadable) proves no payment, else 502 provider_refresh_failed with error.transaction_id and the diagnostics of that query, state kept. `unknown` without provider_reference: the provider is asked by reference; exactly one charge of the same amount gives its id and status (200, also when only the id could be applied: the read is retried in the background); none, several or no answer: 409 reconciliation_required, state kept. Concurrent refreshes never overwrite a newer confirmation. Production needs the production control (403, 503). Never creates a charge.',
-        params: idParams,
-        response: {
-          200: dataEnvelope(transactionView),
-          ...errorResponses(401, 403, 404, 409, 429, 502, 503),
-        },
-      },
-    },
-    async (request) => {
-      // SPEC 5.5: a refresh persists state, so a descendant's charge is 403 like refund.
-      const { row } = await ownTransaction(request);
-      requireMethodScope(request, row);
-      const noExternalId = () =>
-        new ApiError(
-          'reconciliation_required',
-          'The charge has no external id to query; reconcile it before refreshing.',
-          { transaction_id: row.id },
+export const refreshRoutes = [
+  bind(refreshTransaction, async (call, ctx) => {
+    const { deps, decide, currentView, requireMethodScope, ownTransaction } = transactionRouteHelpers(ctx);
+    // A refund paid out to the payer's account is read at its transfer too (../refund/payout.ts).
+    const payoutContext = () => ({
+      deps: deps(),
+      config: ctx.config,
+      adapters: ctx,
+      vault: { db: ctx.db, config: ctx.config },
+    });
+    // SPEC 5.5: a refresh persists state, so a descendant's charge is 403 like refund.
+    const { row } = await ownTransaction(call);
+    requireMethodScope(call, row);
+    const noExternalId = () =>
+      new ApiError(
+        'reconciliation_required',
+        'The charge has no external id to query; reconcile it before refreshing.',
+        { transaction_id: row.id },
+      );
+    if (!row.simulated) {
+      // Checked above for this request; from here on it may share the flight of another request.
+      const outcome = await flightsOf(ctx).run(row.id, async () => {
+        const state = await foldStream(deps(), transaction, transactionStream(row.id));
+        if (state.status === 'none') return { kind: 'reconciliation_required' };
+        // SPEC 3.1, 4.6: by external id, or for `unknown` without it by the provider's query by reference.
+        const refreshed = await refreshAtProvider(
+          { deps: deps(), config: ctx.config, adapters: ctx },
+          state,
+          call.metadata(),
         );
-      if (!row.simulated) {
-        // Checked above for this request; from here on it may share the flight of another request.
-        const outcome = await inFlight.run(row.id, async () => {
-          const state = await foldStream(deps(), transaction, transactionStream(row.id));
-          if (state.status === 'none') return { kind: 'reconciliation_required' };
-          // SPEC 3.1, 4.6: by external id, or for `unknown` without it by the provider's query by reference.
-          const refreshed = await refreshAtProvider(
-            { deps: deps(), config: ctx.config, adapters: ctx },
-            state,
-            eventMetadata(request),
-          );
-          // A refund paid out to the payer's account is read at its transfer too, once per flight.
-          await refreshPayout(payoutContext(), row.id, eventMetadata(request));
-          return refreshed;
-        });
-        if (outcome.kind === 'reconciliation_required') throw noExternalId();
-        if (outcome.kind === 'failed') {
-          // SPEC 4.6, 7: this query's diagnostics, direct in `error`; stored state and diagnostics kept.
-          throw new ApiError(
-            'provider_refresh_failed',
-            'The provider query failed or diverged; local state kept.',
-            { transaction_id: row.id, ...outcome.diagnostics },
-          );
-        }
-        return { data: await currentView(row.id) };
+        // A refund paid out to the payer's account is read at its transfer too, once per flight.
+        await refreshPayout(payoutContext(), row.id, call.metadata());
+        return refreshed;
+      });
+      if (outcome.kind === 'reconciliation_required') throw noExternalId();
+      if (outcome.kind === 'failed') {
+        // SPEC 4.6, 7: this query's diagnostics, direct in `error`; stored state and diagnostics kept.
+        throw new ApiError(
+          'provider_refresh_failed',
+          'The provider query failed or diverged; local state kept.',
+          { transaction_id: row.id, ...outcome.diagnostics },
+        );
       }
-      if (row.status === 'unknown' && row.provider_reference === null) throw noExternalId();
-      const open = row.status === 'pending' || row.status === 'unknown';
-      const deadline = row.expires_at === null ? null : new Date(row.expires_at).getTime();
-      const expires = policyFor(row.method)?.deadlineExpires === true;
-      if (open && expires && deadline !== null && ctx.now().getTime() > deadline) {
-        await decide(request, row, {
-          kind: 'refresh_expired',
-          source: 'deadline',
-          providerReference: row.provider_reference,
-          observedStatus: row.status,
-        });
-      }
-      await refreshPayout(payoutContext(), row.id, eventMetadata(request));
       return { data: await currentView(row.id) };
-    },
-  );
-}
+    }
+    if (row.status === 'unknown' && row.provider_reference === null) throw noExternalId();
+    const open = row.status === 'pending' || row.status === 'unknown';
+    const deadline = row.expires_at === null ? null : new Date(row.expires_at).getTime();
+    const expires = policyFor(row.method)?.deadlineExpires === true;
+    if (open && expires && deadline !== null && ctx.now().getTime() > deadline) {
+      await decide(call, row, {
+        kind: 'refresh_expired',
+        source: 'deadline',
+        providerReference: row.provider_reference,
+        observedStatus: row.status,
+      });
+    }
+    await refreshPayout(payoutContext(), row.id, call.metadata());
+    return { data: await currentView(row.id) };
+  }),
+];

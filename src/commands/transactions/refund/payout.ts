@@ -38,7 +38,7 @@ import { transactionStream } from '../shared/stream.ts';
  *            is reconciled by listing the provider's transfers by `Identification` before anything is sent
  *            again.
  *   operator (otherwise): a person transfers the money and completes the refund in the panel with its
- *            evidence, or cancels it with a reason (src/http/routes/refunds.ts).
+ *            evidence, or cancels it with a reason (../refund-queue/route.ts).
  *
  * The account never enters an event: it is sealed in the personal-data vault (src/crypto/vault.ts) before
  * the reservation, which carries the vault id and a keyed hash; the vault record is shredded when the

@@ -1,9 +1,7 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../../aggregates/errors.ts';
 import { policyFor, type TransactionCommand, transaction } from '../../../aggregates/transaction.ts';
 import { IDEMPOTENCY_REPLAYED } from '../../../contract/envelopes.ts';
-import { apiKeyPrincipal } from '../../../http/auth.ts';
-import { eventMetadata } from '../../../http/request-metadata.ts';
+import { Answer, type Call } from '../../bind.ts';
 import { type CommandDeps, handleCommand } from '../../command-handler.ts';
 import type { AppContext } from '../../context.ts';
 import { requireScopes } from '../../principal.ts';
@@ -13,6 +11,8 @@ import { transactionStream } from './stream.ts';
 
 export type TransactionRow = NonNullable<Awaited<ReturnType<typeof findTransactionRow>>>;
 type Row = TransactionRow;
+/** A call on one charge: its operation's path names it (`:id`). */
+type ChargeCall = Call & { readonly params: { readonly id: string } };
 
 /**
  * What the routes of the transaction actions share (simulate, refresh, refund, change due date; issue 13
@@ -23,9 +23,9 @@ type Row = TransactionRow;
 export function transactionRouteHelpers(ctx: AppContext) {
   const deps = (): CommandDeps => ({ store: ctx.store, registry: ctx.events, now: () => ctx.now() });
 
-  const decide = async (request: FastifyRequest, row: Row, command: TransactionCommand) => {
+  const decide = async (call: Call, row: Row, command: TransactionCommand) => {
     await handleCommand(deps(), transaction, transactionStream(row.id), command, {
-      metadata: eventMetadata(request),
+      metadata: call.metadata(),
       // Nothing outside the stream was consulted; refresh results carry `observedStatus`, so a re-decision
       // after a concurrent append drops a stale result instead of overwriting a newer state.
       retryOnConflict: true,
@@ -38,17 +38,17 @@ export function transactionRouteHelpers(ctx: AppContext) {
     return toTransactionView(ctx, row);
   };
 
-  const requireMethodScope = (request: FastifyRequest, row: Row) => {
-    const principal = apiKeyPrincipal(request);
+  const requireMethodScope = (call: Call, row: Row) => {
+    const principal = call.apiKey();
     // A stored method without a policy yet (credit_card rows) keeps its own scope.
     const policy = policyFor(row.method);
     requireScopes(principal, [policy?.writeScope ?? 'credit_card:write']);
   };
 
   /** SPEC 5.5: a key reads its descendants' charges but writes only for its own tenant. */
-  const ownTransaction = async (request: FastifyRequest) => {
-    const principal = apiKeyPrincipal(request);
-    const row = await readableTransaction(ctx, principal, (request.params as { id: string }).id);
+  const ownTransaction = async (call: ChargeCall) => {
+    const principal = call.apiKey();
+    const row = await readableTransaction(ctx, principal, call.params.id);
     if (row.tenant_id !== principal.tenantId) {
       throw new ApiError(
         'forbidden',
@@ -76,16 +76,16 @@ export function changeRouteHelpers(ctx: AppContext) {
    * `pending`, or a date change awaiting confirmation; ask again or wait for the reconciler), refused 502
    * provider_rejected with `error.transaction_id` and that answer's diagnostics, the charge's state kept.
    */
-  const changeAnswer = async (id: string, outcome: ChangeOutcome, reply: FastifyReply) => {
+  const changeAnswer = async (id: string, outcome: ChangeOutcome): Promise<Answer> => {
     if (outcome.result.kind === 'refused') {
       throw new ApiError('provider_rejected', 'The provider refused the operation; local state kept.', {
         transaction_id: id,
         ...outcome.result.diagnostics,
       });
     }
-    if (outcome.replayed) reply.header(IDEMPOTENCY_REPLAYED, 'true');
-    if (outcome.result.kind === 'pending') reply.code(202);
-    return { data: await currentView(id) };
+    const status = outcome.result.kind === 'pending' ? 202 : 200;
+    const headers: Record<string, string> = outcome.replayed ? { [IDEMPOTENCY_REPLAYED]: 'true' } : {};
+    return new Answer(status, { data: await currentView(id) }, headers);
   };
 
   return { changeContext, changeAnswer };
