@@ -2,17 +2,17 @@
  * Issue 7 B5: `GET /admin/summary?days=365` over the seeded 1,000,000+ charges, through the real gateway
  * over HTTP with a panel session (super_admin: every tenant; and rooted at the primary tenant). Target
  * p50 <= 50 ms. References in the same run, on a bare `pg` pool with the same concurrency: the route's
- * own two queries (compiled from `src/http/routes/summary.ts`: the window over the `summary_daily` rollup,
- * the tenant counts), and the per-charge aggregate over `summary_transactions` the route ran before the
- * rollup (migration 0011), as the "before". Closed loop, sides rotating, medians over `--runs`;
- * `EXPLAIN (ANALYZE, BUFFERS)` of each variant's window query, both versions.
+ * own two queries (compiled from `src/commands/summary/get/totals-query.ts`: the window over the
+ * `summary_daily` rollup, the tenant counts), and the per-charge aggregate over `summary_transactions` the
+ * route ran before the rollup (migration 0011), as the "before". Closed loop, sides rotating, medians over
+ * `--runs`; `EXPLAIN (ANALYZE, BUFFERS)` of each variant's window query, both versions.
  */
 import { performance } from 'node:perf_hooks';
 import type { Kysely } from 'kysely';
 import pg from 'pg';
 import { Agent, request } from 'undici';
+import { tenantCountsQuery, windowTotalsQuery } from '../src/commands/summary/get/totals-query.ts';
 import type { Database } from '../src/db/schema.ts';
-import { tenantCountsQuery, windowTotalsQuery } from '../src/http/routes/summary.ts';
 import { benchGateway, explain, meteredLoop, type SideRun, summarize } from './list.ts';
 import type { SeededDatabase } from './seed.ts';
 import { type BenchOptions, closedLoop, fmt, median, printTable } from './support.ts';

@@ -4,7 +4,7 @@ import { type ParseArgsConfig, parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import { sql } from 'kysely';
 import { createGateway, firstStart, type Role, startGateway } from './app.ts';
-import { formatDifference, replayTransactions } from './commands/audit-replay.ts';
+import { formatDifference, replayTransactions } from './commands/audit/replay/handler.ts';
 import { bootstrapDemo } from './commands/bootstrap-demo.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { weakSecretReason } from './crypto/secrets.ts';

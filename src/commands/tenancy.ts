@@ -40,7 +40,11 @@ export async function requireTenantInTree(
 
 /** A where-clause fragment limiting `<alias>.tenant_id` to the principal's tree, or true for super_admin. */
 export function tenantInTreeSql(principal: SessionPrincipal, column = 'tenant_id') {
-  const root = treeRoot(principal);
+  return tenantInSubtreeSql(treeRoot(principal), column);
+}
+
+/** A where-clause fragment limiting `column` to the subtree rooted at `root`, or true when undefined. */
+export function tenantInSubtreeSql(root: string | undefined, column: string) {
   if (root === undefined) return sql<boolean>`true`;
   return sql<boolean>`${sql.ref(column)} in (select id from tenants where ancestor_ids @> array[${root}]::text[])`;
 }

@@ -1,11 +1,15 @@
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { apiKeysFeature } from '../commands/api-keys/feature.ts';
+import { auditFeature } from '../commands/audit/feature.ts';
 import type { AppContext } from '../commands/context.ts';
 import { sessionsFeature } from '../commands/sessions/feature.ts';
+import { summaryFeature } from '../commands/summary/feature.ts';
 import { tenantsFeature } from '../commands/tenants/feature.ts';
 import { transactionsFeature } from '../commands/transactions/feature.ts';
 import { usersFeature } from '../commands/users/feature.ts';
+import { webhookDeliveriesFeature } from '../commands/webhook-deliveries/feature.ts';
+import { webhookEndpointsFeature } from '../commands/webhook-endpoints/feature.ts';
 import { newId } from '../ids.ts';
 import type { Logger } from '../logger.ts';
 import {
@@ -27,16 +31,12 @@ import { installMetricsListener } from './metrics-server.ts';
 import { mountOperations } from './mount.ts';
 import { refuseNulCharacters } from './nul-guard.ts';
 import { describeRoutes, registerOpenApi } from './openapi.ts';
-import { registerAuditRoutes } from './routes/audit.ts';
 import { registerChargePageRoutes } from './routes/charge-page.ts';
 import { registerCostCenterRoutes } from './routes/cost-centers.ts';
 import { registerHealthRoutes } from './routes/health.ts';
 import { registerProviderRoutes } from './routes/providers.ts';
 import { registerRuleRoutes } from './routes/rules.ts';
 import { registerSettingsRoutes } from './routes/settings.ts';
-import { registerSummaryRoutes } from './routes/summary.ts';
-import { registerWebhookDeliveryRoutes } from './routes/webhook-deliveries.ts';
-import { registerWebhookEndpointRoutes } from './routes/webhook-endpoints.ts';
 
 export interface HttpDeps {
   ctx: AppContext;
@@ -141,14 +141,14 @@ export async function buildHttpServer({ ctx, authenticators, inFlight }: HttpDep
   registerProviderRoutes(app, ctx);
   registerRuleRoutes(app, ctx);
   registerSettingsRoutes(app, ctx);
-  registerAuditRoutes(app, ctx);
-  registerSummaryRoutes(app, ctx);
+  mountOperations(app, auditFeature.routes, ctx);
+  mountOperations(app, summaryFeature.routes, ctx);
   mountOperations(app, apiKeysFeature.routes, ctx);
   mountOperations(app, tenantsFeature.routes, ctx);
   mountOperations(app, usersFeature.routes, ctx);
   registerCostCenterRoutes(app, ctx);
-  registerWebhookEndpointRoutes(app, ctx);
-  registerWebhookDeliveryRoutes(app, ctx);
+  mountOperations(app, webhookEndpointsFeature.routes, ctx);
+  mountOperations(app, webhookDeliveriesFeature.routes, ctx);
   mountOperations(app, transactionsFeature.routes, ctx);
   registerChargePageRoutes(app, ctx);
   return app;

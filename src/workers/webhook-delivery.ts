@@ -1,7 +1,8 @@
 import { type Selectable, sql } from 'kysely';
 import { documentSigningSecret } from '../charge-page/signing-secret.ts';
 import type { AppContext } from '../commands/context.ts';
-import { disableGoneWebhookEndpoint, endpointSigningSecrets } from '../commands/webhook-endpoints.ts';
+import { disableGoneWebhookEndpoint } from '../commands/webhook-endpoints/disable-gone/handler.ts';
+import { endpointSigningSecrets } from '../commands/webhook-endpoints/secrets.ts';
 import type { WebhookDeliveriesTable, WebhookDeliveryStatus, WebhookMessagesTable } from '../db/schema.ts';
 import type { Logger } from '../logger.ts';
 import { webhookAttempts } from '../metrics.ts';

@@ -3,7 +3,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { claimIdempotencyKey } from '../../src/commands/idempotency.ts';
 import { auditProjection } from '../../src/commands/index.ts';
-import { disableGoneWebhookEndpoint, endpointSigningSecrets } from '../../src/commands/webhook-endpoints.ts';
+import { disableGoneWebhookEndpoint } from '../../src/commands/webhook-endpoints/disable-gone/handler.ts';
+import { endpointSigningSecrets } from '../../src/commands/webhook-endpoints/secrets.ts';
 import { newId } from '../../src/ids.ts';
 import {
   ADMIN_EMAIL,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { replayTransactions } from '../../src/commands/audit-replay.ts';
+import { replayTransactions } from '../../src/commands/audit/replay/handler.ts';
 import { transactionStream } from '../../src/commands/transactions/shared/stream.ts';
 import { addDays, boletoBody, pixBody, today } from '../support/charges.ts';
 import {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { formatDifference, replayTransactions } from '../../src/commands/audit-replay.ts';
+import { formatDifference, replayTransactions } from '../../src/commands/audit/replay/handler.ts';
 import { createEventRegistry, inlineProjections } from '../../src/commands/index.ts';
 import { PostgresEventStore } from '../../src/events/postgres-event-store.ts';
 import { newId } from '../../src/ids.ts';

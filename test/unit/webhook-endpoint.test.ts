@@ -15,7 +15,7 @@ import {
   endpointSigningSecrets,
   openWebhookSecret,
   sealWebhookSecret,
-} from '../../src/commands/webhook-endpoints.ts';
+} from '../../src/commands/webhook-endpoints/secrets.ts';
 import { CredentialsDecryptError } from '../../src/crypto/credentials.ts';
 import { stripSecrets } from '../../src/projections/audit.ts';
 import { generateWebhookSecret } from '../../src/webhooks/signing.ts';

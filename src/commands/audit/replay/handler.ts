@@ -1,9 +1,9 @@
 import type { Selectable } from 'kysely';
-import { fold } from '../aggregates/decider.ts';
-import { type TransactionEvent, transaction } from '../aggregates/transaction.ts';
-import type { TransactionsTable } from '../db/schema.ts';
-import { transactionRowFromState } from '../projections/transactions.ts';
-import type { AppContext } from './context.ts';
+import { fold } from '../../../aggregates/decider.ts';
+import { type TransactionEvent, transaction } from '../../../aggregates/transaction.ts';
+import type { TransactionsTable } from '../../../db/schema.ts';
+import { transactionRowFromState } from '../../../projections/transactions.ts';
+import type { AppContext } from '../../context.ts';
 
 /** One field where the read model disagrees with the fold of the stream (DESIGN.md: the event is the record). */
 export interface ReplayDifference {
