@@ -186,7 +186,7 @@ function beforeAfter(event: RecordedEvent): { before: unknown; after: unknown } 
 /**
  * The audit read model (async; DESIGN.md: audit queries read projected tables). Every event is recorded
  * (`handlesAll`): configuration changes, keys, sessions, transaction operations and types this file has
- * never heard of, generically: action = the event type's documented name (audit-actions.ts), target = the stream's aggregate type and id, the payload
+ * never heard of, generically: action = the event type's audit action name (its event definition's), target = the stream's aggregate type and id, the payload
  * without secret fields as `after`. Settings changes record previous/new as `before`/`after`. The events
  * themselves are the audit trail; this table is rebuildable from them.
  */

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { auditProjection, domainEvents } from '../../src/commands/index.ts';
-import { AUDIT_ACTIONS } from '../../src/projections/audit-actions.ts';
+import { auditProjection, createEventRegistry, domainEvents } from '../../src/commands/index.ts';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, bearer, logIn, startAdminApp } from '../support/admin.ts';
 import type { TestApp } from '../support/http.ts';
 
@@ -16,6 +15,13 @@ const NOT_AUDITED = new Set(['UserEmail.Claimed', 'TenantTypeName.Reserved', 'Id
  * recorded with the event type (`PaymentSettings.Updated`). Every audited event type now has a documented
  * action name (docs/audit-actions.md), and GET /admin/audit filters on it as the SPEC writes it.
  */
+/** Event type -> audit action, as the event definitions name them (docs/audit-actions.md). */
+const AUDIT_ACTIONS: Readonly<Record<string, string>> = Object.fromEntries(
+  createEventRegistry()
+    .auditNames()
+    .map((n) => [n.type, n.action]),
+);
+
 describe('audit action names (SPEC 4.14, 5.7)', () => {
   let app: TestApp;
   let admin: Record<string, string>;

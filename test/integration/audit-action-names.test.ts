@@ -1,13 +1,20 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { migrations } from '../../migrations/index.ts';
-import { AUDIT_ACTIONS } from '../../src/projections/audit-actions.ts';
+import { createEventRegistry } from '../../src/commands/index.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 
 /**
  * Issue 12 item 5: rows the audit projection wrote before the documented names (action = event type) are
  * renamed by migration 0012, so GET /admin/audit?action=settings.payments.updated (SPEC 4.14) finds them.
  */
+/** Event type -> audit action, as the event definitions name them (docs/audit-actions.md). */
+const AUDIT_ACTIONS: Readonly<Record<string, string>> = Object.fromEntries(
+  createEventRegistry()
+    .auditNames()
+    .map((n) => [n.type, n.action]),
+);
+
 describe('migration 0012: audit rows written with event types get their action names', () => {
   let t: TestDatabase;
   beforeAll(async () => {

@@ -331,37 +331,222 @@ const duplicateRefundedData = z.strictObject({
 const duplicateRefundRefusedData = z.strictObject({ transaction_id: txnId, attempt, ...diagnostics });
 
 export const transactionEvents = [
-  defineEvent({ type: 'Transaction.Reserved', version: 1, schema: reservedData }),
-  defineEvent({ type: 'Transaction.Issued', version: 1, schema: issuedData }),
-  defineEvent({ type: 'Transaction.Refused', version: 1, schema: refusedData }),
-  defineEvent({ type: 'Transaction.Unconfirmed', version: 1, schema: unconfirmedData }),
-  defineEvent({ type: 'Transaction.PaymentProcessing', version: 1, schema: idOnly }),
-  defineEvent({ type: 'Transaction.AwaitingPayment', version: 1, schema: idOnly }),
-  defineEvent({ type: 'Transaction.Paid', version: 1, schema: paidData }),
-  defineEvent({ type: 'Transaction.Expired', version: 1, schema: expiredData }),
-  defineEvent({ type: 'Transaction.Refunded', version: 1, schema: refundedData }),
-  defineEvent({ type: 'Transaction.DueDateChanged', version: 1, schema: dueDateChangedData }),
-  defineEvent({ type: 'Transaction.BoletoPixIssued', version: 1, schema: boletoPixIssuedData }),
-  defineEvent({ type: 'Transaction.ProviderReferenceFound', version: 1, schema: referenceFoundData }),
-  defineEvent({ type: 'Transaction.DuplicatePaymentFound', version: 1, schema: duplicatePaymentFoundData }),
+  defineEvent({
+    type: 'Transaction.Reserved',
+    audit: {
+      action: 'transaction.reserved',
+      when: 'a charge was reserved (SPEC 3.1; the creation snapshot stays in its own resource)',
+    },
+    version: 1,
+    schema: reservedData,
+  }),
+  defineEvent({
+    type: 'Transaction.Issued',
+    audit: { action: 'transaction.issued', when: 'the provider answered the creation' },
+    version: 1,
+    schema: issuedData,
+  }),
+  defineEvent({
+    type: 'Transaction.Refused',
+    audit: { action: 'transaction.refused', when: 'confirmed refusal (`failed`)' },
+    version: 1,
+    schema: refusedData,
+  }),
+  defineEvent({
+    type: 'Transaction.Unconfirmed',
+    audit: { action: 'transaction.unconfirmed', when: 'outcome unconfirmed (`unknown`)' },
+    version: 1,
+    schema: unconfirmedData,
+  }),
+  defineEvent({
+    type: 'Transaction.PaymentProcessing',
+    audit: {
+      action: 'transaction.payment_processing',
+      when: 'payment intent without settlement (`processing`)',
+    },
+    version: 1,
+    schema: idOnly,
+  }),
+  defineEvent({
+    type: 'Transaction.AwaitingPayment',
+    audit: { action: 'transaction.awaiting_payment', when: 'the charge is `pending`' },
+    version: 1,
+    schema: idOnly,
+  }),
+  defineEvent({
+    type: 'Transaction.Paid',
+    audit: { action: 'transaction.paid', when: 'payment confirmed (`paid`)' },
+    version: 1,
+    schema: paidData,
+  }),
+  defineEvent({
+    type: 'Transaction.Expired',
+    audit: { action: 'transaction.expired', when: 'deadline passed (`expired`)' },
+    version: 1,
+    schema: expiredData,
+  }),
+  defineEvent({
+    type: 'Transaction.Refunded',
+    audit: { action: 'transaction.refunded', when: 'payment returned (`refunded`)' },
+    version: 1,
+    schema: refundedData,
+  }),
+  defineEvent({
+    type: 'Transaction.DueDateChanged',
+    audit: { action: 'transaction.due_date_changed', when: 'a boleto due date changed (SPEC 4.8)' },
+    version: 1,
+    schema: dueDateChangedData,
+  }),
+  defineEvent({
+    type: 'Transaction.BoletoPixIssued',
+    audit: {
+      action: 'transaction.boleto_pix_issued',
+      when: "the boleto's slow Pix arrived in a later read (SPEC 4.2)",
+    },
+    version: 1,
+    schema: boletoPixIssuedData,
+  }),
+  defineEvent({
+    type: 'Transaction.ProviderReferenceFound',
+    audit: {
+      action: 'transaction.provider_reference_found',
+      when: 'the external id of an `unknown` charge was found by reference',
+    },
+    version: 1,
+    schema: referenceFoundData,
+  }),
+  defineEvent({
+    type: 'Transaction.DuplicatePaymentFound',
+    audit: {
+      action: 'transaction.duplicate_payment_found',
+      when: 'a boleto already paid was read as paid by both the boleto and its Pix (SPEC 2.2)',
+    },
+    version: 1,
+    schema: duplicatePaymentFoundData,
+  }),
   defineEvent({
     type: 'Transaction.DuplicateRefundAttempted',
+    audit: {
+      action: 'transaction.duplicate_refund_attempted',
+      when: "the automatic refund of a double payment's Pix is being sent (SPEC 2.2)",
+    },
     version: 1,
     schema: duplicateRefundAttemptedData,
   }),
-  defineEvent({ type: 'Transaction.DuplicateRefunded', version: 1, schema: duplicateRefundedData }),
-  defineEvent({ type: 'Transaction.DuplicateRefundRefused', version: 1, schema: duplicateRefundRefusedData }),
-  defineEvent({ type: 'Transaction.RefundUnconfirmed', version: 1, schema: refundAttemptData }),
-  defineEvent({ type: 'Transaction.RefundRefused', version: 1, schema: refundAttemptData }),
-  defineEvent({ type: 'Transaction.DueDateChangeUnconfirmed', version: 1, schema: dueDateAttemptData }),
-  defineEvent({ type: 'Transaction.DueDateChangeRefused', version: 1, schema: dueDateAttemptData }),
-  defineEvent({ type: 'Transaction.RefundRequested', version: 1, schema: refundRequestedData }),
-  defineEvent({ type: 'Transaction.DueDateChangeRequested', version: 1, schema: dueDateRequestedData }),
-  defineEvent({ type: 'Transaction.RefundPayoutSent', version: 1, schema: payoutSentData }),
-  defineEvent({ type: 'Transaction.RefundHandedToOperator', version: 1, schema: refundAttemptData }),
-  defineEvent({ type: 'Transaction.RefundPayoutReturned', version: 1, schema: refundAttemptData }),
-  defineEvent({ type: 'Transaction.RefundCancelled', version: 1, schema: refundCancelledData }),
-  defineEvent({ type: 'Transaction.RefundBankAccountViewed', version: 1, schema: bankAccountViewedData }),
+  defineEvent({
+    type: 'Transaction.DuplicateRefunded',
+    audit: { action: 'transaction.duplicate_refunded', when: "the double payment's Pix was refunded" },
+    version: 1,
+    schema: duplicateRefundedData,
+  }),
+  defineEvent({
+    type: 'Transaction.DuplicateRefundRefused',
+    audit: {
+      action: 'transaction.duplicate_refund_refused',
+      when: 'the provider refused the automatic refund of the Pix',
+    },
+    version: 1,
+    schema: duplicateRefundRefusedData,
+  }),
+  defineEvent({
+    type: 'Transaction.RefundUnconfirmed',
+    audit: {
+      action: 'transaction.refund_unconfirmed',
+      when: "the provider's answer to a refund was uncertain; refund pending (SPEC 4.8)",
+    },
+    version: 1,
+    schema: refundAttemptData,
+  }),
+  defineEvent({
+    type: 'Transaction.RefundRefused',
+    audit: {
+      action: 'transaction.refund_refused',
+      when: 'the provider refused a refund; the charge stays paid (SPEC 4.8)',
+    },
+    version: 1,
+    schema: refundAttemptData,
+  }),
+  defineEvent({
+    type: 'Transaction.DueDateChangeUnconfirmed',
+    audit: {
+      action: 'transaction.due_date_change_unconfirmed',
+      when: "the provider's answer to a due-date change was uncertain; change pending (SPEC 4.8)",
+    },
+    version: 1,
+    schema: dueDateAttemptData,
+  }),
+  defineEvent({
+    type: 'Transaction.DueDateChangeRefused',
+    audit: {
+      action: 'transaction.due_date_change_refused',
+      when: 'the provider refused a due-date change; the date stays (SPEC 4.8)',
+    },
+    version: 1,
+    schema: dueDateAttemptData,
+  }),
+  defineEvent({
+    type: 'Transaction.RefundRequested',
+    audit: {
+      action: 'transaction.refund_requested',
+      when: 'a refund reserved before the provider is called; one at a time per charge (SPEC 4.8, 3.1 reserve then call)',
+    },
+    version: 1,
+    schema: refundRequestedData,
+  }),
+  defineEvent({
+    type: 'Transaction.DueDateChangeRequested',
+    audit: {
+      action: 'transaction.due_date_change_requested',
+      when: 'a due-date change reserved before the provider is called; one at a time per charge (SPEC 4.8)',
+    },
+    version: 1,
+    schema: dueDateRequestedData,
+  }),
+  defineEvent({
+    type: 'Transaction.RefundPayoutSent',
+    audit: {
+      action: 'transaction.refund_payout_sent',
+      when: "the provider accepted the transfer refunding a boleto paid by boleto to the payer's account; polled until transferred or returned (SPEC 4.8)",
+    },
+    version: 1,
+    schema: payoutSentData,
+  }),
+  defineEvent({
+    type: 'Transaction.RefundHandedToOperator',
+    audit: {
+      action: 'transaction.refund_handed_to_operator',
+      when: 'no payout will be made (refused, or two transfers found): an operator completes or cancels the refund (SPEC 4.8)',
+    },
+    version: 1,
+    schema: refundAttemptData,
+  }),
+  defineEvent({
+    type: 'Transaction.RefundPayoutReturned',
+    audit: {
+      action: 'transaction.refund_payout_returned',
+      when: 'the bank returned that transfer: refund failed, awaiting an operator (SPEC 4.8)',
+    },
+    version: 1,
+    schema: refundAttemptData,
+  }),
+  defineEvent({
+    type: 'Transaction.RefundCancelled',
+    audit: {
+      action: 'transaction.refund_cancelled',
+      when: 'an operator cancelled a refund awaiting completion, with a reason; the bank account is destroyed (SPEC 4.8)',
+    },
+    version: 1,
+    schema: refundCancelledData,
+  }),
+  defineEvent({
+    type: 'Transaction.RefundBankAccountViewed',
+    audit: {
+      action: 'transaction.refund_bank_account_viewed',
+      when: "a super_admin read the payer's bank account of a pending refund (every read audited)",
+    },
+    version: 1,
+    schema: bankAccountViewedData,
+  }),
 ];
 
 export type TransactionEvent =
