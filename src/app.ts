@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { documentSigningSecret } from './charge-page/signing-secret.ts';
 import { useDocumentSigningSecret } from './charge-page/stored-signature.ts';
 import { bootstrapDemo, type DemoResult } from './commands/bootstrap-demo.ts';
+import { systemClock } from './commands/clock.ts';
 import type { AppContext } from './commands/context.ts';
 import {
   allProjections,
@@ -13,6 +14,7 @@ import {
 import { wireProviderEmulator } from './commands/providers/bootstrap-emulator.ts';
 import { bootstrapSimulator, simulatorEnabled } from './commands/providers/bootstrap-simulator.ts';
 import { providerDeps } from './commands/providers.ts';
+import { transactionJobs } from './commands/transactions/jobs.ts';
 import { bootstrapAdmin } from './commands/users/bootstrap-admin/handler.ts';
 import { identityDeps } from './commands/users/identity-deps.ts';
 import type { Config } from './config.ts';
@@ -29,10 +31,9 @@ import { createSessionAuthenticator } from './http/session-auth.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { ProjectionRunner } from './projections/projection-runner.ts';
 import { defaultProviderRegistry } from './providers/registry.ts';
+import { JobRunner } from './workers/job-runner.ts';
 import { JobLease } from './workers/lease.ts';
-import { Reconciler } from './workers/reconciler.ts';
-import { PendingChangesSettler } from './workers/settle-pending-changes.ts';
-import { VaultExpiryWorker } from './workers/vault-expiry.ts';
+import { vaultExpiryJob } from './workers/vault-expiry.ts';
 import { WebhookDeliveryWorker } from './workers/webhook-delivery.ts';
 
 export type Role = 'api' | 'worker' | 'all';
@@ -49,14 +50,13 @@ export interface Gateway {
   store: EventStore;
   ctx: AppContext;
   runner: ProjectionRunner;
-  /** Marks charges stuck in `processing` as `unknown`; started with the worker role. */
-  reconciler: Reconciler;
-  /** Settles refunds and due-date changes left pending (SPEC 4.8); run by the reconciler's loop. */
-  pendingChanges: PendingChangesSettler;
+  /**
+   * The clock-driven jobs (the reconciler, the settler of pending refunds and due-date changes, vault
+   * expiry); started with the worker role.
+   */
+  jobs: JobRunner;
   /** Sends the webhook outbox; started with the worker role. */
   webhooks: WebhookDeliveryWorker;
-  /** Shreds personal-data vault records past their retention (issue 22 item 4.4); started with the worker role. */
-  vaultExpiry: VaultExpiryWorker;
   http: HttpServer;
   /** Credentials of an administrator generated on this start (embedded database only), to show once. */
   firstAdmin?: FirstAdmin | undefined;
@@ -131,29 +131,12 @@ export async function createGateway(
     referenceReadsCaughtUp:
       config.PROJECTIONS === 'async' ? () => runner.reachHead(referenceProjections) : undefined,
   };
-  const backoff = {
-    baseSeconds: config.RECONCILE_BACKOFF_SECONDS,
-    maxSeconds: Math.max(config.RECONCILE_BACKOFF_SECONDS, config.RECONCILE_BACKOFF_MAX_SECONDS),
-  };
-  const pendingChanges = new PendingChangesSettler(
-    database.db,
-    store,
-    ctx.events,
-    { config, adapters: ctx },
-    { olderThanSeconds: config.RECONCILE_AFTER_SECONDS, backoff, logger },
-  );
-  const reconciler = new Reconciler(database.db, store, ctx.events, {
-    timeoutSeconds: config.RECONCILE_AFTER_SECONDS,
-    intervalMs: config.RECONCILE_INTERVAL_MS,
-    logger,
-    external: { config, backoff, adapters: ctx },
-    pendingChanges,
-    // Several workers on one PostgreSQL run each tick on one of them (issue 14).
-    ...(database.kind === 'postgres' ? { lease: new JobLease(database.db, 'reconciler') } : {}),
-  });
-  const vaultExpiry = new VaultExpiryWorker(database.db, {
-    logger,
-    ...(database.kind === 'postgres' ? { lease: new JobLease(database.db, 'vault-expiry') } : {}),
+  const jobs = new JobRunner([...transactionJobs, vaultExpiryJob()], ctx, {
+    clock: systemClock,
+    // Several workers on one PostgreSQL run each tick of a job on one of them (issue 14).
+    ...(database.kind === 'postgres'
+      ? { lease: (job) => new JobLease(database.db, job.name, { ttlMs: job.leaseTtlMs }) }
+      : {}),
   });
   // Deliveries get connections of their own: a burst of API writes queued in the main pool must not hold
   // back webhooks (BENCHMARKS.md "webhook lag"). PGlite has one connection and shares it.
@@ -182,8 +165,7 @@ export async function createGateway(
   const close = async () => {
     stopWaking();
     await webhooks.stop();
-    await vaultExpiry.stop();
-    await reconciler.stop();
+    await jobs.stop();
     await runner.stop();
     await webhookDatabase?.close();
     await ctx.rateLimiter.close();
@@ -218,10 +200,8 @@ export async function createGateway(
       store,
       ctx,
       runner,
-      reconciler,
-      pendingChanges,
+      jobs,
       webhooks,
-      vaultExpiry,
       http,
       firstAdmin,
       async close() {
@@ -283,8 +263,7 @@ export async function firstStart(gateway: Gateway): Promise<void> {
 export async function startGateway(gateway: Gateway, role: Role): Promise<void> {
   if (role !== 'api') {
     gateway.runner.start();
-    gateway.reconciler.start();
-    gateway.vaultExpiry.start();
+    gateway.jobs.start();
     gateway.webhooks.start();
   }
   if (role !== 'worker') {

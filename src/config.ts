@@ -213,7 +213,7 @@ const schema = z
     RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
     /**
      * A charge whose provider read or pending change failed waits this long before the reconciler tries it
-     * again, doubling on each failure in a row up to RECONCILE_BACKOFF_MAX_SECONDS (src/workers/reconcile-backoff.ts).
+     * again, doubling on each failure in a row up to RECONCILE_BACKOFF_MAX_SECONDS (src/commands/transactions/shared/reconcile-backoff.ts).
      */
     RECONCILE_BACKOFF_SECONDS: z.coerce.number().int().min(1).max(86_400).default(30),
     RECONCILE_BACKOFF_MAX_SECONDS: z.coerce.number().int().min(1).max(604_800).default(1800),

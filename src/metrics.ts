@@ -22,7 +22,7 @@ export const projectionPosition = new Gauge({
   registers: [metrics],
 });
 
-/** Charges the reconciler turned from `processing` into `unknown` (src/workers/reconciler.ts). */
+/** Charges the reconciler turned from `processing` into `unknown` (src/commands/transactions/reconcile/job.ts). */
 export const reconcilerMarkedUnknown = new Counter({
   name: 'calebe_reconciler_marked_unknown_total',
   help: 'Charges left processing past RECONCILE_AFTER_SECONDS that the reconciler marked unknown',

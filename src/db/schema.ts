@@ -330,7 +330,7 @@ export interface WebhookAttemptsTable {
   error: string | null;
 }
 
-/** The reconciler's per-charge backoff after failed attempts (migration 0017, src/workers/reconcile-backoff.ts). */
+/** The reconciler's per-charge backoff after failed attempts (migration 0017, src/commands/transactions/shared/reconcile-backoff.ts). */
 export interface ReconcileBackoffTable {
   job: 'provider_read' | 'pending_change';
   transaction_id: string;

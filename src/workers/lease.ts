@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { DEFAULT_LEASE_TTL_MS } from '../commands/job.ts';
 import type { Database } from '../db/schema.ts';
 
 /** The lease ended while its job ran (its session was ended, or a heartbeat failed): the job was stopped. */
@@ -50,7 +51,7 @@ export class JobLease {
     opts: { ttlMs?: number } = {},
   ) {
     this.name = name;
-    this.ttlMs = opts.ttlMs ?? 300_000;
+    this.ttlMs = opts.ttlMs ?? DEFAULT_LEASE_TTL_MS;
   }
 
   /** The advisory-lock key, as SQL (`hashtext` of the namespaced name). */

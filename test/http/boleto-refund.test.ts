@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, test } from 'vitest';
+import { settlePendingChangesJob } from '../../src/commands/transactions/settle-pending-changes/job.ts';
 import { createUser } from '../../src/commands/users/create/handler.ts';
 import { identityDeps } from '../../src/commands/users/identity-deps.ts';
 import type { Fault } from '../../src/providers/emulator/faults.ts';
@@ -95,10 +96,12 @@ async function moveTransfer(transferId: number, to: 'transferred' | 'returned') 
   assert.equal(res.status, 200, await res.text());
 }
 
-/** The reconciler's tick, past RECONCILE_AFTER_SECONDS and any backoff (src/workers/settle-pending-changes.ts). */
+/** The settler's tick, past RECONCILE_AFTER_SECONDS and any backoff (src/commands/transactions/settle-pending-changes/job.ts). */
 async function reconcile(hoursLater = 1) {
   await world.app.settle();
-  return world.app.gateway.pendingChanges.runOnce(new Date(Date.now() + hoursLater * 3_600_000));
+  return settlePendingChangesJob().run(world.app.gateway.ctx, {
+    now: new Date(Date.now() + hoursLater * 3_600_000),
+  });
 }
 
 async function eventTypes(id: string): Promise<string[]> {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { describe, test } from 'vitest';
+import { settlePendingChangesJob } from '../../src/commands/transactions/settle-pending-changes/job.ts';
 import type { Fault, Operation } from '../../src/providers/emulator/faults.ts';
 import type { Move } from '../../src/providers/emulator/server.ts';
 import { assertError } from '../support/admin.ts';
@@ -108,7 +109,9 @@ async function eventsOf(id: string) {
  */
 async function reconcileLater(afterSeconds = 0) {
   await world.app.settle();
-  return world.app.gateway.pendingChanges.runOnce(new Date(Date.now() + (24 * 3_600 + afterSeconds) * 1000));
+  return settlePendingChangesJob().run(world.app.gateway.ctx, {
+    now: new Date(Date.now() + (24 * 3_600 + afterSeconds) * 1000),
+  });
 }
 
 describe('SPEC 4.8 refund through the provider', () => {
@@ -257,7 +260,7 @@ describe('SPEC 4.8 refund through the provider', () => {
     const blind = await reconcileLater();
     assert.ok(blind.open.includes(id));
     assert.deepEqual((await read(PIX, id)).refund, { status: 'pending' });
-    // Not before its backoff is over (src/workers/reconcile-backoff.ts): then the read answers.
+    // Not before its backoff is over (src/commands/transactions/shared/reconcile-backoff.ts): then the read answers.
     assert.ok(!(await reconcileLater()).open.includes(id), 'waiting: not read again at once');
     const settled = await reconcileLater(world.app.gateway.config.RECONCILE_BACKOFF_MAX_SECONDS + 1);
     assert.ok(settled.settled.includes(id), JSON.stringify(settled));

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
-import { RECONCILER_ACTOR, Reconciler } from '../../src/workers/reconciler.ts';
+import { RECONCILER_ACTOR, reconcileJob } from '../../src/commands/transactions/reconcile/job.ts';
 import { externalCharges } from '../support/external-charges.ts';
 import { CHARGE_CASES, type ChargeCase, useExternalProviderWorld } from '../support/external-provider.ts';
 
@@ -23,10 +23,10 @@ function ahead(): Date {
   return new Date(Date.now() + (world.app.gateway.config.RECONCILE_AFTER_SECONDS + 10) * 1000);
 }
 
-async function tick(reconciler: Reconciler = world.app.gateway.reconciler) {
+async function tick(reconciler = reconcileJob()) {
   // Under TEST_PROJECTIONS=async the worker's candidates come from a read model that follows the log.
   await world.app.settle();
-  return reconciler.runOnce(ahead());
+  return reconciler.run(world.app.gateway.ctx, { now: ahead() });
 }
 
 async function lastActor(id: string): Promise<unknown> {
@@ -147,18 +147,13 @@ describe('reconciler: external charges settled by the refresh query (issue 13 it
   });
 
   test('bounded per tick: at most batchSize provider reads, the rest on the next tick', async () => {
-    const gw = world.app.gateway;
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) {
       const { res, id } = await h.create(BOLETO_SANDBOX, { fault: { type: 'reset' }, commit: true });
       assert.equal(res.status, 202, res.text);
       ids.push(id);
     }
-    const worker = new Reconciler(gw.database.db, gw.store, gw.ctx.events, {
-      timeoutSeconds: gw.config.RECONCILE_AFTER_SECONDS,
-      intervalMs: 60_000,
-      external: { config: gw.config, adapters: gw.ctx, batchSize: 2 },
-    });
+    const worker = reconcileJob({ external: { batchSize: 2 } });
     const first = await tick(worker);
     assert.equal(first.checked, 2);
     const second = await tick(worker);

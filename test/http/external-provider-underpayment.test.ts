@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'vitest';
+import { RECONCILER_ACTOR, reconcileJob } from '../../src/commands/transactions/reconcile/job.ts';
 import type { Move } from '../../src/providers/emulator/server.ts';
-import { RECONCILER_ACTOR } from '../../src/workers/reconciler.ts';
 import { assertError } from '../support/admin.ts';
 import { boletoBody, pixBody } from '../support/charges.ts';
 import { externalCharges } from '../support/external-charges.ts';
@@ -127,7 +127,7 @@ describe('issue 22 item 2.1: "paid" with less than the amount is not a payment (
     const history = (await h.events(id)).length;
     await world.app.settle();
     const ahead = new Date(Date.now() + (world.app.gateway.config.RECONCILE_AFTER_SECONDS + 10) * 1000);
-    const run = await world.app.gateway.reconciler.runOnce(ahead);
+    const run = await reconcileJob().run(world.app.gateway.ctx, { now: ahead });
     // Read, and left unresolved: the read proved nothing to apply.
     assert.ok(run.unresolved.includes(id), JSON.stringify(run));
     assert.equal(await h.calls(id, 'query'), 2);

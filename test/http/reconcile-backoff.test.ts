@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'vitest';
-import { Reconciler } from '../../src/workers/reconciler.ts';
-import { PendingChangesSettler } from '../../src/workers/settle-pending-changes.ts';
+import { reconcileJob } from '../../src/commands/transactions/reconcile/job.ts';
+import { settlePendingChangesJob } from '../../src/commands/transactions/settle-pending-changes/job.ts';
 import { addDays, today } from '../support/charges.ts';
 import { externalCharges } from '../support/external-charges.ts';
 import {
@@ -68,18 +68,12 @@ describe('reconciler backoff (issue 13 items 7, 8)', () => {
     });
     assert.equal((await moveDue(behind.id, due)).status, 202);
 
-    const gw = world.app.gateway;
-    const settler = new PendingChangesSettler(
-      gw.database.db,
-      gw.store,
-      gw.ctx.events,
-      { config: gw.config, adapters: gw.ctx },
-      { olderThanSeconds: gw.config.RECONCILE_AFTER_SECONDS, batchSize: 1, backoff: BACKOFF },
-    );
+    const settler = settlePendingChangesJob({ batchSize: 1, backoff: BACKOFF });
+    const settle = (now: Date) => settler.run(world.app.gateway.ctx, { now });
     await world.app.settle();
     const at = clock();
-    assert.deepEqual((await settler.runOnce(at(0))).open, [stuck.id]);
-    const next = await settler.runOnce(at(0));
+    assert.deepEqual((await settle(at(0))).open, [stuck.id]);
+    const next = await settle(at(0));
     assert.deepEqual(next.settled, [behind.id], JSON.stringify(next));
     assert.equal((await h.read(BOLETO, behind.id)).boleto_due_date, due);
     assert.equal(await h.calls(behind.id, 'change_due_date'), 1, 'read, recorded, not sent again');
@@ -93,8 +87,8 @@ describe('reconciler backoff (issue 13 items 7, 8)', () => {
       [331, 333],
       [482, 484],
     ] as const) {
-      assert.equal((await settler.runOnce(at(waiting))).scanned, 0, `still waiting at ${waiting} s`);
-      assert.deepEqual((await settler.runOnce(at(tried))).open, [stuck.id], `tried again at ${tried} s`);
+      assert.equal((await settle(at(waiting))).scanned, 0, `still waiting at ${waiting} s`);
+      assert.deepEqual((await settle(at(tried))).open, [stuck.id], `tried again at ${tried} s`);
     }
     assert.equal(await reads(), before + 4);
     assert.equal(await h.calls(stuck.id, 'change_due_date'), 1, 'nothing sent while the read fails');
@@ -112,26 +106,22 @@ describe('reconciler backoff (issue 13 items 7, 8)', () => {
     const behind = await h.create(BOLETO_SANDBOX, { fault: { type: 'reset' }, commit: true });
     assert.equal(behind.res.status, 202, behind.res.text);
 
-    const gw = world.app.gateway;
-    const reconciler = new Reconciler(gw.database.db, gw.store, gw.ctx.events, {
-      timeoutSeconds: gw.config.RECONCILE_AFTER_SECONDS,
-      intervalMs: 60_000,
-      external: { config: gw.config, adapters: gw.ctx, batchSize: 1, backoff: BACKOFF },
-    });
+    const reconciler = reconcileJob({ external: { batchSize: 1, backoff: BACKOFF } });
+    const reconcile = (now: Date) => reconciler.run(world.app.gateway.ctx, { now });
     await world.app.settle();
     const at = clock();
-    assert.deepEqual((await reconciler.runOnce(at(0))).unresolved, [stuck.id]);
-    const next = await reconciler.runOnce(at(0));
+    assert.deepEqual((await reconcile(at(0))).unresolved, [stuck.id]);
+    const next = await reconcile(at(0));
     assert.deepEqual(next.refreshed, [behind.id], JSON.stringify(next));
     assert.equal((await h.read(BOLETO_SANDBOX, behind.id)).status, 'pending');
     assert.equal((await h.read(BOLETO_SANDBOX, stuck.id)).status, 'unknown');
 
     const lookups = () => h.calls(stuck.id, 'query_by_reference');
     const before = await lookups();
-    assert.equal((await reconciler.runOnce(at(59))).checked, 0, 'still waiting at 59 s');
-    assert.deepEqual((await reconciler.runOnce(at(61))).unresolved, [stuck.id], 'tried again at 61 s');
-    assert.equal((await reconciler.runOnce(at(180))).checked, 0, 'still waiting at 180 s');
-    assert.deepEqual((await reconciler.runOnce(at(182))).unresolved, [stuck.id], 'tried again at 182 s');
+    assert.equal((await reconcile(at(59))).checked, 0, 'still waiting at 59 s');
+    assert.deepEqual((await reconcile(at(61))).unresolved, [stuck.id], 'tried again at 61 s');
+    assert.equal((await reconcile(at(180))).checked, 0, 'still waiting at 180 s');
+    assert.deepEqual((await reconcile(at(182))).unresolved, [stuck.id], 'tried again at 182 s');
     assert.equal(await lookups(), before + 2);
     assert.equal(await h.calls(stuck.id, 'create'), 1, 'never created again');
   });

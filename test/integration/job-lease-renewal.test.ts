@@ -5,13 +5,15 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import { transaction } from '../../src/aggregates/transaction.ts';
 import { handleCommand } from '../../src/commands/command-handler.ts';
 import { createEventRegistry, inlineProjections } from '../../src/commands/index.ts';
+import { reconcileJob } from '../../src/commands/transactions/reconcile/job.ts';
 import { type DatabaseHandle, openDatabase } from '../../src/db/database.ts';
 import type { Database } from '../../src/db/schema.ts';
 import { PostgresEventStore } from '../../src/events/postgres-event-store.ts';
 import { newId } from '../../src/ids.ts';
+import { JobRunner } from '../../src/workers/job-runner.ts';
 import { JobLease, LeaseLostError } from '../../src/workers/lease.ts';
-import { Reconciler } from '../../src/workers/reconciler.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { jobDeps } from '../support/jobs.ts';
 import { reserveCommand } from '../support/transactions.ts';
 
 /**
@@ -168,15 +170,13 @@ describe('JobLease renewal (issue 23 item 2.11: a slow run keeps its lease, a lo
     const db = processPool();
     const lease = new JobLease(db, 'reconciler', { ttlMs: TTL_MS });
     // 300 ms per append, 8 charges in one tick: about 2.4 s, over two TTLs.
-    const reconciler = new Reconciler(db, new SlowAppendStore(db, 300), createEventRegistry(), {
-      timeoutSeconds,
-      intervalMs: 60_000,
-      batchSize: 8,
-      now: () => at,
+    const reconciler = reconcileJob({ batchSize: 8, external: false });
+    const deps = jobDeps(db, new SlowAppendStore(db, 300), {
+      config: { RECONCILE_AFTER_SECONDS: timeoutSeconds },
     });
     let running = true;
     const tick = lease.run((signal) =>
-      reconciler.runOnce(at, signal).finally(() => {
+      reconciler.run(deps, { now: at, signal }).finally(() => {
         running = false;
       }),
     );
@@ -197,18 +197,19 @@ describe('JobLease renewal (issue 23 item 2.11: a slow run keeps its lease, a lo
     const failures: unknown[] = [];
     // A TTL longer than the time to mark two charges: here the lease is lost by its session ending (an
     // operator's pg_terminate_backend, a connection cut), not by lapsing; 400 ms per charge, 4 s in all.
-    const reconciler = new Reconciler(db, new SlowAppendStore(db, 400), createEventRegistry(), {
-      timeoutSeconds,
-      intervalMs: 60_000,
-      batchSize: 10,
-      now: () => at,
-      lease: new JobLease(db, 'reconciler', { ttlMs: 1200 }),
+    const deps = jobDeps(db, new SlowAppendStore(db, 400), {
+      config: { RECONCILE_AFTER_SECONDS: timeoutSeconds, RECONCILE_INTERVAL_MS: 60_000 },
       logger: {
+        info() {},
         warn() {},
         error(obj: unknown) {
           failures.push((obj as { err?: unknown }).err);
         },
       },
+    });
+    const reconciler = new JobRunner([reconcileJob({ batchSize: 10, external: false })], deps, {
+      clock: { now: () => at },
+      lease: (job) => new JobLease(db, job.name, { ttlMs: 1200 }),
     });
     reconciler.start();
     while ((await markedUnknown(ids)) < 2) await sleep(20);

@@ -4,12 +4,14 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import { transaction } from '../../src/aggregates/transaction.ts';
 import { handleCommand } from '../../src/commands/command-handler.ts';
 import { createEventRegistry, inlineProjections } from '../../src/commands/index.ts';
+import { reconcileJob } from '../../src/commands/transactions/reconcile/job.ts';
 import { type DatabaseHandle, openDatabase } from '../../src/db/database.ts';
 import { PostgresEventStore } from '../../src/events/postgres-event-store.ts';
 import { newId } from '../../src/ids.ts';
+import { JobRunner } from '../../src/workers/job-runner.ts';
 import { JobLease } from '../../src/workers/lease.ts';
-import { Reconciler } from '../../src/workers/reconciler.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { jobDeps } from '../support/jobs.ts';
 import { reserveCommand } from '../support/transactions.ts';
 
 /**
@@ -159,14 +161,14 @@ describe('JobLease (issue 14: one job, several worker processes)', () => {
     }
     const reconcilers = [processPool(), processPool()].map(
       (db) =>
-        new Reconciler(db, new PostgresEventStore(db, inlineProjections), createEventRegistry(), {
-          timeoutSeconds,
-          intervalMs: 1,
+        new JobRunner(
           // One charge per tick: the job spans many ticks, each on whichever worker holds the lease.
-          batchSize: 1,
-          now: () => at,
-          lease: new CountingLease(db, 'reconciler'),
-        }),
+          [reconcileJob({ batchSize: 1, external: false })],
+          jobDeps(db, new PostgresEventStore(db, inlineProjections), {
+            config: { RECONCILE_AFTER_SECONDS: timeoutSeconds, RECONCILE_INTERVAL_MS: 1 },
+          }),
+          { clock: { now: () => at }, lease: (job) => new CountingLease(db, job.name) },
+        ),
     );
     for (const r of reconcilers) r.start();
     const unresolved = async () =>

@@ -4,11 +4,13 @@ import type { TransactionCommand } from '../../src/aggregates/transaction.ts';
 import { transaction } from '../../src/aggregates/transaction.ts';
 import { type CommandDeps, handleCommand } from '../../src/commands/command-handler.ts';
 import { createEventRegistry, inlineProjections } from '../../src/commands/index.ts';
+import { RECONCILER_ACTOR, reconcileJob } from '../../src/commands/transactions/reconcile/job.ts';
 import { PostgresEventStore } from '../../src/events/postgres-event-store.ts';
 import { newId } from '../../src/ids.ts';
 import { reconcilerMarkedUnknown } from '../../src/metrics.ts';
-import { RECONCILER_ACTOR, Reconciler } from '../../src/workers/reconciler.ts';
+import { JobRunner } from '../../src/workers/job-runner.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { jobDeps } from '../support/jobs.ts';
 import { type ChargeKind, commandOf, reserveCommand } from '../support/transactions.ts';
 
 const TIMEOUT = 120;
@@ -45,11 +47,14 @@ describe('reconciler (DESIGN.md reserve -> call -> record outcome; SPEC 3.1 unkn
     (await t.db.selectFrom('transactions').select('status').where('id', '=', id).executeTakeFirstOrThrow())
       .status;
   const events = (id: string) => store.read(`transaction-${id}`);
-  const reconciler = () =>
-    new Reconciler(t.db, new PostgresEventStore(t.db, inlineProjections), createEventRegistry(), {
-      timeoutSeconds: TIMEOUT,
-      intervalMs: 50,
-    });
+  /** One tick of the reconciler (without provider reads), on a store of its own, at `at`. */
+  const reconcile = (at: Date, on: PostgresEventStore = new PostgresEventStore(t.db, inlineProjections)) =>
+    reconcileJob({ external: false }).run(
+      jobDeps(t.db, on, { config: { RECONCILE_AFTER_SECONDS: TIMEOUT } }),
+      {
+        now: at,
+      },
+    );
 
   /** Every stream of the given charges holds only the reservation and the reconciler's Unconfirmed. */
   async function assertNoProviderOutcome(ids: string[]) {
@@ -67,11 +72,11 @@ describe('reconciler (DESIGN.md reserve -> call -> record outcome; SPEC 3.1 unkn
     const young = await charge(new Date(start.getTime() + 100_000));
     const before = await markedTotal();
 
-    const early = await reconciler().runOnce(new Date(start.getTime() + 60_000));
+    const early = await reconcile(new Date(start.getTime() + 60_000));
     assert.deepEqual(early.marked, []);
     assert.equal(early.scanned, 0, 'the read model filters reservations younger than the timeout');
 
-    const run = await reconciler().runOnce(new Date(start.getTime() + (TIMEOUT + 10) * 1000));
+    const run = await reconcile(new Date(start.getTime() + (TIMEOUT + 10) * 1000));
     assert.deepEqual(run.marked, [old]);
     assert.deepEqual(run.failed, []);
     assert.equal(await status(old), 'unknown');
@@ -97,7 +102,7 @@ describe('reconciler (DESIGN.md reserve -> call -> record outcome; SPEC 3.1 unkn
     await assertNoProviderOutcome([old, young]);
 
     // SPEC 3.1: unknown is not touched again automatically.
-    const again = await reconciler().runOnce(new Date(start.getTime() + (TIMEOUT + 3600) * 1000));
+    const again = await reconcile(new Date(start.getTime() + (TIMEOUT + 3600) * 1000));
     assert.ok(!again.marked.includes(old));
     assert.equal((await events(old)).length, 2);
   });
@@ -121,7 +126,7 @@ describe('reconciler (DESIGN.md reserve -> call -> record outcome; SPEC 3.1 unkn
     const lengths = new Map<string, number>();
     for (const id of [pending, failed, unknown, intent]) lengths.set(id, (await events(id)).length);
 
-    const run = await reconciler().runOnce(new Date(start.getTime() + (TIMEOUT + 600) * 1000));
+    const run = await reconcile(new Date(start.getTime() + (TIMEOUT + 600) * 1000));
     for (const id of [pending, failed, unknown, intent]) {
       assert.ok(!run.marked.includes(id), id);
       assert.equal((await events(id)).length, lengths.get(id), `no event appended to ${id}`);
@@ -139,7 +144,7 @@ describe('reconciler (DESIGN.md reserve -> call -> record outcome; SPEC 3.1 unkn
     const before = await markedTotal();
     const at = new Date(start.getTime() + (TIMEOUT + 1) * 1000);
 
-    const [a, b] = await Promise.all([reconciler().runOnce(at), reconciler().runOnce(at)]);
+    const [a, b] = await Promise.all([reconcile(at), reconcile(at)]);
     assert.deepEqual([...a.failed, ...b.failed], []);
     const marked = [...a.marked, ...b.marked].filter((id) => ids.includes(id)).sort();
     assert.deepEqual(marked, [...ids].sort(), 'each charge marked by exactly one instance');
@@ -159,7 +164,6 @@ describe('reconciler (DESIGN.md reserve -> call -> record outcome; SPEC 3.1 unkn
     const start = new Date();
     const id = await charge(start);
     const at = new Date(start.getTime() + (TIMEOUT + 1) * 1000);
-    const winner = reconciler();
     let appendsTried = 0;
     /** B read the stream before A's append committed: its first read is stale, its append must lose. */
     class LateStore extends PostgresEventStore {
@@ -168,7 +172,7 @@ describe('reconciler (DESIGN.md reserve -> call -> record outcome; SPEC 3.1 unkn
         const events = await super.read(stream, fromVersion);
         if (this.first) {
           this.first = false;
-          assert.deepEqual((await winner.runOnce(at)).marked, [id]);
+          assert.deepEqual((await reconcile(at)).marked, [id]);
         }
         return events;
       }
@@ -177,11 +181,7 @@ describe('reconciler (DESIGN.md reserve -> call -> record outcome; SPEC 3.1 unkn
         return super.append(...args);
       }
     }
-    const loser = new Reconciler(t.db, new LateStore(t.db, inlineProjections), createEventRegistry(), {
-      timeoutSeconds: TIMEOUT,
-      intervalMs: 50,
-    });
-    const run = await loser.runOnce(at);
+    const run = await reconcile(at, new LateStore(t.db, inlineProjections));
     assert.equal(run.scanned, 1);
     assert.deepEqual(run.marked, []);
     assert.deepEqual(run.failed, []);
@@ -194,17 +194,16 @@ describe('reconciler (DESIGN.md reserve -> call -> record outcome; SPEC 3.1 unkn
 
   test('DESIGN.md workers: start() ticks on its interval until stop(); one batch per tick', async () => {
     // Earlier tests' leftovers (oldest first) would take the one-row batch: settle them first.
-    await reconciler().runOnce(new Date(Date.now() + 86_400_000));
+    await reconcile(new Date(Date.now() + 86_400_000));
     const a = await charge(new Date());
     const b = await charge(new Date());
     const ahead = () => new Date(Date.now() + (TIMEOUT + 5) * 1000);
-    const worker = new Reconciler(t.db, store, createEventRegistry(), {
-      timeoutSeconds: TIMEOUT,
-      intervalMs: 20,
-      batchSize: 1,
-      now: ahead,
+    const job = reconcileJob({ batchSize: 1, external: false });
+    const deps = jobDeps(t.db, store, {
+      config: { RECONCILE_AFTER_SECONDS: TIMEOUT, RECONCILE_INTERVAL_MS: 20 },
     });
-    assert.equal((await worker.runOnce(ahead())).marked.length, 1, 'at most batchSize per tick');
+    assert.equal((await job.run(deps, { now: ahead() })).marked.length, 1, 'at most batchSize per tick');
+    const worker = new JobRunner([job], deps, { clock: { now: ahead } });
     worker.start();
     const deadline = Date.now() + 5000;
     while ((await status(a)) !== 'unknown' || (await status(b)) !== 'unknown') {

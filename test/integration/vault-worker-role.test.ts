@@ -112,7 +112,7 @@ describe('the vault expiry worker runs with the worker role (issue 22 item 4.4)'
         const masterKey = await credentialsKey(gateway.config);
         assert.ok(masterKey, 'generated into the data directory');
         const vaultId = await sealExpired(gateway.database.db, masterKey);
-        gateway.vaultExpiry.wake();
+        gateway.jobs.wake();
         assert.equal(await waitShredded(gateway.database.db, vaultId), VAULT_EXPIRY_ACTOR);
       } finally {
         await gateway.close();

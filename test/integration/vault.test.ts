@@ -17,11 +17,14 @@ import {
   vaultHash,
   vaultRecordInfo,
 } from '../../src/crypto/vault.ts';
+import { PostgresEventStore } from '../../src/events/postgres-event-store.ts';
 import { createLogger } from '../../src/logger.ts';
+import { JobRunner } from '../../src/workers/job-runner.ts';
 import { JobLease } from '../../src/workers/lease.ts';
-import { VaultExpiryWorker } from '../../src/workers/vault-expiry.ts';
+import { vaultExpiryJob } from '../../src/workers/vault-expiry.ts';
 import { dumpEveryTable as dumpAll } from '../support/database-dump.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
+import { jobDeps } from '../support/jobs.ts';
 
 // Issue 22 item 4.4 (SPEC 4.8 refund of a boleto paid by boleto: the payer's bank account): the personal-data
 // vault on a real PostgreSQL. Data sealed with a data key per record wrapped by the credentials key, bound to
@@ -427,12 +430,14 @@ describe('personal-data vault (issue 22 item 4.4)', () => {
     );
     const lines: string[] = [];
     const logger = createLogger('info', { write: (line: string) => void lines.push(line) });
-    const worker = new VaultExpiryWorker(t.db, {
-      intervalMs: 20,
-      now: () => new Date(t0.getTime() + 2 * DAY_MS),
-      lease: new JobLease(t.db, 'vault-expiry'),
-      logger,
-    });
+    const worker = new JobRunner(
+      [vaultExpiryJob({ intervalMs: 20 })],
+      jobDeps(t.db, new PostgresEventStore(t.db, []), { logger }),
+      {
+        clock: { now: () => new Date(t0.getTime() + 2 * DAY_MS) },
+        lease: (job) => new JobLease(t.db, job.name),
+      },
+    );
     worker.start();
     try {
       const deadline = Date.now() + 10_000;

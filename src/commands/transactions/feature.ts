@@ -16,8 +16,8 @@ import { simulateRoutes } from './simulate/route.ts';
  * Charges (issue 13 item 9; DESIGN.md "Feature modules"): one folder per use case, each with its route and,
  * where something is decided, its handler. The routes are listed here, in the order of `/openapi.json`, so
  * a new use case (card, checkout, subscriptions) is a new folder and one line. The panel's refund queue
- * follows the charge's own routes. The reconciler's per-charge handling (./reconcile) has no route:
- * src/workers drives it.
+ * follows the charge's own routes. The reconciler and the pending-change settler have no route: they are
+ * jobs (./jobs.ts).
  */
 export const transactionsFeature: Feature = {
   name: 'transactions',

@@ -17,9 +17,9 @@ import { transactionStream } from '../shared/stream.ts';
 
 /**
  * Reconcile one charge (SPEC 3.1, 4.8; issue 13 items 7, 8, 9): what the reconciler does to each charge it
- * picked. The polling loops (which charges, how many, when) stay in src/workers/reconciler.ts and
- * src/workers/settle-pending-changes.ts; each decision here goes through the transaction decider, so several
- * instances need no lock (the append's expected version lets one decision through).
+ * picked. Which charges, how many and when are the jobs' (./job.ts and ../settle-pending-changes/job.ts);
+ * each decision here goes through the transaction decider, so several instances need no lock (the
+ * append's expected version lets one decision through).
  */
 
 /** The charge a worker picked from the read model: its id and the tenant and mode of its events. */

@@ -188,7 +188,7 @@ async function sendPayout(
 }
 
 /**
- * The reconciler's step for a pending payout (src/workers/settle-pending-changes.ts): a transfer recorded
+ * The reconciler's step for a pending payout (../settle-pending-changes/job.ts): a transfer recorded
  * is polled (transferred: refunded with the provider's confirmation as evidence; returned: refund failed,
  * awaiting a person); a payout left uncertain is looked up by its `Identification`: one transfer found is
  * recorded, none is sent again (the only second call, once the provider shows the first never happened),

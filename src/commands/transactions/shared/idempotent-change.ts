@@ -33,7 +33,7 @@ import { transactionStream } from './stream.ts';
  *
  * A refused or uncertain answer is appended without the claim's causation and leaves the claim open, so
  * the same key asks again: an uncertain change is `pending` (202), and the next call with any key, or the
- * reconciler (src/workers/settle-pending-changes.ts), only reads the provider (provider-changes.ts). A
+ * reconciler (../settle-pending-changes/job.ts), only reads the provider (provider-changes.ts). A
  * refusal answers `502 provider_rejected` with that answer's diagnostics; the charge's state is kept, and
  * asking again reserves and sends again. A request that lost the reservation leaves its key open too: asked
  * again once the winner is recorded, it answers the state then (a refunded charge is 200, nothing sent).

@@ -30,7 +30,7 @@ export type AdapterContext = BaseAdapterContext & {
 /**
  * Refund and due-date change through the charge's provider adapter (SPEC 4.8; issue 13 item 8; issue 22), as
  * one {@link Attempt} each: what to append, and whether the provider confirmed it. Used by the HTTP commands
- * (idempotent-change.ts) and by the reconciler (src/workers/settle-pending-changes.ts).
+ * (idempotent-change.ts) and by the reconciler (../settle-pending-changes/job.ts).
  *
  * Reserve -> call -> record, as for a creation (SPEC 3.1): before the provider is called a reservation
  * (`request_refund`, `request_due_date_change`) is appended with the version the request read, so of several

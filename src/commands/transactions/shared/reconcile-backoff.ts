@@ -1,5 +1,6 @@
 import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
-import type { Database } from '../db/schema.ts';
+import type { Config } from '../../../config.ts';
+import type { Database } from '../../../db/schema.ts';
 
 /**
  * Per-charge backoff of the reconciler's provider work (issue 13 items 7, 8). Both jobs pick their charges
@@ -18,7 +19,15 @@ export interface BackoffPolicy {
   readonly maxSeconds: number;
 }
 
-export const DEFAULT_BACKOFF: BackoffPolicy = { baseSeconds: 30, maxSeconds: 1800 };
+/** The configured policy; a maximum below the base is the base. */
+export function backoffPolicyOf(
+  config: Pick<Config, 'RECONCILE_BACKOFF_SECONDS' | 'RECONCILE_BACKOFF_MAX_SECONDS'>,
+): BackoffPolicy {
+  return {
+    baseSeconds: config.RECONCILE_BACKOFF_SECONDS,
+    maxSeconds: Math.max(config.RECONCILE_BACKOFF_SECONDS, config.RECONCILE_BACKOFF_MAX_SECONDS),
+  };
+}
 
 /** Rows whose wait ended this long ago belong to charges settled elsewhere (a client's refresh): dropped. */
 const FORGET_AFTER_SECONDS = 86_400;
@@ -33,7 +42,7 @@ export class ReconcileBackoff {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly job: BackoffJob,
-    private readonly policy: BackoffPolicy = DEFAULT_BACKOFF,
+    private readonly policy: BackoffPolicy,
   ) {}
 
   /** A filter for the job's candidate query: charges not waiting at `now`. */
