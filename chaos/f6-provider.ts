@@ -24,8 +24,9 @@
  */
 import { median } from '../bench/support.ts';
 import { createGateway } from '../src/app.ts';
-import { createProvider, providerDeps } from '../src/commands/providers.ts';
-import { createRoutingRule } from '../src/commands/routing-rules.ts';
+import { createProvider } from '../src/commands/providers/create/handler.ts';
+import { providerDeps } from '../src/commands/providers/deps.ts';
+import { createRoutingRule } from '../src/commands/routing-rules/create/handler.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import type { Fault, Operation } from '../src/providers/emulator/faults.ts';

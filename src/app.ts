@@ -13,7 +13,7 @@ import {
 } from './commands/index.ts';
 import { wireProviderEmulator } from './commands/providers/bootstrap-emulator.ts';
 import { bootstrapSimulator, simulatorEnabled } from './commands/providers/bootstrap-simulator.ts';
-import { providerDeps } from './commands/providers.ts';
+import { providerDeps } from './commands/providers/deps.ts';
 import { transactionJobs } from './commands/transactions/jobs.ts';
 import { bootstrapAdmin } from './commands/users/bootstrap-admin/handler.ts';
 import { identityDeps } from './commands/users/identity-deps.ts';

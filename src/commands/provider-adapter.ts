@@ -6,7 +6,9 @@ import type { ProviderContext, ProviderEnvironment, ProviderPort } from '../prov
 import type { ProviderKind, ProviderRegistry } from '../providers/registry.ts';
 import type { CommandDeps } from './command-handler.ts';
 import { foldStream } from './fold-stream.ts';
-import { credentialsBinding, providerHostRefusal, providerStream } from './providers.ts';
+import { credentialsBinding } from './providers/credentials.ts';
+import { providerHostRefusal } from './providers/host-policy.ts';
+import { providerStream } from './providers/record.ts';
 
 /**
  * Provider record -> adapter of the one port (DESIGN.md "Providers", issue 13 item 1), for every operation,

@@ -1,7 +1,9 @@
 import { type Kysely, sql } from 'kysely';
 import { ApiError } from '../aggregates/errors.ts';
 import type { Database } from '../db/schema.ts';
+import type { CommandDeps } from './command-handler.ts';
 import type { SessionPrincipal } from './principal.ts';
+import { loadTenant } from './tenants/tenant-record.ts';
 
 /**
  * SPEC 5.7: a super_admin sees every tenant; a tenant_admin or viewer sees its own tenant and descendants.
@@ -47,4 +49,15 @@ export function tenantInTreeSql(principal: SessionPrincipal, column = 'tenant_id
 export function tenantInSubtreeSql(root: string | undefined, column: string) {
   if (root === undefined) return sql<boolean>`true`;
   return sql<boolean>`${sql.ref(column)} in (select id from tenants where ancestor_ids @> array[${root}]::text[])`;
+}
+
+/** Whether `tenantId` is `rootTenantId` or one of its descendants (folded from the tenant's stream). */
+export async function isTenantInTree(
+  deps: Pick<CommandDeps, 'store' | 'registry'>,
+  rootTenantId: string,
+  tenantId: string,
+): Promise<boolean> {
+  if (tenantId === rootTenantId) return true;
+  const tenant = await loadTenant(deps, tenantId);
+  return tenant?.ancestor_ids.includes(rootTenantId) ?? false;
 }

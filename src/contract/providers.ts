@@ -25,7 +25,7 @@ export const credentials = z
  * Issue 13: a Safe2Pay host of an external provider, as an origin (http(s), no path, query or credentials):
  * the adapter appends `/v2/...`. The syntax only: which hosts a record's environment accepts (issue 23 item
  * 2.3: production public https, unless PROVIDER_ALLOWED_PRIVATE_HOSTS) needs the server's configuration and
- * is checked by the command (src/commands/providers.ts providerHostRefusal).
+ * is checked by the command (src/commands/providers/host-policy.ts providerHostRefusal).
  */
 export const host = z
   .string()

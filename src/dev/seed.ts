@@ -23,7 +23,7 @@ import {
   transaction,
 } from '../aggregates/transaction.ts';
 import type { CommandDeps } from '../commands/command-handler.ts';
-import { createCostCenter } from '../commands/cost-centers.ts';
+import { createCostCenter } from '../commands/cost-centers/create/handler.ts';
 import { createTenant } from '../commands/tenants/create/handler.ts';
 import { createTenantType } from '../commands/tenants/create-type/handler.ts';
 import { requestSnapshot } from '../commands/transactions/create/handler.ts';

@@ -3,6 +3,10 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fas
 import { apiKeysFeature } from '../commands/api-keys/feature.ts';
 import { auditFeature } from '../commands/audit/feature.ts';
 import type { AppContext } from '../commands/context.ts';
+import { costCentersFeature } from '../commands/cost-centers/feature.ts';
+import { paymentSettingsFeature } from '../commands/payment-settings/feature.ts';
+import { providersFeature } from '../commands/providers/feature.ts';
+import { routingRulesFeature } from '../commands/routing-rules/feature.ts';
 import { sessionsFeature } from '../commands/sessions/feature.ts';
 import { summaryFeature } from '../commands/summary/feature.ts';
 import { tenantsFeature } from '../commands/tenants/feature.ts';
@@ -32,11 +36,7 @@ import { mountOperations } from './mount.ts';
 import { refuseNulCharacters } from './nul-guard.ts';
 import { describeRoutes, registerOpenApi } from './openapi.ts';
 import { registerChargePageRoutes } from './routes/charge-page.ts';
-import { registerCostCenterRoutes } from './routes/cost-centers.ts';
 import { registerHealthRoutes } from './routes/health.ts';
-import { registerProviderRoutes } from './routes/providers.ts';
-import { registerRuleRoutes } from './routes/rules.ts';
-import { registerSettingsRoutes } from './routes/settings.ts';
 
 export interface HttpDeps {
   ctx: AppContext;
@@ -138,15 +138,15 @@ export async function buildHttpServer({ ctx, authenticators, inFlight }: HttpDep
   await registerOpenApi(app, ctx.config.BASE_URL ?? '/');
   registerHealthRoutes(app, ctx);
   mountOperations(app, sessionsFeature.routes, ctx);
-  registerProviderRoutes(app, ctx);
-  registerRuleRoutes(app, ctx);
-  registerSettingsRoutes(app, ctx);
+  mountOperations(app, providersFeature.routes, ctx);
+  mountOperations(app, routingRulesFeature.routes, ctx);
+  mountOperations(app, paymentSettingsFeature.routes, ctx);
   mountOperations(app, auditFeature.routes, ctx);
   mountOperations(app, summaryFeature.routes, ctx);
   mountOperations(app, apiKeysFeature.routes, ctx);
   mountOperations(app, tenantsFeature.routes, ctx);
   mountOperations(app, usersFeature.routes, ctx);
-  registerCostCenterRoutes(app, ctx);
+  mountOperations(app, costCentersFeature.routes, ctx);
   mountOperations(app, webhookEndpointsFeature.routes, ctx);
   mountOperations(app, webhookDeliveriesFeature.routes, ctx);
   mountOperations(app, transactionsFeature.routes, ctx);

@@ -257,7 +257,7 @@ export async function withCapability<C extends Capability, T>(
  * provider balance to an account in the payer's own name, the refund of a boleto paid by boleto. The provider
  * has no idempotency: `identification` (`refund:txn_…`) is the only reference the gateway controls, so an
  * uncertain `payout` is reconciled with `findPayout` before anything is sent again. Payouts run only where the
- * provider record enables them (`boleto_refund_payout`, src/commands/providers.ts `refundPayoutEnabled`)
+ * provider record enables them (`boleto_refund_payout`, src/commands/providers/refund-payout.ts `refundPayoutEnabled`)
  * and its adapter has the capability.
  */
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { auditProjection } from '../../src/commands/index.ts';
-import { refundPayoutEnabled } from '../../src/commands/providers.ts';
+import { refundPayoutEnabled } from '../../src/commands/providers/refund-payout.ts';
 import { roleTokens } from '../support/admin.ts';
 import { startTestApp, type TestApp } from '../support/http.ts';
 

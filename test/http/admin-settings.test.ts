@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { createGateway } from '../../src/app.ts';
-import { getPaymentSettings } from '../../src/commands/payment-settings.ts';
+import { getPaymentSettings } from '../../src/commands/payment-settings/view.ts';
 import { createUser } from '../../src/commands/users/create/handler.ts';
 import { identityDeps } from '../../src/commands/users/identity-deps.ts';
 import { loadConfig } from '../../src/config.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { createCostCenter } from '../../src/commands/cost-centers.ts';
+import { createCostCenter } from '../../src/commands/cost-centers/create/handler.ts';
 import { boletoBody, pixBody } from '../support/charges.ts';
 import { commandDeps, type SeededKey, seedTenantAndKey } from '../support/fixtures.ts';
 import { startTestApp, type TestApp } from '../support/http.ts';

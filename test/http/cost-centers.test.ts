@@ -3,12 +3,10 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import { SCOPES } from '../../src/aggregates/access.ts';
 import { DomainError } from '../../src/aggregates/decider.ts';
 import { issueApiKey } from '../../src/commands/api-keys/issue/handler.ts';
-import {
-  costCenterNames,
-  createCostCenter,
-  resolveCostCenter,
-  updateCostCenter,
-} from '../../src/commands/cost-centers.ts';
+import { createCostCenter } from '../../src/commands/cost-centers/create/handler.ts';
+import { costCenterNames } from '../../src/commands/cost-centers/names.ts';
+import { resolveCostCenter } from '../../src/commands/cost-centers/resolve.ts';
+import { updateCostCenter } from '../../src/commands/cost-centers/update/handler.ts';
 import { claimIdempotencyKey } from '../../src/commands/idempotency.ts';
 import { ERRORS } from '../../src/http/errors.ts';
 import { newId } from '../../src/ids.ts';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'vitest';
 import { resolveAdapter } from '../../src/commands/provider-adapter.ts';
-import { refundPayoutEnabled } from '../../src/commands/providers.ts';
+import { refundPayoutEnabled } from '../../src/commands/providers/refund-payout.ts';
 import { payoutBankAccount, withCapability } from '../../src/providers/port.ts';
 import { useExternalProviderWorld } from '../support/external-provider.ts';
 

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { createCostCenter, updateCostCenter } from '../../src/commands/cost-centers.ts';
+import { createCostCenter } from '../../src/commands/cost-centers/create/handler.ts';
+import { updateCostCenter } from '../../src/commands/cost-centers/update/handler.ts';
 import { SIMULATOR_PROVIDER_ID } from '../../src/commands/providers/bootstrap-simulator.ts';
-import { providerDeps } from '../../src/commands/providers.ts';
-import { createRoutingRule } from '../../src/commands/routing-rules.ts';
+import { providerDeps } from '../../src/commands/providers/deps.ts';
+import { createRoutingRule } from '../../src/commands/routing-rules/create/handler.ts';
 import { SIMULATOR_PIX_MARKER } from '../../src/providers/simulator.ts';
 import { pixBody } from '../support/charges.ts';
 import { commandDeps, type SeededKey, seedChildTenant, seedTenantAndKey } from '../support/fixtures.ts';

@@ -6,7 +6,7 @@ import {
   EMULATOR_RULE_ID,
   wireProviderEmulator,
 } from '../../src/commands/providers/bootstrap-emulator.ts';
-import { providerDeps } from '../../src/commands/providers.ts';
+import { providerDeps } from '../../src/commands/providers/deps.ts';
 import { createLogger } from '../../src/logger.ts';
 import { type ProviderEmulator, startProviderEmulator } from '../../src/providers/emulator/server.ts';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, bearer, logIn, startAdminApp } from '../support/admin.ts';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { SCOPES } from '../../src/aggregates/access.ts';
 import { issueApiKey } from '../../src/commands/api-keys/issue/handler.ts';
-import { createCostCenter } from '../../src/commands/cost-centers.ts';
+import { createCostCenter } from '../../src/commands/cost-centers/create/handler.ts';
 import { createUser } from '../../src/commands/users/create/handler.ts';
 import { identityDeps } from '../../src/commands/users/identity-deps.ts';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, assertError, bearer, logIn, PASSWORD } from '../support/admin.ts';

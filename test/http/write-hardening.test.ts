@@ -10,8 +10,9 @@ import {
   type JsonValue,
   readClaim,
 } from '../../src/commands/idempotency.ts';
-import { createProvider, providerDeps } from '../../src/commands/providers.ts';
-import { createRoutingRule } from '../../src/commands/routing-rules.ts';
+import { createProvider } from '../../src/commands/providers/create/handler.ts';
+import { providerDeps } from '../../src/commands/providers/deps.ts';
+import { createRoutingRule } from '../../src/commands/routing-rules/create/handler.ts';
 import { createUser } from '../../src/commands/users/create/handler.ts';
 import { identityDeps } from '../../src/commands/users/identity-deps.ts';
 import { sha256Hex } from '../../src/crypto/secrets.ts';

@@ -6,12 +6,16 @@ import { issueApiKey } from '../../src/commands/api-keys/issue/handler.ts';
 import { revokeApiKey } from '../../src/commands/api-keys/revoke/handler.ts';
 import type { CommandDeps } from '../../src/commands/command-handler.ts';
 import { auditProjection, createEventRegistry, inlineProjections } from '../../src/commands/index.ts';
-import { authorizeLiveIssuance, authorizeLiveRefresh } from '../../src/commands/live-payments.ts';
-import { getPaymentSettings, updatePaymentSettings } from '../../src/commands/payment-settings.ts';
+import { updatePaymentSettings } from '../../src/commands/payment-settings/update/handler.ts';
+import { getPaymentSettings } from '../../src/commands/payment-settings/view.ts';
 import { login } from '../../src/commands/sessions/login/handler.ts';
 import { createTenant } from '../../src/commands/tenants/create/handler.ts';
 import { createTenantType } from '../../src/commands/tenants/create-type/handler.ts';
 import { suspendTenant } from '../../src/commands/tenants/suspend/handler.ts';
+import {
+  authorizeLiveIssuance,
+  authorizeLiveRefresh,
+} from '../../src/commands/transactions/shared/live-payments.ts';
 import { changePassword } from '../../src/commands/users/change-password/handler.ts';
 import { createUser } from '../../src/commands/users/create/handler.ts';
 import type { IdentityDeps } from '../../src/commands/users/identity-deps.ts';

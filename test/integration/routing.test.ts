@@ -6,8 +6,10 @@ import {
   SIMULATOR_PROVIDER_ID,
   simulatorEnabled,
 } from '../../src/commands/providers/bootstrap-simulator.ts';
-import { createProvider, updateProvider } from '../../src/commands/providers.ts';
-import { createRoutingRule, updateRoutingRule } from '../../src/commands/routing-rules.ts';
+import { createProvider } from '../../src/commands/providers/create/handler.ts';
+import { updateProvider } from '../../src/commands/providers/update/handler.ts';
+import { createRoutingRule } from '../../src/commands/routing-rules/create/handler.ts';
+import { updateRoutingRule } from '../../src/commands/routing-rules/update/handler.ts';
 import { PostgresEventStore } from '../../src/events/postgres-event-store.ts';
 import { createLogger } from '../../src/logger.ts';
 import { defaultProviderRegistry } from '../../src/providers/registry.ts';

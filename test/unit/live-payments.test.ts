@@ -4,13 +4,13 @@ import { describe, test } from 'vitest';
 import { DomainError } from '../../src/aggregates/decider.ts';
 import { PAYMENT_SETTINGS_STREAM } from '../../src/aggregates/payment-settings.ts';
 import { createEventRegistry } from '../../src/commands/index.ts';
+import type { LivePaymentsConfig } from '../../src/commands/payment-settings/effective-setting.ts';
 import {
   authorizeLiveIssuance,
   authorizeLiveRefresh,
   type LiveCharge,
   type LivePaymentsContext,
-} from '../../src/commands/live-payments.ts';
-import type { LivePaymentsConfig } from '../../src/commands/payment-settings.ts';
+} from '../../src/commands/transactions/shared/live-payments.ts';
 import type { LiveScopeEntry } from '../../src/config.ts';
 import { type EventStore, type RecordedEvent, START } from '../../src/events/event-store.ts';
 

@@ -5,8 +5,13 @@ import type { EventMetadata } from '../../events/event-store.ts';
 import type { Logger } from '../../logger.ts';
 import { DEFAULT_KEYS } from '../../providers/emulator/server.ts';
 import { foldStream } from '../fold-stream.ts';
-import { createProvider, loadProvider, type ProviderDeps, updateProvider } from '../providers.ts';
-import { createRoutingRule, routingRuleStream, updateRoutingRule } from '../routing-rules.ts';
+import { createRoutingRule } from '../routing-rules/create/handler.ts';
+import { routingRuleStream } from '../routing-rules/record.ts';
+import { updateRoutingRule } from '../routing-rules/update/handler.ts';
+import { createProvider } from './create/handler.ts';
+import type { ProviderDeps } from './deps.ts';
+import { loadProvider } from './record.ts';
+import { updateProvider } from './update/handler.ts';
 
 /**
  * `PROVIDER_EMULATOR_URL` (issue 13 item 3; docs/decisions.md "The gateway against the provider emulator"):

@@ -3,8 +3,9 @@ import { PRIORITY_MAX } from '../../aggregates/routing-rule.ts';
 import type { Config } from '../../config.ts';
 import type { EventMetadata } from '../../events/event-store.ts';
 import type { Logger } from '../../logger.ts';
-import { createProvider, type ProviderDeps } from '../providers.ts';
-import { createRoutingRule } from '../routing-rules.ts';
+import { createRoutingRule } from '../routing-rules/create/handler.ts';
+import { createProvider } from './create/handler.ts';
+import type { ProviderDeps } from './deps.ts';
 
 /**
  * SPEC 2.8, last line: with the simulator enabled, its provider and its global pix and boleto rules exist

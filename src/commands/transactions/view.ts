@@ -16,7 +16,8 @@ import type { TransactionView, transactionRequestView } from '../../contract/tra
 import type { TransactionsTable } from '../../db/schema.ts';
 import { transactionRowFromState } from '../../projections/transactions.ts';
 import type { AppContext } from '../context.ts';
-import { isTenantInTree, loadCostCenter } from '../cost-centers.ts';
+import { loadCostCenter } from '../cost-centers/record.ts';
+import { isTenantInTree } from '../tenancy.ts';
 import { type Instant, isoOfUtcText, isoOrNull, type ListRow } from './list/list-query.ts';
 import { transactionStream } from './shared/stream.ts';
 

@@ -24,7 +24,7 @@ import { resolveProviderFor } from '../../../routing/resolve-provider.ts';
 import { checkDestinationSyntax, destinationPolicy } from '../../../webhooks/ssrf-guard.ts';
 import { type CommandDeps, handleCommand } from '../../command-handler.ts';
 import type { AppContext } from '../../context.ts';
-import { resolveCostCenter } from '../../cost-centers.ts';
+import { resolveCostCenter } from '../../cost-centers/resolve.ts';
 import {
   type ClaimInput,
   claimIdempotencyKey,
@@ -36,9 +36,9 @@ import {
   requestHash,
 } from '../../idempotency.ts';
 import { ImmutableFacts } from '../../immutable-facts.ts';
-import { authorizeLiveIssuance } from '../../live-payments.ts';
 import { type ResolvedAdapter, resolveAdapter } from '../../provider-adapter.ts';
 import { simulatorEnabled } from '../../providers/bootstrap-simulator.ts';
+import { authorizeLiveIssuance } from '../shared/live-payments.ts';
 import { transactionStream } from '../shared/stream.ts';
 import { issueAtProvider } from './issuance.ts';
 

@@ -3,8 +3,8 @@ import { documentSigningSecret } from '../../../charge-page/signing-secret.ts';
 import { listPanelTransactions, listTransactions } from '../../../contract/operations/transactions.ts';
 import { bind } from '../../bind.ts';
 import type { AppContext } from '../../context.ts';
-import { costCenterNames, isTenantInTree } from '../../cost-centers.ts';
-import { requireTenantInTree, treeRoot } from '../../tenancy.ts';
+import { costCenterNames } from '../../cost-centers/names.ts';
+import { isTenantInTree, requireTenantInTree, treeRoot } from '../../tenancy.ts';
 import { listViewContext, transactionListViewOf } from '../view.ts';
 import { type ListFilters, listRows, type Scope } from './list-query.ts';
 

@@ -11,13 +11,13 @@ import type { EventMetadata } from '../../../events/event-store.ts';
 import type { RemoteCharge } from '../../../providers/port.ts';
 import { diagnosticsFor } from '../../../providers/safe2pay/diagnostics.ts';
 import { type CommandDeps, handleCommand } from '../../command-handler.ts';
-import { authorizeLiveRefresh } from '../../live-payments.ts';
-import type { LivePaymentsConfig } from '../../payment-settings.ts';
+import type { LivePaymentsConfig } from '../../payment-settings/effective-setting.ts';
 import {
   type AdapterContext,
   type ResolvedExternal,
   resolveExternalAdapter,
 } from '../../provider-adapter.ts';
+import { authorizeLiveRefresh } from '../shared/live-payments.ts';
 import { dueDateChangeRead } from '../shared/provider-changes.ts';
 import { transactionStream } from '../shared/stream.ts';
 import { settleDuplicateRefund } from './duplicate-refund.ts';

@@ -15,7 +15,7 @@ import { payoutBankAccount, payoutCompensationDate, withCapability } from '../..
 import { diagnosticsFor } from '../../../providers/safe2pay/diagnostics.ts';
 import { type CommandDeps, handleCommand } from '../../command-handler.ts';
 import { foldStream } from '../../fold-stream.ts';
-import { refundPayoutEnabled } from '../../providers.ts';
+import { refundPayoutEnabled } from '../../providers/refund-payout.ts';
 import {
   type AdapterContext,
   type Attempt,

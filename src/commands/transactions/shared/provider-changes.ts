@@ -12,13 +12,13 @@ import type { Outcome, RemoteCharge, Uncertain } from '../../../providers/port.t
 import { endOfDueDayUtc } from '../../../providers/safe2pay/dates.ts';
 import { diagnosticsFor } from '../../../providers/safe2pay/diagnostics.ts';
 import type { CommandDeps } from '../../command-handler.ts';
-import { authorizeLiveRefresh } from '../../live-payments.ts';
-import type { LivePaymentsConfig } from '../../payment-settings.ts';
+import type { LivePaymentsConfig } from '../../payment-settings/effective-setting.ts';
 import {
   type AdapterContext as BaseAdapterContext,
   type ResolvedAdapter,
   resolveAdapter,
 } from '../../provider-adapter.ts';
+import { authorizeLiveRefresh } from './live-payments.ts';
 
 /** The adapter's context plus the production controls every call to a production provider passes. */
 export type AdapterContext = BaseAdapterContext & {

@@ -1,7 +1,7 @@
-import { DomainError } from '../aggregates/decider.ts';
-import type { LiveScopeEntry } from '../config.ts';
-import type { CommandDeps } from './command-handler.ts';
-import { type LivePaymentsConfig, readEffectiveSetting } from './payment-settings.ts';
+import { DomainError } from '../../../aggregates/decider.ts';
+import type { LiveScopeEntry } from '../../../config.ts';
+import type { CommandDeps } from '../../command-handler.ts';
+import { type LivePaymentsConfig, readEffectiveSetting } from '../../payment-settings/effective-setting.ts';
 
 /**
  * SPEC 5.8 production controls: the one answer to "may this live charge be issued?" and "may this live

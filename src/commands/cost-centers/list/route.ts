@@ -1,0 +1,39 @@
+import { ApiError } from '../../../aggregates/errors.ts';
+import { listCostCenters } from '../../../contract/operations/cost-centers.ts';
+import { bind } from '../../bind.ts';
+import { isTenantInTree, tenantInSubtreeSql } from '../../tenancy.ts';
+import type { CostCenterRecord } from '../record.ts';
+
+/** SPEC 4.12: centers of the key's tree from the read model, oldest first. No handler: nothing is decided. */
+export const listRoute = bind(listCostCenters, async (call, ctx) => {
+  const principal = call.apiKey();
+  const { limit, offset, active, tenant_id, include_descendants } = call.query;
+  const root = tenant_id ?? principal.tenantId;
+  const deps = { store: ctx.store, registry: ctx.events };
+  if (!(await isTenantInTree(deps, principal.tenantId, root))) throw new ApiError('not_found');
+  const rows = await ctx.db
+    .selectFrom('cost_centers')
+    .select(['id', 'tenant_id', 'name', 'active', 'created_at', 'updated_at'])
+    .$if(!include_descendants, (q) => q.where('tenant_id', '=', root))
+    .$if(include_descendants, (q) => q.where(tenantInSubtreeSql(root, 'tenant_id')))
+    .$if(active !== undefined, (q) => q.where('active', '=', active ?? true))
+    .orderBy('created_at', 'asc')
+    .orderBy('id', 'asc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+  return {
+    data: rows.map(
+      (r): CostCenterRecord => ({
+        id: r.id,
+        tenant_id: r.tenant_id,
+        name: r.name,
+        active: r.active,
+        created_at: new Date(r.created_at).toISOString(),
+        updated_at: new Date(r.updated_at).toISOString(),
+      }),
+    ),
+    // SPEC 2.1: count is the size of this page, not the total.
+    meta: { limit, offset, count: rows.length },
+  };
+});
