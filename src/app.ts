@@ -8,13 +8,13 @@ import {
   allProjections,
   asyncProjections,
   createEventRegistry,
+  jobs as featureJobs,
   inlineProjections,
   referenceProjections,
 } from './commands/index.ts';
 import { wireProviderEmulator } from './commands/providers/bootstrap-emulator.ts';
 import { bootstrapSimulator, simulatorEnabled } from './commands/providers/bootstrap-simulator.ts';
 import { providerDeps } from './commands/providers/deps.ts';
-import { transactionJobs } from './commands/transactions/jobs.ts';
 import { bootstrapAdmin } from './commands/users/bootstrap-admin/handler.ts';
 import { identityDeps } from './commands/users/identity-deps.ts';
 import type { Config } from './config.ts';
@@ -33,7 +33,6 @@ import { ProjectionRunner } from './projections/projection-runner.ts';
 import { defaultProviderRegistry } from './providers/registry.ts';
 import { JobRunner } from './workers/job-runner.ts';
 import { JobLease } from './workers/lease.ts';
-import { vaultExpiryJob } from './workers/vault-expiry.ts';
 import { WebhookDeliveryWorker } from './workers/webhook-delivery.ts';
 
 export type Role = 'api' | 'worker' | 'all';
@@ -131,7 +130,8 @@ export async function createGateway(
     referenceReadsCaughtUp:
       config.PROJECTIONS === 'async' ? () => runner.reachHead(referenceProjections) : undefined,
   };
-  const jobs = new JobRunner([...transactionJobs, vaultExpiryJob()], ctx, {
+  // Every feature's clock-driven work (FEATURES in src/commands/index.ts).
+  const jobs = new JobRunner(featureJobs, ctx, {
     clock: systemClock,
     // Several workers on one PostgreSQL run each tick of a job on one of them (issue 14).
     ...(database.kind === 'postgres'

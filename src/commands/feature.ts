@@ -1,6 +1,7 @@
 import type { EventDefinition } from '../events/event-registry.ts';
 import type { Projection } from '../events/projection.ts';
 import type { BoundOperation } from './bind.ts';
+import type { Job } from './job.ts';
 
 /**
  * One feature of the gateway (DESIGN.md "Feature modules"): everything the platform derives from it. The
@@ -21,4 +22,6 @@ export interface Feature {
   };
   /** Its operations, in the order /openapi.json lists them. */
   readonly routes: readonly BoundOperation[];
+  /** Its clock-driven work, run by src/workers/job-runner.ts under leases. */
+  readonly jobs?: readonly Job[];
 }

@@ -1,75 +1,73 @@
-import { apiKeyEvents } from '../aggregates/api-key.ts';
-import { costCenterEvents } from '../aggregates/cost-center.ts';
-import { paymentSettingsEvents } from '../aggregates/payment-settings.ts';
-import { providerEvents } from '../aggregates/provider.ts';
-import { routingRuleEvents } from '../aggregates/routing-rule.ts';
-import { sessionEvents } from '../aggregates/session.ts';
-import { tenantEvents } from '../aggregates/tenant.ts';
-import { tenantTypeEvents } from '../aggregates/tenant-type.ts';
-import { transactionEvents } from '../aggregates/transaction.ts';
-import { userEvents } from '../aggregates/user.ts';
-import { webhookEndpointEvents } from '../aggregates/webhook-endpoint.ts';
 import { EventRegistry } from '../events/event-registry.ts';
 import type { Projection } from '../events/projection.ts';
-import { apiKeysProjection } from '../projections/api-keys.ts';
 import { createAuditProjection } from '../projections/audit.ts';
-import { costCentersProjection } from '../projections/cost-centers.ts';
-import { providersProjection } from '../projections/providers.ts';
-import { refundVaultProjection } from '../projections/refund-vault.ts';
-import { routingRulesProjection } from '../projections/routing-rules.ts';
-import { sessionsProjection } from '../projections/sessions.ts';
 import { streamCatalog } from '../projections/stream-catalog.ts';
-import { summaryProjection } from '../projections/summary.ts';
-import { tenantsProjection } from '../projections/tenants.ts';
-import { transactionsProjection } from '../projections/transactions.ts';
-import { usersProjection } from '../projections/users.ts';
-import { webhookEndpointsProjection } from '../projections/webhook-endpoints.ts';
-import { webhookOutboxProjection } from '../projections/webhook-outbox.ts';
+import { apiKeysFeature } from './api-keys/feature.ts';
+import { auditFeature } from './audit/feature.ts';
+import type { BoundOperation } from './bind.ts';
+import { costCentersFeature } from './cost-centers/feature.ts';
+import type { Feature } from './feature.ts';
+import type { Job } from './job.ts';
+import { paymentSettingsFeature } from './payment-settings/feature.ts';
+import { providersFeature } from './providers/feature.ts';
+import { routingRulesFeature } from './routing-rules/feature.ts';
+import { sessionsFeature } from './sessions/feature.ts';
+import { summaryFeature } from './summary/feature.ts';
+import { tenantsFeature } from './tenants/feature.ts';
+import { transactionsFeature } from './transactions/feature.ts';
+import { usersFeature } from './users/feature.ts';
+import { webhookDeliveriesFeature } from './webhook-deliveries/feature.ts';
+import { webhookEndpointsFeature } from './webhook-endpoints/feature.ts';
 
-/** Every domain event type the gateway writes, with its schema and upcasters. */
-export const domainEvents = [
-  ...userEvents,
-  ...sessionEvents,
-  ...tenantTypeEvents,
-  ...tenantEvents,
-  ...apiKeyEvents,
-  ...providerEvents,
-  ...routingRuleEvents,
-  ...paymentSettingsEvents,
-  ...transactionEvents,
-  ...costCenterEvents,
-  ...webhookEndpointEvents,
+/**
+ * Every feature of the gateway, the only list (DESIGN.md "Feature modules"): the event registry, the
+ * projection lists, the mounted routes (their order is /openapi.json's), the audit action names and the
+ * job runner's jobs all come from it. A new feature is its own folders plus one line here (and a
+ * migration). Explicit and ordered, never discovered from the file system. Order matters twice: routes are
+ * documented in this order, and inline projections run in it (the webhook endpoints before the
+ * transactions' outbox, which sends a charge's messages to the endpoints registered before its event).
+ */
+export const FEATURES: readonly Feature[] = [
+  sessionsFeature,
+  providersFeature,
+  routingRulesFeature,
+  paymentSettingsFeature,
+  auditFeature,
+  summaryFeature,
+  apiKeysFeature,
+  tenantsFeature,
+  usersFeature,
+  costCentersFeature,
+  webhookEndpointsFeature,
+  webhookDeliveriesFeature,
+  transactionsFeature,
 ];
+
+/** Every domain event type the gateway writes, with its schema, upcasters and audit action name. */
+export const domainEvents = FEATURES.flatMap((f) => f.events);
 
 export function createEventRegistry(): EventRegistry {
   return new EventRegistry(domainEvents);
 }
 
-/** The audit log names each entry's action as its event's definition does (docs/audit-actions.md). */
+/**
+ * The audit log reads every feature's events and names each entry's action as its event's definition
+ * does (docs/audit-actions.md): made here, from the whole list, rather than in the audit feature.
+ */
 export const auditProjection = createAuditProjection((type) => createEventRegistry().auditAction(type));
 
 /**
  * Read models that API reads must see at once: applied inside the append's transaction (PostgreSQL store).
  * Under EventStoreDB they run async like the rest.
  */
-export const inlineProjections: readonly Projection[] = [
-  tenantsProjection,
-  apiKeysProjection,
-  usersProjection,
-  sessionsProjection,
-  providersProjection,
-  routingRulesProjection,
-  transactionsProjection,
-  costCentersProjection,
-  webhookEndpointsProjection,
-  // After the endpoints: a charge's deliveries go to the endpoints registered before its event.
-  webhookOutboxProjection,
-  // A refund that ends destroys its bank account's key in the same transaction (issue 22 item 4.4).
-  refundVaultProjection,
-];
+export const inlineProjections: readonly Projection[] = FEATURES.flatMap((f) => f.projections.inline ?? []);
 
-/** Read models that may trail the log: summaries, catalogs, fan-out. */
-export const asyncProjections: readonly Projection[] = [streamCatalog, auditProjection, summaryProjection];
+/** Read models that may trail the log: the stream catalog and the audit log (every event), summaries. */
+export const asyncProjections: readonly Projection[] = [
+  streamCatalog,
+  auditProjection,
+  ...FEATURES.flatMap((f) => f.projections.async ?? []),
+];
 
 export const allProjections: readonly Projection[] = [...inlineProjections, ...asyncProjections];
 
@@ -78,11 +76,12 @@ export const allProjections: readonly Projection[] = [...inlineProjections, ...a
  * keys, users, sessions) and charge routing (providers, rules). With async projections every request
  * first waits for these to reach the log's head (src/app.ts `referenceReadsCaughtUp`).
  */
-export const referenceProjections: readonly Projection[] = [
-  tenantsProjection,
-  apiKeysProjection,
-  usersProjection,
-  sessionsProjection,
-  providersProjection,
-  routingRulesProjection,
-];
+export const referenceProjections: readonly Projection[] = FEATURES.flatMap(
+  (f) => f.projections.reference ?? [],
+);
+
+/** Every bound operation, in FEATURES order: what src/http mounts. */
+export const routes: readonly BoundOperation[] = FEATURES.flatMap((f) => f.routes);
+
+/** Every feature's clock-driven work: what the job runner runs. */
+export const jobs: readonly Job[] = FEATURES.flatMap((f) => f.jobs ?? []);

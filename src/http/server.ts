@@ -1,19 +1,7 @@
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import { apiKeysFeature } from '../commands/api-keys/feature.ts';
-import { auditFeature } from '../commands/audit/feature.ts';
 import type { AppContext } from '../commands/context.ts';
-import { costCentersFeature } from '../commands/cost-centers/feature.ts';
-import { paymentSettingsFeature } from '../commands/payment-settings/feature.ts';
-import { providersFeature } from '../commands/providers/feature.ts';
-import { routingRulesFeature } from '../commands/routing-rules/feature.ts';
-import { sessionsFeature } from '../commands/sessions/feature.ts';
-import { summaryFeature } from '../commands/summary/feature.ts';
-import { tenantsFeature } from '../commands/tenants/feature.ts';
-import { transactionsFeature } from '../commands/transactions/feature.ts';
-import { usersFeature } from '../commands/users/feature.ts';
-import { webhookDeliveriesFeature } from '../commands/webhook-deliveries/feature.ts';
-import { webhookEndpointsFeature } from '../commands/webhook-endpoints/feature.ts';
+import { routes } from '../commands/index.ts';
 import { newId } from '../ids.ts';
 import type { Logger } from '../logger.ts';
 import {
@@ -137,19 +125,8 @@ export async function buildHttpServer({ ctx, authenticators, inFlight }: HttpDep
   // Without BASE_URL the document names no host: it describes the instance that serves it.
   await registerOpenApi(app, ctx.config.BASE_URL ?? '/');
   registerHealthRoutes(app, ctx);
-  mountOperations(app, sessionsFeature.routes, ctx);
-  mountOperations(app, providersFeature.routes, ctx);
-  mountOperations(app, routingRulesFeature.routes, ctx);
-  mountOperations(app, paymentSettingsFeature.routes, ctx);
-  mountOperations(app, auditFeature.routes, ctx);
-  mountOperations(app, summaryFeature.routes, ctx);
-  mountOperations(app, apiKeysFeature.routes, ctx);
-  mountOperations(app, tenantsFeature.routes, ctx);
-  mountOperations(app, usersFeature.routes, ctx);
-  mountOperations(app, costCentersFeature.routes, ctx);
-  mountOperations(app, webhookEndpointsFeature.routes, ctx);
-  mountOperations(app, webhookDeliveriesFeature.routes, ctx);
-  mountOperations(app, transactionsFeature.routes, ctx);
+  // Every feature's operations, in FEATURES order (src/commands/index.ts), between the raw platform routes.
+  mountOperations(app, routes, ctx);
   registerChargePageRoutes(app, ctx);
   return app;
 }

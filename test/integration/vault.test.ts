@@ -21,7 +21,7 @@ import { PostgresEventStore } from '../../src/events/postgres-event-store.ts';
 import { createLogger } from '../../src/logger.ts';
 import { JobRunner } from '../../src/workers/job-runner.ts';
 import { JobLease } from '../../src/workers/lease.ts';
-import { vaultExpiryJob } from '../../src/workers/vault-expiry.ts';
+import { vaultExpiryJob } from '../../src/commands/transactions/vault-expiry/job.ts';
 import { dumpEveryTable as dumpAll } from '../support/database-dump.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { jobDeps } from '../support/jobs.ts';

@@ -1,11 +1,13 @@
 import { transactionEvents } from '../../aggregates/transaction.ts';
 import { refundVaultProjection } from '../../projections/refund-vault.ts';
 import { transactionsProjection } from '../../projections/transactions.ts';
+import { webhookOutboxProjection } from '../../projections/webhook-outbox.ts';
 import type { Feature } from '../feature.ts';
 import { changeDueDateRoutes } from './change-due-date/route.ts';
 import { createRoutes } from './create/route.ts';
 import { eventsRoutes } from './events/route.ts';
 import { getRoutes } from './get/route.ts';
+import { transactionJobs } from './jobs.ts';
 import { listRoutes } from './list/route.ts';
 import { refreshRoutes } from './refresh/route.ts';
 import { refundRoutes } from './refund/route.ts';
@@ -23,7 +25,10 @@ export const transactionsFeature: Feature = {
   name: 'transactions',
   events: transactionEvents,
   projections: {
-    inline: [transactionsProjection, refundVaultProjection],
+    // The webhook outbox fans each status out to the tenant's endpoints (the webhook-endpoints feature comes
+    // first in FEATURES): inline it reads the row the transactions projection writes in the same statement,
+    // so it comes right after it. A refund that ends destroys its bank account's key in the same transaction.
+    inline: [transactionsProjection, webhookOutboxProjection, refundVaultProjection],
   },
   routes: [
     ...createRoutes,
@@ -36,4 +41,5 @@ export const transactionsFeature: Feature = {
     ...listRoutes,
     ...refundQueueRoutes,
   ],
+  jobs: transactionJobs,
 };

@@ -1,5 +1,5 @@
-import { DEFAULT_LEASE_TTL_MS, type Job, type JobOutcome } from '../commands/job.ts';
-import { shredExpired } from '../crypto/vault.ts';
+import { shredExpired } from '../../../crypto/vault.ts';
+import { DEFAULT_LEASE_TTL_MS, type Job, type JobOutcome } from '../../job.ts';
 
 export interface VaultExpiryOptions {
   /** Pause between ticks when nothing more is due (default one minute: a day's precision is what matters). */
