@@ -3,8 +3,8 @@ import { Answer, type BoundOperation, type Call } from '../commands/bind.ts';
 import type { AppContext } from '../commands/context.ts';
 import { apiKeyPrincipal, idempotencyKeyOf, sessionPrincipal } from './auth.ts';
 import { compiledSerializer, compiledSuccessSerializer } from './compiled-serializer.ts';
+import type { HttpServer } from './fastify.ts';
 import { eventMetadata } from './request-metadata.ts';
-import type { HttpServer } from './server.ts';
 
 const SERIALIZERS = { compiled: compiledSerializer, 'compiled-success': compiledSuccessSerializer } as const;
 

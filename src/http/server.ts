@@ -1,9 +1,6 @@
-import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
-import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { AppContext } from '../commands/context.ts';
 import { routes } from '../commands/index.ts';
-import { newId } from '../ids.ts';
-import type { Logger } from '../logger.ts';
 import {
   type ApiKeyPrincipal,
   type Authenticator,
@@ -16,6 +13,7 @@ import { clientErrorHandler } from './client-errors.ts';
 import { installCors } from './cors.ts';
 import { installErrorHandling, sendError } from './error-handler.ts';
 import { ApiError } from './errors.ts';
+import { createFastify, type HttpServer } from './fastify.ts';
 import { registerHttpMetrics } from './http-metrics.ts';
 import type { InFlight } from './in-flight.ts';
 import { BODY_LIMIT, useStrictJsonBodies } from './json-body.ts';
@@ -32,34 +30,6 @@ export interface HttpDeps {
   /** Counts every route handler until it settles, so shutdown can wait for them (src/http/in-flight.ts). */
   inFlight?: InFlight;
 }
-
-/** The proxies fastify may read X-Forwarded-For from (TRUST_PROXY in src/config.ts); false trusts none. */
-export type TrustProxy = false | readonly string[];
-
-export function createFastify(logger: Logger, trustProxy: TrustProxy = false) {
-  const loggerInstance: FastifyBaseLogger = logger;
-  return Fastify({
-    loggerInstance,
-    bodyLimit: BODY_LIMIT,
-    // The id is always ours: a client-sent X-Request-ID is never trusted into logs and audit records.
-    genReqId: () => newId('req'),
-    requestIdHeader: false,
-    logController: new LogController({ requestIdLogLabel: 'request_id' }),
-    // `request.ip`, the address the login and failed-authentication limits count: the connection's own
-    // (SPEC 8), or with TRUST_PROXY the client's as the configured proxies report it (issue 23 item 2.2).
-    trustProxy: trustProxy === false ? false : [...trustProxy],
-    // A URL the router cannot read (bad percent-encoding, a path parameter over its length) names no
-    // resource: the SPEC 7 `404 not_found` envelope, with the request id, instead of fastify's own body.
-    frameworkErrors: (_error, request, reply) => {
-      reply.header('x-request-id', request.id);
-      return sendError(request, reply, new ApiError('not_found', 'No such resource.'));
-    },
-    // What the HTTP parser refuses before fastify sees a request still gets the envelope (issue 12).
-    clientErrorHandler: clientErrorHandler(loggerInstance),
-  }).withTypeProvider<ZodTypeProvider>();
-}
-
-export type HttpServer = ReturnType<typeof createFastify>;
 
 /**
  * The HTTP application. Per request: X-Request-ID, the browser origin (SPEC 5.8), then (before the body is
@@ -130,3 +100,5 @@ export async function buildHttpServer({ ctx, authenticators, inFlight }: HttpDep
   registerChargePageRoutes(app, ctx);
   return app;
 }
+
+export type { HttpServer, TrustProxy } from './fastify.ts';

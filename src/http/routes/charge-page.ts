@@ -20,8 +20,8 @@ import {
 } from '../../commands/transactions/view.ts';
 import { chargePageParams } from '../../contract/charge-page.ts';
 import { ApiError } from '../errors.ts';
+import type { HttpServer } from '../fastify.ts';
 import { createPayerPageLimiter } from '../payer-page-limit.ts';
-import type { HttpServer } from '../server.ts';
 
 /** The one answer for a wrong, malformed or foreign signature and for an unknown id. */
 const notFound = () => new ApiError('not_found', 'The charge does not exist.');

@@ -3,7 +3,7 @@ import type { AppContext } from '../../commands/context.ts';
 import { healthBody, readyBody } from '../../contract/health.ts';
 import { withTimeout } from '../../timeouts.ts';
 import { ApiError } from '../errors.ts';
-import type { HttpServer } from '../server.ts';
+import type { HttpServer } from '../fastify.ts';
 
 export interface HealthOptions {
   /** How long each readiness check may take (SPEC 4.14 "with a timeout"). */
