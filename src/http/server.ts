@@ -9,14 +9,13 @@ import {
   type SessionPrincipal,
 } from './auth.ts';
 import { installCacheControl } from './cache-control.ts';
-import { clientErrorHandler } from './client-errors.ts';
 import { installCors } from './cors.ts';
-import { installErrorHandling, sendError } from './error-handler.ts';
+import { installErrorHandling } from './error-handler.ts';
 import { ApiError } from './errors.ts';
 import { createFastify, type HttpServer } from './fastify.ts';
 import { registerHttpMetrics } from './http-metrics.ts';
 import type { InFlight } from './in-flight.ts';
-import { BODY_LIMIT, useStrictJsonBodies } from './json-body.ts';
+import { useStrictJsonBodies } from './json-body.ts';
 import { installMetricsListener } from './metrics-server.ts';
 import { mountOperations } from './mount.ts';
 import { refuseNulCharacters } from './nul-guard.ts';

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, test } from 'vitest';
+import { vaultExpiryJob } from '../../src/commands/transactions/vault-expiry/job.ts';
 import { AeadOpenError, aeadOpen } from '../../src/crypto/aead.ts';
 import {
   open,
@@ -21,7 +22,6 @@ import { PostgresEventStore } from '../../src/events/postgres-event-store.ts';
 import { createLogger } from '../../src/logger.ts';
 import { JobRunner } from '../../src/workers/job-runner.ts';
 import { JobLease } from '../../src/workers/lease.ts';
-import { vaultExpiryJob } from '../../src/commands/transactions/vault-expiry/job.ts';
 import { dumpEveryTable as dumpAll } from '../support/database-dump.ts';
 import { createTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { jobDeps } from '../support/jobs.ts';
