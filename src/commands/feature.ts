@@ -1,3 +1,4 @@
+import type { TagName } from '../contract/tags.ts';
 import type { EventDefinition } from '../events/event-registry.ts';
 import type { Projection } from '../events/projection.ts';
 import type { BoundOperation } from './bind.ts';
@@ -22,6 +23,13 @@ export interface Feature {
   };
   /** Its operations, in the order /openapi.json lists them. */
   readonly routes: readonly BoundOperation[];
+  /** The /openapi.json tag of its operations, unless one names its own (`Operation.tag`). */
+  readonly tag: TagName;
   /** Its clock-driven work, run by src/workers/job-runner.ts under leases. */
   readonly jobs?: readonly Job[];
+}
+
+/** A bound operation as src/http mounts it: with the /openapi.json tag it is listed under. */
+export interface MountedOperation extends BoundOperation {
+  readonly tag: TagName;
 }

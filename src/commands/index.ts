@@ -4,9 +4,8 @@ import { createAuditProjection } from '../projections/audit.ts';
 import { streamCatalog } from '../projections/stream-catalog.ts';
 import { apiKeysFeature } from './api-keys/feature.ts';
 import { auditFeature } from './audit/feature.ts';
-import type { BoundOperation } from './bind.ts';
 import { costCentersFeature } from './cost-centers/feature.ts';
-import type { Feature } from './feature.ts';
+import type { Feature, MountedOperation } from './feature.ts';
 import type { Job } from './job.ts';
 import { paymentSettingsFeature } from './payment-settings/feature.ts';
 import { providersFeature } from './providers/feature.ts';
@@ -80,8 +79,10 @@ export const referenceProjections: readonly Projection[] = FEATURES.flatMap(
   (f) => f.projections.reference ?? [],
 );
 
-/** Every bound operation, in FEATURES order: what src/http mounts. */
-export const routes: readonly BoundOperation[] = FEATURES.flatMap((f) => f.routes);
+/** Every bound operation, in FEATURES order, under its own tag or its feature's: what src/http mounts. */
+export const routes: readonly MountedOperation[] = FEATURES.flatMap((f) =>
+  f.routes.map((route) => ({ ...route, tag: route.operation.tag ?? f.tag })),
+);
 
 /** Every feature's clock-driven work: what the job runner runs. */
 export const jobs: readonly Job[] = FEATURES.flatMap((f) => f.jobs ?? []);

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { Role, Scope } from '../aggregates/access.ts';
+import type { TagName } from './tags.ts';
 
 /** Who may call an operation, checked before its body is read (SPEC 5.3, 5.4, 5.7; SPEC 4 common rules). */
 export interface OperationAccess {
@@ -35,6 +36,18 @@ export interface OperationSchema {
 }
 
 /**
+ * Examples of an operation in /openapi.json, where its schemas' components do not give them (a component's
+ * example, src/contract/component-examples.ts, already shows `{ data: X }` and `{ data: [X], meta }`).
+ * Redocly and test/http/openapi.test.ts validate each against its schema.
+ */
+export interface OperationExamples {
+  /** The JSON request body; /docs and the Postman collection send it as is (see src/contract/examples.ts). */
+  readonly request?: unknown;
+  /** By status, for responses that are not an envelope of a component (or that show another state). */
+  readonly responses?: Readonly<Record<number, unknown>>;
+}
+
+/**
  * One operation of the public API: method, path, access and schema. Server and SDK read the same object;
  * a feature binds it to its handler (src/commands/bind.ts) and src/http mounts it.
  */
@@ -49,6 +62,9 @@ export interface Operation<S extends OperationSchema = OperationSchema> {
    */
   readonly serializer?: 'compiled' | 'compiled-success';
   readonly schema: S;
+  /** Its tag in /openapi.json when not its feature's (src/commands/feature.ts). */
+  readonly tag?: TagName;
+  readonly examples?: OperationExamples;
 }
 
 export function operation<const S extends OperationSchema>(op: Operation<S>): Operation<S> {

@@ -1,60 +1,35 @@
-/** Tags by SPEC section, with the path prefixes they group (first match wins). */
+/**
+ * The tags of /openapi.json by SPEC section, in the document's order. A feature's manifest names the tag of
+ * its operations (src/commands/feature.ts), an operation may name its own (src/contract/operation.ts), and
+ * a raw route sets it in its schema.
+ */
 export const TAGS = [
-  {
-    name: 'Charges',
-    description: 'Pix and boleto creation.',
-    prefixes: ['/v1/pix', '/v1/boleto', '/admin/boleto'],
-  },
+  { name: 'Charges', description: 'Pix and boleto creation.' },
   {
     name: 'Transactions',
     description:
       'Reading, refreshing, simulating, refunding and re-dating charges, and the refunds a person completes.',
-    prefixes: ['/v1/transactions', '/admin/transactions', '/admin/refunds'],
   },
-  {
-    name: 'Cost centers',
-    description: "Cost centers of the key's tenant.",
-    prefixes: ['/v1/cost-centers'],
-  },
-  {
-    name: 'Payer pages',
-    description: 'The charge page and boleto PDF links; the signed URL is the access.',
-    prefixes: ['/cobranca'],
-  },
-  {
-    name: 'Panel: sessions',
-    description: 'Panel login and logout.',
-    prefixes: ['/admin/sessions'],
-  },
-  {
-    name: 'Panel: tenants',
-    description: 'Tenant types, tenants and their suspension.',
-    prefixes: ['/admin/tenant-types', '/admin/tenants'],
-  },
-  { name: 'Panel: users', description: 'Panel users and their roles.', prefixes: ['/admin/users'] },
-  {
-    name: 'Panel: keys',
-    description: 'API keys, their scopes and access profiles.',
-    prefixes: ['/admin/api-keys'],
-  },
+  { name: 'Cost centers', description: "Cost centers of the key's tenant." },
+  { name: 'Payer pages', description: 'The charge page and boleto PDF links; the signed URL is the access.' },
+  { name: 'Panel: sessions', description: 'Panel login and logout.' },
+  { name: 'Panel: tenants', description: 'Tenant types, tenants and their suspension.' },
+  { name: 'Panel: users', description: 'Panel users and their roles.' },
+  { name: 'Panel: keys', description: 'API keys, their scopes and access profiles.' },
   {
     name: 'Panel: providers',
     description: 'Payment providers, routing rules and the production payments control.',
-    prefixes: ['/admin/providers', '/admin/rules', '/admin/settings'],
   },
-  {
-    name: 'Panel: reports',
-    description: 'Audit log and summary.',
-    prefixes: ['/admin/audit', '/admin/summary'],
-  },
+  { name: 'Panel: reports', description: 'Audit log and summary.' },
   {
     name: 'Webhooks',
     description: 'Endpoints, deliveries and signing secrets; the events themselves are under `webhooks`.',
-    prefixes: ['/admin/webhook-'],
   },
   {
     name: 'Infrastructure',
     description: 'Health and readiness (metrics have a port of their own, METRICS_PORT).',
-    prefixes: ['/health', '/ready'],
   },
 ] as const;
+
+/** The name of a tag of /openapi.json. */
+export type TagName = (typeof TAGS)[number]['name'];

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
-import { Answer, type BoundOperation, type Call } from '../commands/bind.ts';
+import { Answer, type Call } from '../commands/bind.ts';
 import type { AppContext } from '../commands/context.ts';
+import type { MountedOperation } from '../commands/feature.ts';
 import { apiKeyPrincipal, idempotencyKeyOf, sessionPrincipal } from './auth.ts';
 import { compiledSerializer, compiledSuccessSerializer } from './compiled-serializer.ts';
 import type { HttpServer } from './fastify.ts';
@@ -28,21 +29,22 @@ function callOf(request: FastifyRequest): Call {
 }
 
 /**
- * Mounts bound operations (DESIGN.md "Feature modules"): the contract's schema and access become the
- * route's, and the handler's answer its reply (a body is 200; an `Answer` sets status and headers).
+ * Mounts bound operations (DESIGN.md "Feature modules"): the contract's schema, access, tag and examples
+ * become the route's, and the handler's answer its reply (a body is 200; an `Answer` sets status and
+ * headers).
  * Authentication, limits, strict JSON and the SPEC 7 error table are the server's hooks, as for every route.
  */
 export function mountOperations(
   app: HttpServer,
-  operations: readonly BoundOperation[],
+  operations: readonly MountedOperation[],
   ctx: AppContext,
 ): void {
-  for (const { operation, handle } of operations) {
+  for (const { operation, handle, tag } of operations) {
     app.route({
       method: operation.method,
       url: operation.path,
-      config: { access: operation.access },
-      schema: operation.schema,
+      config: { access: operation.access, examples: operation.examples },
+      schema: { ...operation.schema, tags: [tag] },
       ...(operation.serializer ? { serializerCompiler: SERIALIZERS[operation.serializer] } : {}),
       handler: async (request, reply) => {
         const out = await handle(callOf(request), ctx);

@@ -1,15 +1,24 @@
 import { createHash } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import apiReference from '@scalar/fastify-api-reference';
-import type { FastifyInstance, RouteOptions } from 'fastify';
+import type { FastifyContextConfig, FastifyInstance, RouteOptions } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { RouteAccess } from './auth.ts';
 // Registers TransactionWebhookEvent by its id, so the document lists it under components (`webhooks` refers to it).
 import '../contract/webhook-event.ts';
+import { componentExamples } from '../contract/component-examples.ts';
 import { errorEnvelope, IDEMPOTENCY_KEY } from '../contract/envelopes.ts';
+import type { OperationExamples } from '../contract/operation.ts';
 import { TAGS } from '../contract/tags.ts';
+import { webhookExamples } from '../contract/webhook-examples.ts';
 import { ERRORS } from './errors.ts';
-import { exampleOf, operationExamples, webhookExamples } from './openapi-examples.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route's examples in /openapi.json: a mounted operation's from its contract, a raw route's own. */
+    examples?: OperationExamples;
+  }
+}
 
 /** SPEC 9: OpenAPI 3.1, info.version 0.4.0. */
 export const API_VERSION = '0.4.0';
@@ -19,14 +28,11 @@ const COMMON_ERRORS = [400, 401, 403, 413, 422, 429, 500, 503];
 /** Routes without a credential; 403 is `origin_denied` (SPEC 5.8), which any route can answer. */
 const PUBLIC_ERRORS = [400, 403, 413, 422, 429, 500, 503];
 
-function tagOf(url: string): string | undefined {
-  return TAGS.find((t) => t.prefixes.some((p) => url === p || url.startsWith(p)))?.name;
-}
-
 /**
- * Gives every documented route its security scheme (`security: []` when it takes no credential), its tag
- * and the error envelope for the common error statuses, so the document describes every response the code
- * can produce. Must run before routes are added.
+ * Gives every documented route its security scheme (`security: []` when it takes no credential) and the
+ * error envelope for the common error statuses, so the document describes every response the code can
+ * produce. Its tag is in its schema: a mounted operation's from its feature (src/http/mount.ts), a raw
+ * route's its own. Must run before routes are added.
  */
 export function describeRoutes(app: FastifyInstance): void {
   app.addHook('onRoute', (route: RouteOptions) => {
@@ -35,11 +41,9 @@ export function describeRoutes(app: FastifyInstance): void {
     const response = { ...((route.schema.response as Record<number, unknown> | undefined) ?? {}) };
     const statuses = access?.auth ? COMMON_ERRORS : PUBLIC_ERRORS;
     for (const status of statuses) response[status] ??= errorEnvelope;
-    const tag = tagOf(route.url);
     route.schema = {
       ...route.schema,
       response,
-      ...(route.schema.tags || !tag ? {} : { tags: [tag] }),
       security: access?.auth ? [{ [access.auth === 'api_key' ? 'ApiKey' : 'Session']: [] }] : [],
     };
   });
@@ -52,6 +56,27 @@ const child = (value: unknown, key: string): Json | undefined => {
   const next = isObject(value) ? value[key] : undefined;
   return isObject(next) ? next : undefined;
 };
+
+const refName = (schema: unknown): string | undefined =>
+  isObject(schema) && typeof schema.$ref === 'string' ? schema.$ref.split('/').pop() : undefined;
+
+/**
+ * The example of a response schema that is a component or an envelope of one (SPEC 2.1): `{ data: X }`,
+ * `{ data: [X], meta }` or `{ data: [X] }`.
+ */
+function exampleOf(schema: unknown): unknown {
+  const own = refName(schema);
+  if (own) return componentExamples[own];
+  const data = isObject(schema) && isObject(schema.properties) ? schema.properties.data : undefined;
+  const one = refName(data);
+  if (one && componentExamples[one] !== undefined) return { data: componentExamples[one] };
+  const many = isObject(data) ? refName(data.items) : undefined;
+  if (!many || componentExamples[many] === undefined) return undefined;
+  const hasMeta = isObject(schema) && isObject(schema.properties) && 'meta' in schema.properties;
+  return hasMeta
+    ? { data: [componentExamples[many]], meta: { limit: 50, offset: 0, count: 1 } }
+    : { data: [componentExamples[many]] };
+}
 
 const ERROR_ENVELOPE_REF = '#/components/schemas/ErrorEnvelope';
 /** Named error responses (SPEC 7), one per status; their descriptions list the codes of that status. */
@@ -159,7 +184,7 @@ function reachableRefs(doc: Json, start: unknown): Set<string> {
  * response headers, examples, the `webhooks` section, and no component nothing refers to (the zod provider
  * emits an input and an output variant of every registered schema; most inputs are never used).
  */
-function finishDocument(doc: Json, accessById: ReadonlyMap<string, RouteAccess | undefined>): void {
+function finishDocument(doc: Json, configById: ReadonlyMap<string, FastifyContextConfig | undefined>): void {
   const components = child(doc, 'components') ?? {};
   doc.components = components;
   components.responses = errorComponents();
@@ -193,7 +218,8 @@ function finishDocument(doc: Json, accessById: ReadonlyMap<string, RouteAccess |
       const operation = child(item, method);
       if (!operation) continue;
       const id = typeof operation.operationId === 'string' ? operation.operationId : undefined;
-      const idempotency = id ? idempotencyOf(accessById.get(id)) : undefined;
+      const config = id ? configById.get(id) : undefined;
+      const idempotency = idempotencyOf(config?.access);
       if (idempotency) {
         const parameters = Array.isArray(operation.parameters) ? operation.parameters : [];
         operation.parameters = [
@@ -203,7 +229,7 @@ function finishDocument(doc: Json, accessById: ReadonlyMap<string, RouteAccess |
           },
         ];
       }
-      const examples = id ? operationExamples[id] : undefined;
+      const examples = config?.examples;
       const body = child(child(child(operation, 'requestBody'), 'content'), 'application/json');
       if (body && examples?.request !== undefined) body.example = examples.request;
       const responses = child(operation, 'responses') ?? {};
@@ -359,7 +385,7 @@ function webhookSection(): Json {
 
 export async function registerOpenApi(app: FastifyInstance, serverUrl: string): Promise<void> {
   // Filled by `transform` (one call per route) and read by `transformObject`, in the same document build.
-  const accessById = new Map<string, RouteAccess | undefined>();
+  const configById = new Map<string, FastifyContextConfig | undefined>();
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -387,12 +413,12 @@ export async function registerOpenApi(app: FastifyInstance, serverUrl: string): 
     },
     transform: (input) => {
       const id = input.schema.operationId;
-      if (id) accessById.set(id, input.route.config?.access);
+      if (id) configById.set(id, input.route.config);
       return jsonSchemaTransform(input);
     },
     transformObject: (input) => {
       const doc = jsonSchemaTransformObject(input);
-      if (isObject(doc)) finishDocument(doc, accessById);
+      if (isObject(doc)) finishDocument(doc, configById);
       return doc;
     },
   });

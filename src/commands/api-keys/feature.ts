@@ -8,6 +8,7 @@ import { revokeRoute } from './revoke/route.ts';
 /** Panel API keys (SPEC 2.7, 4 common rules, 5.2-5.4, 5.7). */
 export const apiKeysFeature: Feature = {
   name: 'api-keys',
+  tag: 'Panel: keys',
   events: apiKeyEvents,
   projections: { inline: [apiKeysProjection], reference: [apiKeysProjection] },
   routes: [issueRoute, listRoute, revokeRoute],

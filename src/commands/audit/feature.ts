@@ -9,6 +9,7 @@ import { listRoute } from './list/route.ts';
  */
 export const auditFeature: Feature = {
   name: 'audit',
+  tag: 'Panel: reports',
   events: [],
   projections: {},
   routes: [listRoute],

@@ -9,6 +9,7 @@ import { updateRoute } from './update/route.ts';
  */
 export const paymentSettingsFeature: Feature = {
   name: 'payment-settings',
+  tag: 'Panel: providers',
   events: paymentSettingsEvents,
   projections: {},
   routes: [getRoute, updateRoute],

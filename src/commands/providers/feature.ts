@@ -12,6 +12,7 @@ import { updateRoute } from './update/route.ts';
  */
 export const providersFeature: Feature = {
   name: 'providers',
+  tag: 'Panel: providers',
   events: providerEvents,
   projections: { inline: [providersProjection], reference: [providersProjection] },
   routes: [createRoute, listRoute, getRoute, updateRoute],

@@ -11,6 +11,7 @@ import { updateRoute } from './update/route.ts';
  */
 export const routingRulesFeature: Feature = {
   name: 'routing-rules',
+  tag: 'Panel: providers',
   events: routingRuleEvents,
   projections: { inline: [routingRulesProjection], reference: [routingRulesProjection] },
   routes: [createRoute, listRoute, updateRoute],

@@ -13,6 +13,7 @@ import { suspendRoute } from './suspend/route.ts';
 /** Tenant types and tenants of the panel (SPEC 1, 2.7, 5.5, 5.7, 7). */
 export const tenantsFeature: Feature = {
   name: 'tenants',
+  tag: 'Panel: tenants',
   events: [...tenantTypeEvents, ...tenantEvents],
   projections: { inline: [tenantsProjection], reference: [tenantsProjection] },
   routes: [createTypeRoute, listTypesRoute, createRoute, listRoute, getRoute, suspendRoute, reactivateRoute],

@@ -23,6 +23,7 @@ import { simulateRoutes } from './simulate/route.ts';
  */
 export const transactionsFeature: Feature = {
   name: 'transactions',
+  tag: 'Transactions',
   events: transactionEvents,
   projections: {
     // The webhook outbox fans each status out to the tenant's endpoints (the webhook-endpoints feature comes

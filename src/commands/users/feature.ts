@@ -10,6 +10,7 @@ import { suspendRoute } from './suspend/route.ts';
 /** Panel users (SPEC 2.7 roles, 5.6 sessions, 5.7 "Tenants, types, users"). */
 export const usersFeature: Feature = {
   name: 'users',
+  tag: 'Panel: users',
   events: userEvents,
   projections: { inline: [usersProjection], reference: [usersProjection] },
   routes: [createRoute, listRoute, suspendRoute, reactivateRoute, changePasswordRoute],

@@ -11,6 +11,7 @@ import { resendRoute } from './resend/route.ts';
  */
 export const webhookDeliveriesFeature: Feature = {
   name: 'webhook-deliveries',
+  tag: 'Webhooks',
   events: [],
   projections: {},
   routes: [listRoute, getRoute, resendRoute, callbackSecretRoute],

@@ -15,6 +15,7 @@ import { updateRoute } from './update/route.ts';
  */
 export const webhookEndpointsFeature: Feature = {
   name: 'webhook-endpoints',
+  tag: 'Webhooks',
   events: webhookEndpointEvents,
   projections: { inline: [webhookEndpointsProjection] },
   routes: [createRoute, listRoute, getRoute, secretRoute, rotateSecretRoute, updateRoute, deleteRoute],

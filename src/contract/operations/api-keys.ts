@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Role } from '../../aggregates/access.ts';
 import { apiKeyListQuery, apiKeyView, createApiKeyBody, issuedKey } from '../api-keys.ts';
 import { dataEnvelope, errorEnvelope, listEnvelope } from '../envelopes.ts';
+import { apiKey, TENANT } from '../examples.ts';
 import { operation } from '../operation.ts';
 
 /** SPEC 5.7 "Issue/revoke keys": super_admin global, tenant_admin own tree, viewer no. */
@@ -24,6 +25,15 @@ export const createApiKey = operation({
       404: errorEnvelope,
       409: errorEnvelope,
     },
+  },
+  examples: {
+    request: {
+      tenant_id: TENANT,
+      mode: 'test',
+      scopes: ['pix:write', 'boleto:write', 'transactions:read'],
+      name: 'ERP da loja',
+    },
+    responses: { 200: { data: apiKey } },
   },
 });
 

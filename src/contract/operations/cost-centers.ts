@@ -57,6 +57,7 @@ export const createCostCenter = operation({
       409: errorEnvelope,
     },
   },
+  examples: { request: { name: 'Loja Pinheiros' } },
 });
 
 export const updateCostCenter = operation({
@@ -72,4 +73,5 @@ export const updateCostCenter = operation({
     body: updateCostCenterBody,
     response: { 200: dataEnvelope(costCenterView), 404: errorEnvelope },
   },
+  examples: { request: { name: 'Loja Pinheiros (reformada)', active: true } },
 });

@@ -33,4 +33,5 @@ export const updatePaymentSettings = operation({
       ...errorResponses(400, 401, 403, 413, 422, 429, 503),
     },
   },
+  examples: { request: { allow_live_payments: false } },
 });

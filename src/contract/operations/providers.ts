@@ -21,6 +21,14 @@ export const createProvider = operation({
     body: createProviderBody,
     response: { 201: dataEnvelope(providerDto) },
   },
+  examples: {
+    request: {
+      name: 'Simulador',
+      kind: 'simulator',
+      environment: 'sandbox',
+      enabled_methods: ['pix', 'boleto'],
+    },
+  },
 });
 
 export const listProviders = operation({
@@ -61,4 +69,5 @@ export const updateProvider = operation({
     body: updateProviderBody,
     response: { 200: dataEnvelope(providerDto), 404: errorEnvelope, 409: errorEnvelope },
   },
+  examples: { request: { enabled_methods: ['pix'], enabled: true } },
 });

@@ -18,6 +18,16 @@ export const createRoutingRule = operation({
     body: createRuleBody,
     response: { 201: dataEnvelope(ruleDto), 404: errorEnvelope },
   },
+  examples: {
+    request: {
+      method: 'pix',
+      tenant_id: null,
+      provider_id: 'prv_01jd3v4x6z8b0d2f4h6k8m0p2r',
+      priority: 100,
+      max_amount: 10000000,
+      enabled: true,
+    },
+  },
 });
 
 export const listRoutingRules = operation({
@@ -44,4 +54,5 @@ export const updateRoutingRule = operation({
     body: updateRuleBody,
     response: { 200: dataEnvelope(ruleDto), 404: errorEnvelope },
   },
+  examples: { request: { priority: 50, max_amount: 5000000 } },
 });

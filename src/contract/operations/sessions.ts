@@ -20,6 +20,7 @@ export const createSession = operation({
       403: errorEnvelope,
     },
   },
+  examples: { request: { email: 'ana.lima@example.com', password: 'correta-cavalo-bateria-grampo' } },
 });
 
 /** SPEC 5.6: logout revokes the session at once. */

@@ -1,5 +1,6 @@
 import { ROLES, type Role } from '../../aggregates/access.ts';
 import { dataEnvelope, errorEnvelope, idParams, listEnvelope, pageQuery } from '../envelopes.ts';
+import { tenant } from '../examples.ts';
 import { operation } from '../operation.ts';
 import { tenantBody, tenantDto, tenantListQuery, tenantTypeBody, tenantTypeDto } from '../tenants.ts';
 
@@ -26,6 +27,7 @@ export const createTenantType = operation({
       409: errorEnvelope,
     },
   },
+  examples: { request: { name: 'Franquia', allows_children: true } },
 });
 
 export const listTenantTypes = operation({
@@ -59,6 +61,9 @@ export const createTenant = operation({
       404: errorEnvelope,
       409: errorEnvelope,
     },
+  },
+  examples: {
+    request: { name: 'Padaria Pão de Mel Ltda', type_id: 'tty_01jd3t2v4x6z8b0d2f4h6k8m0p', parent_id: null },
   },
 });
 
@@ -100,6 +105,7 @@ export const suspendTenant = operation({
     params: idParams,
     response: { 200: dataEnvelope(tenantDto), 404: errorEnvelope, 409: errorEnvelope },
   },
+  examples: { responses: { 200: { data: { ...tenant, status: 'suspended' } } } },
 });
 
 export const reactivateTenant = operation({

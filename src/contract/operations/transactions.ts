@@ -1,6 +1,17 @@
 import { z } from 'zod';
 import { boletoBody, panelBoletoBody, pixBody } from '../charges.ts';
 import { dataEnvelope, errorEnvelope, errorResponses, idParams, listEnvelope } from '../envelopes.ts';
+import {
+  boletoTransaction,
+  customer,
+  EXAMPLE_DUE_DATE,
+  EXAMPLE_NEW_DUE_DATE,
+  LATER,
+  paidTransaction,
+  refundBankAccount,
+  TENANT,
+  transaction,
+} from '../examples.ts';
 import { operation } from '../operation.ts';
 import {
   cancelRefundBody,
@@ -35,6 +46,35 @@ const chargeResponses = {
   503: errorEnvelope,
 };
 
+/** Examples: what a charge creation sends, and its answers. */
+const chargeRequest = {
+  amount: 15990,
+  reference: 'pedido-2026-000123',
+  description: 'Pedido 123: tênis de corrida',
+  callback_url: 'https://loja.example.com/webhooks/calebe',
+};
+const boletoRequest = {
+  ...chargeRequest,
+  amount: 48750,
+  reference: 'mensalidade-2026-12',
+  description: 'Mensalidade de dezembro',
+  customer,
+  boleto: {
+    due_date: EXAMPLE_DUE_DATE,
+    instruction: 'Não receber após 30 dias do vencimento.',
+    penalty_rate: 2,
+    interest_rate: 1,
+    cancel_after_due: false,
+  },
+};
+const boletoCreated = { data: boletoTransaction };
+const boletoResponses = {
+  200: boletoCreated,
+  201: boletoCreated,
+  202: { data: { ...boletoTransaction, status: 'processing' } },
+};
+const simulateExamples = { request: { status: 'paid' }, responses: { 200: { data: paidTransaction } } };
+
 /** The panel's refund queue is the super_admin's alone. */
 const operatorAccess = { auth: 'session', roles: ['super_admin'] } as const;
 
@@ -45,6 +85,7 @@ export const createPix = operation({
   access: { auth: 'api_key', scopes: ['pix:write'], idempotencyKey: true },
   // The creation answer and its replay written by fast-json-stringify, not zod; errors keep zod (issue 14).
   serializer: 'compiled-success',
+  tag: 'Charges',
   schema: {
     operationId: 'createPix',
     summary: 'Create a Pix charge',
@@ -52,6 +93,21 @@ export const createPix = operation({
       'Requires Idempotency-Key (scope: tenant + key, shared with boleto). 201 new; 200 replay with `Idempotency-Replayed: true`; 202 unknown or still processing; 502 provider_rejected with error.transaction_id.',
     body: pixBody,
     response: chargeResponses,
+  },
+  examples: {
+    request: { ...chargeRequest, customer, expires_in: 3600 },
+    responses: {
+      // While the outcome is uncertain there is nothing to pay yet (SPEC 2.2).
+      202: {
+        data: {
+          ...transaction,
+          status: 'processing',
+          pix_copy_paste: null,
+          pix_qr_code: null,
+          expires_at: null,
+        },
+      },
+    },
   },
 });
 
@@ -61,6 +117,7 @@ export const createBoleto = operation({
   path: '/v1/boleto',
   access: { auth: 'api_key', scopes: ['boleto:write'], idempotencyKey: true },
   serializer: 'compiled-success',
+  tag: 'Charges',
   schema: {
     operationId: 'createBoleto',
     summary: 'Create a boleto charge',
@@ -69,6 +126,7 @@ export const createBoleto = operation({
     body: boletoBody,
     response: chargeResponses,
   },
+  examples: { request: boletoRequest, responses: boletoResponses },
 });
 
 /** The panel's boleto: the same creation for a tenant of the user's tree (docs/decisions.md "Charges"). */
@@ -77,6 +135,7 @@ export const createPanelBoleto = operation({
   path: '/admin/boleto',
   access: { auth: 'session', roles: ['super_admin', 'tenant_admin'], idempotencyKey: true },
   serializer: 'compiled-success',
+  tag: 'Charges',
   schema: {
     operationId: 'createPanelBoleto',
     summary: 'Create a boleto charge from the panel',
@@ -84,6 +143,11 @@ export const createPanelBoleto = operation({
       'The panel equivalent of POST /v1/boleto, for a tenant the user may charge for: super_admin any tenant (`tenant_id` required), tenant_admin its own tenant (default) or a descendant. Production mode (routing decides simulator or provider). Idempotency scope tenant + key, as the public creation. Outside the tree: 404; a suspended tenant or ancestor: 403 tenant_suspended.',
     body: panelBoletoBody,
     response: chargeResponses,
+  },
+  examples: {
+    // The panel names the tenant; the public creation takes it from the API key.
+    request: { ...boletoRequest, tenant_id: TENANT },
+    responses: boletoResponses,
   },
 });
 
@@ -166,6 +230,7 @@ export const simulateTransaction = operation({
     body: simulateBody,
     response: { 200: dataEnvelope(transactionView), ...errorResponses(400, 401, 403, 404, 409, 422, 429) },
   },
+  examples: simulateExamples,
 });
 
 /** SPEC 4.7 from the panel. */
@@ -182,6 +247,7 @@ export const simulatePanelTransaction = operation({
     body: simulateBody,
     response: { 200: dataEnvelope(transactionView), ...errorResponses(400, 401, 403, 404, 409, 422, 429) },
   },
+  examples: simulateExamples,
 });
 
 /** SPEC 4.6: the charge read again at its provider. */
@@ -220,6 +286,30 @@ export const refundTransaction = operation({
       ...errorResponses(400, 401, 403, 404, 409, 422, 429, 502),
     },
   },
+  examples: {
+    request: { bank_account: refundBankAccount },
+    responses: {
+      200: {
+        data: {
+          ...boletoTransaction,
+          status: 'refunded',
+          paid_with: 'boleto',
+          paid_at: LATER,
+          refund: { status: 'succeeded' },
+        },
+      },
+      // The provider's answer was uncertain: still paid, refund pending until asked again or reconciled.
+      202: {
+        data: {
+          ...boletoTransaction,
+          status: 'paid',
+          paid_with: 'pix',
+          paid_at: LATER,
+          refund: { status: 'pending' },
+        },
+      },
+    },
+  },
 });
 
 /** SPEC 4.8: a new due date for an open boleto, an idempotent change sent to the provider. */
@@ -238,6 +328,14 @@ export const updateBoletoDueDate = operation({
       200: dataEnvelope(transactionView),
       202: dataEnvelope(transactionView),
       ...errorResponses(400, 401, 403, 404, 409, 422, 429, 502),
+    },
+  },
+  examples: {
+    request: { due_date: EXAMPLE_NEW_DUE_DATE },
+    responses: {
+      200: { data: { ...boletoTransaction, boleto_due_date: EXAMPLE_NEW_DUE_DATE, updated_at: LATER } },
+      // The provider's answer was uncertain: the date stays until the change is confirmed.
+      202: { data: { ...boletoTransaction, updated_at: LATER } },
     },
   },
 });
@@ -319,6 +417,11 @@ export const completeRefund = operation({
     body: completeRefundBody,
     response: { 200: dataEnvelope(transactionView), ...errorResponses(400, 401, 403, 404, 409, 422) },
   },
+  examples: {
+    request: {
+      evidence: { reference: 'E00000000202611241530abcdef123456', paid_on: '2026-11-24', amount: 48750 },
+    },
+  },
 });
 
 /** A refund awaiting an operator closed without money returned. */
@@ -335,4 +438,5 @@ export const cancelRefund = operation({
     body: cancelRefundBody,
     response: { 200: dataEnvelope(transactionView), ...errorResponses(400, 401, 403, 404, 409, 422) },
   },
+  examples: { request: { reason: 'O pagador pediu o valor como crédito na próxima mensalidade.' } },
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { dataEnvelope, errorEnvelope, idParams, listEnvelope, pageQuery } from '../envelopes.ts';
+import { TENANT, user } from '../examples.ts';
 import { operation } from '../operation.ts';
 import { passwordSchema } from '../password.ts';
 import { newPasswordBody, newUserBody, userDto } from '../users.ts';
@@ -25,6 +26,14 @@ export const createUser = operation({
       }),
       201: dataEnvelope(userDto).meta({ description: 'Created' }),
       409: errorEnvelope,
+    },
+  },
+  examples: {
+    request: {
+      email: 'ana.lima@example.com',
+      password: 'correta-cavalo-bateria-grampo',
+      role: 'tenant_admin',
+      tenant_id: TENANT,
     },
   },
 });
@@ -54,6 +63,7 @@ export const suspendUser = operation({
     params: idParams,
     response: { 200: dataEnvelope(userDto), 404: errorEnvelope, 409: errorEnvelope },
   },
+  examples: { responses: { 200: { data: { ...user, status: 'suspended' } } } },
 });
 
 export const reactivateUser = operation({
@@ -86,5 +96,9 @@ export const setUserPassword = operation({
       404: errorEnvelope,
       409: errorEnvelope,
     },
+  },
+  // Your own password (issue 23 item 2.4): the current one, as logged in with createSession's example.
+  examples: {
+    request: { password: 'outra-senha-longa-e-forte', current_password: 'correta-cavalo-bateria-grampo' },
   },
 });

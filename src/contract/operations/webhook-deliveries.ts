@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Role } from '../../aggregates/access.ts';
 import { dataEnvelope, errorResponses, idParams, listEnvelope } from '../envelopes.ts';
+import { TENANT, webhookDelivery } from '../examples.ts';
 import { operation } from '../operation.ts';
 import {
   attemptDto,
@@ -44,6 +45,25 @@ export const getWebhookDelivery = operation({
       ...errorResponses(401, 403, 404),
     },
   },
+  examples: {
+    responses: {
+      200: {
+        data: {
+          ...webhookDelivery,
+          attempts_log: [
+            {
+              attempt: 1,
+              started_at: '2026-11-23T14:05:10.003Z',
+              duration_ms: 184,
+              outcome: 'delivered',
+              status_code: 200,
+              error: null,
+            },
+          ],
+        },
+      },
+    },
+  },
 });
 
 export const resendWebhookDelivery = operation({
@@ -73,6 +93,11 @@ export const getWebhookCallbackSecret = operation({
     response: {
       200: dataEnvelope(callbackSecretView),
       ...errorResponses(401, 403, 404, 422),
+    },
+  },
+  examples: {
+    responses: {
+      200: { data: { tenant_id: TENANT, mode: 'test', secret: 'whsec_p2Xb7Tq9Lm4Kc8Vz1Nw6Rj3Hd5Gf0SaQ' } },
     },
   },
 });

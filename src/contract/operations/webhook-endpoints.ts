@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Role } from '../../aggregates/access.ts';
 import { dataEnvelope, errorEnvelope, idParams, listEnvelope } from '../envelopes.ts';
+import { TENANT, webhookEndpoint } from '../examples.ts';
 import { operation } from '../operation.ts';
 import {
   createdDto,
@@ -37,6 +38,15 @@ export const createWebhookEndpoint = operation({
       404: errorEnvelope,
       409: errorEnvelope,
     },
+  },
+  examples: {
+    request: {
+      tenant_id: TENANT,
+      url: 'https://loja.example.com/webhooks/calebe',
+      mode: 'test',
+      enabled: true,
+    },
+    responses: { 200: { data: webhookEndpoint } },
   },
 });
 
@@ -89,6 +99,17 @@ export const rotateWebhookEndpointSecret = operation({
     params: idParams,
     response: { 200: dataEnvelope(secretsDto), 404: errorEnvelope },
   },
+  examples: {
+    responses: {
+      200: {
+        data: {
+          secret: 'whsec_3yH7kLw2QpV9cT5nR1xZ8bM4fJ6dS0aE',
+          previous_secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+          previous_expires_at: '2026-11-24T14:05:09.412Z',
+        },
+      },
+    },
+  },
 });
 
 export const updateWebhookEndpoint = operation({
@@ -104,6 +125,7 @@ export const updateWebhookEndpoint = operation({
     body: updateEndpointBody,
     response: { 200: dataEnvelope(endpointDto), 404: errorEnvelope },
   },
+  examples: { request: { enabled: true } },
 });
 
 export const deleteWebhookEndpoint = operation({

@@ -19,9 +19,12 @@ import {
   toTransactionView,
 } from '../../commands/transactions/view.ts';
 import { chargePageParams } from '../../contract/charge-page.ts';
+import type { TagName } from '../../contract/tags.ts';
 import { ApiError } from '../errors.ts';
 import type { HttpServer } from '../fastify.ts';
 import { createPayerPageLimiter } from '../payer-page-limit.ts';
+
+const tags: TagName[] = ['Payer pages'];
 
 /** The one answer for a wrong, malformed or foreign signature and for an unknown id. */
 const notFound = () => new ApiError('not_found', 'The charge does not exist.');
@@ -155,6 +158,7 @@ export function registerChargePageRoutes(app: HttpServer, ctx: AppContext): void
           'status and, only while the charge is payable, how to pay. A simulated charge shows "SIMULADO — não ' +
           'pagável" and nothing scannable. The signature in the path is the access; a wrong signature ' +
           'and an unknown id are the same 404.',
+        tags,
         params: chargePageParams,
         response: {
           200: {
@@ -166,6 +170,13 @@ export function registerChargePageRoutes(app: HttpServer, ctx: AppContext): void
             description:
               'A page in Portuguese ("Cobrança não encontrada") for a wrong signature or an unknown charge',
             content: { 'text/html': { schema: z.string() } },
+          },
+        },
+      },
+      config: {
+        examples: {
+          responses: {
+            200: '<!doctype html><html lang="pt-BR"><head><meta charset="utf-8"><title>Cobrança Pix: R$ 159,90</title></head><body>…</body></html>',
           },
         },
       },
@@ -196,6 +207,7 @@ export function registerChargePageRoutes(app: HttpServer, ctx: AppContext): void
           'signature and an unknown id are the same 404 page as the charge page. The PDF is rendered once per ' +
           'version of the document (its ETag); send it back in If-None-Match to get 304 while it is current. ' +
           'Limited per client address with the charge page: 120 requests a minute, then 429.',
+        tags,
         params: chargePageParams,
         response: {
           200: {

@@ -1,9 +1,12 @@
 import { sql } from 'kysely';
 import type { AppContext } from '../../commands/context.ts';
 import { healthBody, readyBody } from '../../contract/health.ts';
+import type { TagName } from '../../contract/tags.ts';
 import { withTimeout } from '../../timeouts.ts';
 import { ApiError } from '../errors.ts';
 import type { HttpServer } from '../fastify.ts';
+
+const tags: TagName[] = ['Infrastructure'];
 
 export interface HealthOptions {
   /** How long each readiness check may take (SPEC 4.14 "with a timeout"). */
@@ -25,8 +28,10 @@ export function registerHealthRoutes(
       schema: {
         operationId: 'getHealth',
         summary: 'The process answers (no key)',
+        tags,
         response: { 200: healthBody },
       },
+      config: { examples: { responses: { 200: { status: 'ok' } } } },
     },
     async () => ({ status: 'ok' as const }),
   );
@@ -45,7 +50,11 @@ export function registerHealthRoutes(
         operationId: 'getReadiness',
         summary: 'The database and the rate-limit store answer (no key)',
         description: `Each check has its own ${timeoutMs} ms timeout. 503 not_ready names the failing checks.`,
+        tags,
         response: { 200: readyBody },
+      },
+      config: {
+        examples: { responses: { 200: { status: 'ready', checks: { database: 'ok', rate_limiter: 'ok' } } } },
       },
     },
     async (request) => {

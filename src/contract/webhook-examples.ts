@@ -1,0 +1,27 @@
+import { AT, LATER, paidTransaction, transaction } from './examples.ts';
+
+/**
+ * The examples of the `webhooks` section of /openapi.json: the two SPEC 6 event kinds, as a registered
+ * endpoint receives them.
+ */
+export const webhookExamples = {
+  'transaction.created': {
+    type: 'transaction.created',
+    timestamp: AT,
+    // Sent when the charge is registered, before the provider answered: nothing to pay yet.
+    data: {
+      ...transaction,
+      status: 'processing',
+      pix_copy_paste: null,
+      pix_qr_code: null,
+      expires_at: null,
+      previous_status: null,
+      sequence: 1,
+    },
+  },
+  'transaction.updated': {
+    type: 'transaction.updated',
+    timestamp: LATER,
+    data: { ...paidTransaction, previous_status: 'pending', sequence: 3 },
+  },
+};
