@@ -57,10 +57,12 @@ export {
   type ViewRefundBankAccount,
 } from './transaction/commands.ts';
 export {
+  addressFields,
   type BoletoDetails,
   type BoletoOptions,
   boletoDetails,
   type Diagnostics,
+  NO_ARTIFACTS,
   type RefundEvidence,
   type TransactionArtifacts,
   type TransactionEvent,

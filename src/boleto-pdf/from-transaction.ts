@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { BoletoDetails } from '../aggregates/transaction.ts';
+import { addressFields, type BoletoDetails } from '../aggregates/transaction.ts';
 import type { ChargeStatus } from '../charge-page/render.ts';
 import { type BoletoPdfInput, NOT_KNOWN } from './render.ts';
 
@@ -34,17 +34,7 @@ const requestFields = z.object({
       name: z.string().optional(),
       document: z.string().optional(),
       // SPEC 4.1: required on a new charge; a legacy record may lack it.
-      address: z
-        .object({
-          zip_code: z.string(),
-          street: z.string(),
-          number: z.string(),
-          complement: z.string().optional(),
-          district: z.string(),
-          city: z.string(),
-          state: z.string(),
-        })
-        .optional(),
+      address: z.object(addressFields).optional(),
     })
     .partial()
     .optional(),

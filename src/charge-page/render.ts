@@ -276,19 +276,8 @@ export async function renderChargePage(view: ChargePageView, options: RenderOpti
       ? 'Pagamento simulado: nenhum dinheiro foi movimentado.'
       : STATUS_NOTE[view.status];
 
-  return `<!doctype html>
-<html lang="pt-BR">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex, nofollow">
-<meta name="referrer" content="no-referrer">
-<title>${escapeHtml(`Cobrança ${formatBRL(view.amount)}${view.merchant_name ? ` de ${view.merchant_name}` : ''} — ${statusText}`)}</title>
-<style>${CSS}</style>
-</head>
-<body>
-<main>
-${banner}
+  const title = `Cobrança ${formatBRL(view.amount)}${view.merchant_name ? ` de ${view.merchant_name}` : ''} — ${statusText}`;
+  const main = `${banner}
 <div class="card">
   <h1>${view.merchant_name ? `Cobrança de <span class="merchant">${escapeHtml(view.merchant_name)}</span>` : 'Cobrança'}</h1>
   <p class="amount">${escapeHtml(formatBRL(view.amount))}</p>
@@ -300,11 +289,8 @@ ${rows.map(([k, v]) => `    <dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`)
   ${await instructions(view, now)}
 </div>
 <footer>Código da cobrança: ${escapeHtml(view.id)}</footer>
-</main>
-<script>${COPY_SCRIPT}</script>
-</body>
-</html>
 `;
+  return pageHtml(title, main, `<script>${COPY_SCRIPT}</script>\n`);
 }
 
 /**
@@ -312,6 +298,19 @@ ${rows.map(([k, v]) => `    <dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`)
  * page in Portuguese, never the API's JSON. It says nothing about which part is wrong, like the 404 itself.
  */
 export function renderNotFoundPage(): string {
+  return pageHtml(
+    'Cobrança não encontrada',
+    `<div class="card">
+  <h1>Cobrança não encontrada</h1>
+  <p class="note">${escapeHtml(NOT_FOUND_TEXT)}</p>
+  <p>Confira se o endereço foi copiado por inteiro. Se o problema continuar, peça um novo link a quem enviou a cobrança. Não faça nenhum pagamento a partir desta página.</p>
+</div>
+`,
+  );
+}
+
+/** Every page of the payer's: Portuguese, kept out of indexes and referrers, styled inline (CSP). */
+function pageHtml(title: string, main: string, scripts = ''): string {
   return `<!doctype html>
 <html lang="pt-BR">
 <head>
@@ -319,18 +318,13 @@ export function renderNotFoundPage(): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex, nofollow">
 <meta name="referrer" content="no-referrer">
-<title>Cobrança não encontrada</title>
+<title>${escapeHtml(title)}</title>
 <style>${CSS}</style>
 </head>
 <body>
 <main>
-<div class="card">
-  <h1>Cobrança não encontrada</h1>
-  <p class="note">${escapeHtml(NOT_FOUND_TEXT)}</p>
-  <p>Confira se o endereço foi copiado por inteiro. Se o problema continuar, peça um novo link a quem enviou a cobrança. Não faça nenhum pagamento a partir desta página.</p>
-</div>
-</main>
-</body>
+${main}</main>
+${scripts}</body>
 </html>
 `;
 }

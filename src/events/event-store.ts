@@ -100,6 +100,32 @@ export class DuplicateEventIdError extends Error {
   }
 }
 
+/** What every adapter refuses before writing anything: an empty batch, an expected version that is none. */
+export function checkAppend(events: readonly NewEvent[], expected: ExpectedVersion): void {
+  if (events.length === 0) throw new RangeError('append needs at least one event');
+  if (typeof expected === 'number' && (!Number.isInteger(expected) || expected < 0)) {
+    throw new RangeError(`invalid expected version ${expected}`);
+  }
+}
+
+/** The in-process listeners of {@link EventStore.onAppended}, which an adapter calls after each append. */
+export class AppendListeners {
+  private readonly listeners = new Set<() => void>();
+
+  add(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  notify(): void {
+    for (const listener of this.listeners) listener();
+  }
+
+  clear(): void {
+    this.listeners.clear();
+  }
+}
+
 export interface EventStore {
   readonly kind: 'postgres' | 'eventstoredb';
   /** Whether projections can run inside the append's transaction (PostgreSQL only). */

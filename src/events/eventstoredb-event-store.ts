@@ -18,8 +18,10 @@ import {
   StreamNotFoundError,
 } from '@eventstore/db-client';
 import {
+  AppendListeners,
   type AppendResult,
   type Checkpoint,
+  checkAppend,
   compareCheckpoints,
   type EventMetadata,
   type EventStore,
@@ -120,7 +122,7 @@ export class EventStoreDbEventStore implements EventStore {
   private readonly client: EventStoreDBClient;
   /** A client handed in may be shared, so only a client built here from a connection string is disposed. */
   private readonly ownsClient: boolean;
-  private readonly listeners = new Set<() => void>();
+  private readonly appended = new AppendListeners();
 
   constructor(connection: string | EventStoreDBClient) {
     this.ownsClient = typeof connection === 'string';
@@ -133,10 +135,7 @@ export class EventStoreDbEventStore implements EventStore {
     events: readonly NewEvent[],
     expected: ExpectedVersion,
   ): Promise<AppendResult> {
-    if (events.length === 0) throw new RangeError('append needs at least one event');
-    if (typeof expected === 'number' && (!Number.isInteger(expected) || expected < 0)) {
-      throw new RangeError(`invalid expected version ${expected}`);
-    }
+    checkAppend(events, expected);
     const proposed = events.map((e) =>
       jsonEvent({
         id: e.id,
@@ -168,7 +167,7 @@ export class EventStoreDbEventStore implements EventStore {
       commit !== undefined && commit >= 0n && commit <= BigInt(Number.MAX_SAFE_INTEGER)
         ? toNumber(commit)
         : await this.positionOf(stream, result.nextExpectedRevision);
-    for (const listener of this.listeners) listener();
+    this.appended.notify();
     return { version, position };
   }
 
@@ -236,12 +235,11 @@ export class EventStoreDbEventStore implements EventStore {
   }
 
   onAppended(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.appended.add(listener);
   }
 
   async close(): Promise<void> {
-    this.listeners.clear();
+    this.appended.clear();
     if (this.ownsClient) await this.client.dispose();
   }
 

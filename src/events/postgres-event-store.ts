@@ -3,8 +3,10 @@ import { constantQuery } from '../db/constant-query.ts';
 import type { Database } from '../db/schema.ts';
 import { executeSql, q, type SqlText } from '../db/sql-text.ts';
 import {
+  AppendListeners,
   type AppendResult,
   type Checkpoint,
+  checkAppend,
   DuplicateEventIdError,
   type EventMetadata,
   type EventStore,
@@ -86,6 +88,16 @@ function appended(stream: string, row: AppendedRow, event: NewEvent): RecordedEv
   });
 }
 
+/** What an append answers from the row of its last event. */
+function resultOf(row: Omit<AppendedRow, 'transaction_id'>): AppendResult {
+  const at = row.recorded_at;
+  return {
+    version: Number(row.version),
+    position: Number(row.global_position),
+    recordedAt: at instanceof Date ? at : new Date(at),
+  };
+}
+
 function isEventIdViolation(error: unknown): boolean {
   const e = error as { code?: string; constraint?: string; message?: string };
   return e?.code === '23505' && (e.constraint === 'events_event_id_key' || !!e.message?.includes('event_id'));
@@ -105,7 +117,7 @@ export interface NewStream {
 export class PostgresEventStore implements EventStore {
   readonly kind = 'postgres' as const;
   readonly supportsInlineProjections = true;
-  private readonly listeners = new Set<() => void>();
+  private readonly appended = new AppendListeners();
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -117,10 +129,7 @@ export class PostgresEventStore implements EventStore {
     events: readonly NewEvent[],
     expected: ExpectedVersion,
   ): Promise<AppendResult> {
-    if (events.length === 0) throw new RangeError('append needs at least one event');
-    if (typeof expected === 'number' && (!Number.isInteger(expected) || expected < 0)) {
-      throw new RangeError(`invalid expected version ${expected}`);
-    }
+    checkAppend(events, expected);
     const projections = this.projectionsFor(events);
     const fused = this.fusedProjections(stream, events, expected, projections);
     let result: AppendResult | undefined;
@@ -138,7 +147,7 @@ export class PostgresEventStore implements EventStore {
       if (!(error instanceof NoAppend) && !isEventIdViolation(error)) throw error;
     }
     result ??= await this.explainRefusal(stream, events, expected);
-    for (const listener of this.listeners) listener();
+    this.appended.notify();
     return result;
   }
 
@@ -153,10 +162,7 @@ export class PostgresEventStore implements EventStore {
    */
   async appendMany(appends: readonly StreamAppend[]): Promise<AppendResult[]> {
     for (const a of appends) {
-      if (a.events.length === 0) throw new RangeError('append needs at least one event');
-      if (typeof a.expected === 'number' && (!Number.isInteger(a.expected) || a.expected < 0)) {
-        throw new RangeError(`invalid expected version ${a.expected}`);
-      }
+      checkAppend(a.events, a.expected);
       if (a.unlessExists?.length && a.expected !== 'no_stream' && a.expected !== 0) {
         throw new RangeError('unlessExists guards only a no_stream append');
       }
@@ -176,15 +182,9 @@ export class PostgresEventStore implements EventStore {
         let last: (typeof rows)[number] | undefined;
         for (const r of rows)
           if (r.part === i && (!last || Number(r.version) > Number(last.version))) last = r;
-        const row = last as (typeof rows)[number];
-        const at = row.recorded_at;
-        return {
-          version: Number(row.version),
-          position: Number(row.global_position),
-          recordedAt: at instanceof Date ? at : new Date(at),
-        };
+        return resultOf(last as (typeof rows)[number]);
       });
-      for (const listener of this.listeners) listener();
+      this.appended.notify();
       return results;
     }
     let refused: StreamAppend | undefined;
@@ -215,15 +215,13 @@ export class PostgresEventStore implements EventStore {
     } catch (error) {
       if (isEventIdViolation(error)) throw new DuplicateEventIdError((appends[0] as StreamAppend).stream);
       if (!(error instanceof NoAppend) || !refused) throw error;
-      const { stream, expected } = refused;
-      const current = await this.db
-        .selectFrom('streams')
-        .select('version')
-        .where('stream_id', '=', stream)
-        .executeTakeFirst();
-      throw new WrongExpectedVersionError(stream, expected, current ? Number(current.version) : 'no_stream');
+      throw new WrongExpectedVersionError(
+        refused.stream,
+        refused.expected,
+        await this.versionOf(refused.stream),
+      );
     }
-    for (const listener of this.listeners) listener();
+    this.appended.notify();
     return results;
   }
 
@@ -281,12 +279,7 @@ export class PostgresEventStore implements EventStore {
   /** Why a one-statement `appendMany` wrote nothing: the first stream refused, as WrongExpectedVersionError. */
   private async refuseMany(appends: readonly StreamAppend[]): Promise<never> {
     for (const a of appends) {
-      const current = await this.db
-        .selectFrom('streams')
-        .select('version')
-        .where('stream_id', '=', a.stream)
-        .executeTakeFirst();
-      const actual = current ? Number(current.version) : 'no_stream';
+      const actual = await this.versionOf(a.stream);
       let blocked = actual !== 'no_stream';
       if (!blocked && a.unlessExists?.length) {
         const guard = await this.db
@@ -377,12 +370,7 @@ export class PostgresEventStore implements EventStore {
         select version, global_position, recorded_at from ins`,
       );
       const row = rows[0];
-      if (!row) return undefined;
-      return {
-        version: Number(row.version),
-        position: Number(row.global_position),
-        recordedAt: row.recorded_at instanceof Date ? row.recorded_at : new Date(row.recorded_at),
-      };
+      return row ? resultOf(row) : undefined;
     }
     // Issue 14: never the whole rows back. Inline projections get RecordedEvents built from the caller's
     // own objects (already validated by the registry) plus what only the insert knows: version, position,
@@ -410,12 +398,7 @@ export class PostgresEventStore implements EventStore {
         for (const p of projections) if (handles(p, event.type)) await p.handle(event, trx);
       }
     }
-    const at = last.recorded_at;
-    return {
-      version: Number(last.version),
-      position: Number(last.global_position),
-      recordedAt: at instanceof Date ? at : new Date(at),
-    };
+    return resultOf(last);
   }
 
   /**
@@ -509,7 +492,7 @@ export class PostgresEventStore implements EventStore {
       if (isEventIdViolation(error)) throw new DuplicateEventIdError(names[0] as string);
       throw error;
     }
-    for (const listener of this.listeners) listener();
+    this.appended.notify();
     return results;
   }
 
@@ -539,21 +522,20 @@ export class PostgresEventStore implements EventStore {
         stored.every((r, i) => r && r.stream_id === stream && Number(r.version) === first + i) &&
         (expected === 'any' || first - 1 === (expected === 'no_stream' ? 0 : expected));
       if (!sameBatch) throw new DuplicateEventIdError(stream);
-      const last = stored[stored.length - 1] as (typeof rows)[number];
       // As the first answer was: the retry is recognised, not appended again.
-      const at = last.recorded_at;
-      return {
-        version: Number(last.version),
-        position: Number(last.global_position),
-        recordedAt: at instanceof Date ? at : new Date(at),
-      };
+      return resultOf(stored[stored.length - 1] as (typeof rows)[number]);
     }
+    throw new WrongExpectedVersionError(stream, expected, await this.versionOf(stream));
+  }
+
+  /** The stream's current version, as a refusal names it. */
+  private async versionOf(stream: string): Promise<number | 'no_stream'> {
     const current = await this.db
       .selectFrom('streams')
       .select('version')
       .where('stream_id', '=', stream)
       .executeTakeFirst();
-    throw new WrongExpectedVersionError(stream, expected, current ? Number(current.version) : 'no_stream');
+    return current ? Number(current.version) : 'no_stream';
   }
 
   async read(stream: string, fromVersion = 1): Promise<RecordedEvent[]> {
@@ -582,12 +564,11 @@ export class PostgresEventStore implements EventStore {
   }
 
   onAppended(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.appended.add(listener);
   }
 
   async close(): Promise<void> {
-    this.listeners.clear();
+    this.appended.clear();
   }
 }
 

@@ -1,4 +1,4 @@
-import { type Insertable, type Selectable, sql, type Transaction, type Updateable } from 'kysely';
+import { type Insertable, type Selectable, sql } from 'kysely';
 import {
   STATUS_AFTER,
   statusAfter,
@@ -7,12 +7,13 @@ import {
   transactionEvents,
 } from '../aggregates/transaction.ts';
 import { storedDocumentSignature } from '../charge-page/stored-signature.ts';
-import type { Database, TransactionRequestsTable, TransactionsTable } from '../db/schema.ts';
+import type { TransactionRequestsTable, TransactionsTable } from '../db/schema.ts';
 import { q, type SqlText } from '../db/sql-text.ts';
 import { EventRegistry } from '../events/event-registry.ts';
 import type { RecordedEvent } from '../events/event-store.ts';
 import type { Projection } from '../events/projection.ts';
 import { defined, recordset, setExcluded, updateGuarded } from './batch-sql.ts';
+import { type RowChanges, updateInOrder } from './update-in-order.ts';
 
 // Payloads are decoded (upcast and validated) before use, as deciders see them.
 const registry = new EventRegistry(transactionEvents);
@@ -108,7 +109,7 @@ export const transactionsProjection: Projection = {
         .execute();
       return;
     }
-    await update(trx, recorded, event.data.transaction_id, changesOf(event));
+    await updateInOrder(trx, 'transactions', recorded, event.data.transaction_id, changesOf(event));
   },
 
   /** `handle` as CTEs of the append's statement (issue 14; see Projection.fused): same rows, same guards. */
@@ -256,7 +257,7 @@ function requestRow(d: Reserved, recorded: RecordedEvent): Insertable<Transactio
   };
 }
 
-type Changes = Omit<Updateable<TransactionsTable>, 'sequence' | 'updated_at'>;
+type Changes = RowChanges<'transactions'>;
 
 type LaterEvent = Exclude<TransactionEvent, { type: 'Transaction.Reserved' }>;
 
@@ -373,15 +374,6 @@ function columnsOf(row: object): SqlText {
 
 function valuesOf(row: object): SqlText {
   return q.join(Object.values(row));
-}
-
-async function update(trx: Transaction<Database>, recorded: RecordedEvent, id: string, changes: Changes) {
-  await trx
-    .updateTable('transactions')
-    .set({ ...changes, sequence: recorded.version, updated_at: recorded.recordedAt })
-    .where('id', '=', id)
-    .where('sequence', '<', String(recorded.version))
-    .execute();
 }
 
 const instant = (iso: string | null) => (iso === null ? null : new Date(iso));

@@ -1,14 +1,13 @@
-import { sql, type Transaction, type Updateable } from 'kysely';
+import { sql } from 'kysely';
 import { type WebhookEndpointEvent, webhookEndpointEvents } from '../aggregates/webhook-endpoint.ts';
-import type { Database, WebhookEndpointsTable } from '../db/schema.ts';
 import { EventRegistry } from '../events/event-registry.ts';
-import type { RecordedEvent } from '../events/event-store.ts';
 import type { Projection } from '../events/projection.ts';
+import { type RowChanges, updateInOrder } from './update-in-order.ts';
 
 // Payloads are decoded (upcast and validated) before use, as deciders see them.
 const registry = new EventRegistry(webhookEndpointEvents);
 
-type Changes = Omit<Updateable<WebhookEndpointsTable>, 'sequence' | 'updated_at'>;
+type Changes = RowChanges<'webhook_endpoints'>;
 
 /** The columns an event other than the registration sets. */
 function changesOf(
@@ -77,19 +76,10 @@ export const webhookEndpointsProjection: Projection = {
         .execute();
       return;
     }
-    await update(trx, recorded, event.data.endpoint_id, changesOf(event, at));
+    await updateInOrder(trx, 'webhook_endpoints', recorded, event.data.endpoint_id, changesOf(event, at));
   },
 
   async reset(trx) {
     await sql`truncate webhook_endpoints`.execute(trx);
   },
 };
-
-async function update(trx: Transaction<Database>, recorded: RecordedEvent, id: string, changes: Changes) {
-  await trx
-    .updateTable('webhook_endpoints')
-    .set({ ...changes, sequence: recorded.version, updated_at: recorded.recordedAt })
-    .where('id', '=', id)
-    .where('sequence', '<', String(recorded.version))
-    .execute();
-}

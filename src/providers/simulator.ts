@@ -1,4 +1,9 @@
-import type { BoletoOptions, ChargeMethod, TransactionArtifacts } from '../aggregates/transaction.ts';
+import {
+  type BoletoOptions,
+  type ChargeMethod,
+  NO_ARTIFACTS,
+  type TransactionArtifacts,
+} from '../aggregates/transaction.ts';
 import {
   type ChargesCapability,
   type IssuedCharge,
@@ -71,15 +76,8 @@ export const simulatorReference = (transactionId: string) => `sim_${transactionI
 
 export function simulatedArtifacts(request: SimulatedChargeInput): TransactionArtifacts {
   const base: TransactionArtifacts = {
+    ...NO_ARTIFACTS,
     provider_reference: simulatorReference(request.transactionId),
-    pix_copy_paste: null,
-    pix_qr_code: null,
-    expires_at: null,
-    boleto_url: null,
-    boleto_digitable_line: null,
-    boleto_barcode: null,
-    boleto_pix_copy_paste: null,
-    boleto_pix_expires_at: null,
   };
   if (request.method === 'pix') {
     const marker = `${SIMULATOR_PIX_MARKER}:${request.transactionId}`;

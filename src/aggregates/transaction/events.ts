@@ -90,7 +90,8 @@ const diagnostics = {
 const diagnosticsSchema = z.strictObject(diagnostics);
 export type Diagnostics = z.infer<typeof diagnosticsSchema>;
 
-const address = z.strictObject({
+/** The payer's address fields (SPEC 4.1), also what a boleto prints (src/boleto-pdf/from-transaction.ts). */
+export const addressFields = {
   zip_code: z.string(),
   street: z.string(),
   number: z.string(),
@@ -98,7 +99,8 @@ const address = z.strictObject({
   district: z.string(),
   city: z.string(),
   state: z.string(),
-});
+};
+const address = z.strictObject(addressFields);
 const customer = z.strictObject({
   name: z.string().optional(),
   document: z.string().optional(),
@@ -221,6 +223,18 @@ const artifacts = z.strictObject({
   boleto_details: boletoDetails.nullable().optional(),
 });
 export type TransactionArtifacts = z.infer<typeof artifacts>;
+/** Before the provider answered: nothing issued yet. */
+export const NO_ARTIFACTS: TransactionArtifacts = {
+  provider_reference: null,
+  pix_copy_paste: null,
+  pix_qr_code: null,
+  expires_at: null,
+  boleto_url: null,
+  boleto_digitable_line: null,
+  boleto_barcode: null,
+  boleto_pix_copy_paste: null,
+  boleto_pix_expires_at: null,
+};
 
 const issuedData = z.strictObject({
   transaction_id: txnId,

@@ -1,9 +1,10 @@
-import type {
-  Diagnostics,
-  TransactionArtifacts,
-  TransactionEvent,
-  TransactionReservedData,
-  VaultReference,
+import {
+  type Diagnostics,
+  NO_ARTIFACTS,
+  type TransactionArtifacts,
+  type TransactionEvent,
+  type TransactionReservedData,
+  type VaultReference,
 } from './events.ts';
 import { STATUS_AFTER, statusAfter } from './status.ts';
 import type { ChargeMethod, RefundRoute, RefundStatus, TransactionStatus } from './vocabulary.ts';
@@ -54,17 +55,6 @@ export interface DuplicateRefund {
   readonly attemptedAt: string | null;
 }
 
-const NO_ARTIFACTS: TransactionArtifacts = {
-  provider_reference: null,
-  pix_copy_paste: null,
-  pix_qr_code: null,
-  expires_at: null,
-  boleto_url: null,
-  boleto_digitable_line: null,
-  boleto_barcode: null,
-  boleto_pix_copy_paste: null,
-  boleto_pix_expires_at: null,
-};
 export const NO_DIAGNOSTICS: Diagnostics = {
   provider_error_code: null,
   provider_error_message: null,

@@ -17,10 +17,8 @@ import { EMULATOR_CODES, type Environment, error, ok, type Route, type WireReque
  * and the call log gets the same masked copy (`maskedForCallLog`).
  */
 
-export interface EmulatedRegister {
-  readonly id: number;
-  readonly lotId: number;
-  readonly sandbox: boolean;
+/** A register as a request asks for it, validated (`validRegister`). */
+interface RegisterInput {
   readonly receiverName: string;
   readonly identity: string;
   readonly amount: number;
@@ -28,6 +26,12 @@ export interface EmulatedRegister {
   readonly compensationDate: string;
   /** `BankData` with the account masked: the emulator never holds the whole account. */
   readonly bankData: Readonly<Record<string, unknown>>;
+}
+
+export interface EmulatedRegister extends RegisterInput {
+  readonly id: number;
+  readonly lotId: number;
+  readonly sandbox: boolean;
   readonly createdOn: string;
   transferred: boolean;
   returned: boolean;
@@ -52,15 +56,6 @@ export interface EmulatedLot {
     readonly number: string;
     readonly dueDate: string;
   } | null;
-}
-
-interface RegisterInput {
-  readonly receiverName: string;
-  readonly identity: string;
-  readonly amount: number;
-  readonly identification: string;
-  readonly compensationDate: string;
-  readonly bankData: Readonly<Record<string, unknown>>;
 }
 
 /** The last two digits stay, so a test or an operator can tell accounts apart; the rest never enters. */
