@@ -1,67 +1,17 @@
 import { z } from 'zod';
-import { apiKeyListQuery, apiKeyView, createApiKeyBody, issuedKey } from '../../src/contract/api-keys.ts';
-import { auditEntry, auditQuery } from '../../src/contract/audit.ts';
 import { chargePageParams } from '../../src/contract/charge-page.ts';
 import { newBoletoBody, newPixBody, panelBoletoBody } from '../../src/contract/charges.ts';
-import {
-  costCenterListQuery,
-  costCenterView,
-  createCostCenterBody,
-  updateCostCenterBody,
-} from '../../src/contract/cost-centers.ts';
-import { dataEnvelope, idParams, listEnvelope, pageQuery } from '../../src/contract/envelopes.ts';
 import { healthBody, readyBody } from '../../src/contract/health.ts';
-import { createProviderBody, providerDto, updateProviderBody } from '../../src/contract/providers.ts';
-import {
-  cancelRefundBody,
-  completeRefundBody,
-  refundBankAccountView,
-  refundQueueItem,
-  refundQueueQuery,
-} from '../../src/contract/refunds.ts';
-import { createRuleBody, ruleDto, ruleListQuery, updateRuleBody } from '../../src/contract/rules.ts';
-import { loginBody, sessionCreated } from '../../src/contract/sessions.ts';
-import { paymentSettings, updatePaymentSettingsBody } from '../../src/contract/settings.ts';
-import { adminSummary, summaryQuery } from '../../src/contract/summary.ts';
-import {
-  tenantBody,
-  tenantDto,
-  tenantListQuery,
-  tenantTypeBody,
-  tenantTypeDto,
-} from '../../src/contract/tenants.ts';
-import {
-  dueDateBody,
-  panelTransactionQuery,
-  publicTransactionQuery,
-  refundBody,
-  simulateBody,
-  transactionEvent,
-  transactionRequestView,
-  transactionView,
-} from '../../src/contract/transactions.ts';
-import { newPasswordBody, newUserBody, userDto } from '../../src/contract/users.ts';
-import {
-  attemptDto,
-  callbackSecretQuery,
-  callbackSecretView,
-  deliveryDto,
-  deliveryListQuery,
-} from '../../src/contract/webhook-deliveries.ts';
-import {
-  createdDto,
-  createEndpointBody,
-  endpointDto,
-  endpointListQuery,
-  secretsDto,
-  updateEndpointBody,
-} from '../../src/contract/webhook-endpoints.ts';
+import type { Operation as ContractOperation } from '../../src/contract/operation.ts';
+import { OPERATION_MODULES } from '../../src/contract/operations/index.ts';
+import { newPasswordBody, newUserBody } from '../../src/contract/users.ts';
 
 /**
  * Every operation of the gateway (SPEC 9: one SDK method per operation), keyed by the operationId of
- * /openapi.json. The request schemas are the server's own (src/http/contract, src/http/schemas.ts), so a
- * request the SDK lets through is one the route's schema accepts; test/drift.test.ts fails when the served
- * document has an operation missing here, or one whose method, path, credential or Idempotency-Key differs.
+ * /openapi.json. The bound operations are read from the contract objects the server mounts
+ * (src/contract/operations), so a request the SDK lets through is one the route's schema accepts;
+ * test/drift.test.ts fails when the served document has an operation missing here, or one whose method,
+ * path, credential or Idempotency-Key differs.
  */
 export interface Operation {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -80,495 +30,124 @@ export interface Operation {
   response: z.ZodType | 'text' | 'bytes' | 'empty';
 }
 
-const op = <const O extends Operation>(o: O) => o;
+/** fastify's `/v1/transactions/:id` as OpenAPI's `/v1/transactions/{id}`. */
+type OpenApiPath<P extends string> = P extends `${infer Head}:${infer Name}/${infer Rest}`
+  ? `${Head}{${Name}}/${OpenApiPath<Rest>}`
+  : P extends `${infer Head}:${infer Name}`
+    ? `${Head}{${Name}}`
+    : P;
 
-/** The strict creation bodies (SPEC 9 "createPix is strict"): phone and address required, as for any new charge. */
-const panelNewBoletoBody = newBoletoBody.extend({ tenant_id: panelBoletoBody.shape.tenant_id });
+type Auth<A> = A extends { auth: infer T extends 'api_key' | 'session' } ? T : 'none';
+
+type Idempotency<A> = A extends { idempotencyKey: true }
+  ? { idempotency: 'required' }
+  : A extends { idempotencyKey: 'optional' }
+    ? { idempotency: 'optional' }
+    : unknown;
+
+/** A schema member present on the contract, under the SDK's name; absent stays absent. */
+type Member<S, From extends string, To extends string> = S extends { [K in From]: infer V extends z.ZodType }
+  ? { [K in To]: V }
+  : unknown;
+
+type BodyOptional<S> = S extends { body: infer B extends z.ZodType }
+  ? undefined extends z.input<B>
+    ? { bodyOptional: true }
+    : unknown
+  : unknown;
+
+/** The statuses written out in the contract (`errorResponses` adds a number index, never a 2xx). */
+type Declared<R> = { [K in keyof R as number extends K ? never : K]: R[K] };
+
+/** The answer the client types: the creation's 201, else the 200 (replays and 202s share its shape), 204 empty. */
+type Success<R> = 201 extends keyof Declared<R>
+  ? Declared<R>[201]
+  : 200 extends keyof Declared<R>
+    ? Declared<R>[200]
+    : 'empty';
+
+type FromContract<O extends ContractOperation> = {
+  method: O['method'];
+  path: OpenApiPath<O['path']>;
+  auth: Auth<O['access']>;
+  response: Success<O['schema']['response']>;
+} & Idempotency<O['access']> &
+  Member<O['schema'], 'params', 'params'> &
+  Member<O['schema'], 'querystring', 'query'> &
+  Member<O['schema'], 'body', 'body'> &
+  BodyOptional<O['schema']>;
+
+/** Each module's exports (distributed over the modules: their shared keys are none). */
+type Exports<Module> = Module extends object ? Module[keyof Module] : never;
+
+type ExportedOperations<M extends readonly object[]> = Extract<Exports<M[number]>, ContractOperation>;
+
+type ByOperationId<M extends readonly object[]> = {
+  [O in ExportedOperations<M> as O['schema']['operationId']]: FromContract<O>;
+};
+
+function isContractOperation(value: unknown): value is ContractOperation {
+  return typeof value === 'object' && value !== null && 'method' in value && 'schema' in value;
+}
+
+function fromContract(o: ContractOperation): Operation {
+  const { params, querystring, body, response } = o.schema;
+  const success = response[201] ?? response[200];
+  return {
+    method: o.method as Operation['method'],
+    path: o.path.replace(/:([^/]+)/g, '{$1}'),
+    auth: o.access.auth ?? 'none',
+    ...(o.access.idempotencyKey === true ? { idempotency: 'required' } : {}),
+    ...(o.access.idempotencyKey === 'optional' ? { idempotency: 'optional' } : {}),
+    ...(params ? { params } : {}),
+    ...(querystring ? { query: querystring } : {}),
+    ...(body ? { body } : {}),
+    ...(body?.safeParse(undefined).success ? { bodyOptional: true } : {}),
+    response: success ?? 'empty',
+  };
+}
+
+/** The operations the contract modules export, keyed by operationId (the literal keys the client's methods need). */
+function byOperationId<const M extends readonly object[]>(modules: M): ByOperationId<M> {
+  const operations: Record<string, Operation> = {};
+  for (const module of modules) {
+    for (const value of Object.values(module)) {
+      if (isContractOperation(value)) operations[value.schema.operationId] = fromContract(value);
+    }
+  }
+  return operations as ByOperationId<M>;
+}
+
+const contract = byOperationId(OPERATION_MODULES);
+
+const op = <const O extends Operation>(o: O) => o;
 
 /*
  * The password rule (12 to 72 bytes) lives with the identity commands, which load bcrypt: the SDK checks the
- * rest of these bodies and leaves that one rule to the server (src/http/contract/users.ts).
+ * rest of these bodies and leaves that one rule to the server (src/contract/password.ts).
  */
 const userBody = newUserBody(z.string());
 const passwordBody = newPasswordBody(z.string());
 
-const transaction = dataEnvelope(transactionView);
-const idOnly = { params: idParams };
-
 export const OPERATIONS = {
-  // Infrastructure (SPEC 4.14)
+  // Infrastructure (SPEC 4.14): raw routes, not contract operations
   getHealth: op({ method: 'GET', path: '/health', auth: 'none', response: healthBody }),
   getReadiness: op({ method: 'GET', path: '/ready', auth: 'none', response: readyBody }),
 
-  // Panel sessions (SPEC 5.6, 5.9)
-  createSession: op({
-    method: 'POST',
-    path: '/admin/sessions',
-    auth: 'none',
-    body: loginBody,
-    response: dataEnvelope(sessionCreated),
-  }),
-  deleteCurrentSession: op({
-    method: 'DELETE',
-    path: '/admin/sessions/current',
-    auth: 'session',
-    response: 'empty',
-  }),
+  ...contract,
 
-  // Providers, rules and the production payments control (SPEC 2.7, 2.8, 4.14)
-  createProvider: op({
-    method: 'POST',
-    path: '/admin/providers',
-    auth: 'session',
-    body: createProviderBody,
-    response: dataEnvelope(providerDto),
-  }),
-  listProviders: op({
-    method: 'GET',
-    path: '/admin/providers',
-    auth: 'session',
-    query: pageQuery,
-    response: listEnvelope(providerDto),
-  }),
-  getProvider: op({
-    method: 'GET',
-    path: '/admin/providers/{id}',
-    auth: 'session',
-    ...idOnly,
-    response: dataEnvelope(providerDto),
-  }),
-  updateProvider: op({
-    method: 'PATCH',
-    path: '/admin/providers/{id}',
-    auth: 'session',
-    ...idOnly,
-    body: updateProviderBody,
-    response: dataEnvelope(providerDto),
-  }),
-  createRoutingRule: op({
-    method: 'POST',
-    path: '/admin/rules',
-    auth: 'session',
-    body: createRuleBody,
-    response: dataEnvelope(ruleDto),
-  }),
-  listRoutingRules: op({
-    method: 'GET',
-    path: '/admin/rules',
-    auth: 'session',
-    query: ruleListQuery,
-    response: listEnvelope(ruleDto),
-  }),
-  updateRoutingRule: op({
-    method: 'PATCH',
-    path: '/admin/rules/{id}',
-    auth: 'session',
-    ...idOnly,
-    body: updateRuleBody,
-    response: dataEnvelope(ruleDto),
-  }),
-  getPaymentSettings: op({
-    method: 'GET',
-    path: '/admin/settings/payments',
-    auth: 'session',
-    response: dataEnvelope(paymentSettings),
-  }),
-  updatePaymentSettings: op({
-    method: 'PATCH',
-    path: '/admin/settings/payments',
-    auth: 'session',
-    body: updatePaymentSettingsBody,
-    response: dataEnvelope(paymentSettings),
-  }),
+  // The strict creation bodies (SPEC 9 "createPix is strict"): phone and address required, as for any new
+  // charge; the server's own bodies also take a legacy replay, which the SDK leaves to `request`.
+  createPix: { ...contract.createPix, body: newPixBody },
+  createBoleto: { ...contract.createBoleto, body: newBoletoBody },
+  createPanelBoleto: {
+    ...contract.createPanelBoleto,
+    body: newBoletoBody.extend({ tenant_id: panelBoletoBody.shape.tenant_id }),
+  },
+  createUser: { ...contract.createUser, body: userBody },
+  setUserPassword: { ...contract.setUserPassword, body: passwordBody },
 
-  // Reports (SPEC 4.14)
-  listAuditEntries: op({
-    method: 'GET',
-    path: '/admin/audit',
-    auth: 'session',
-    query: auditQuery,
-    response: listEnvelope(auditEntry),
-  }),
-  getAdminSummary: op({
-    method: 'GET',
-    path: '/admin/summary',
-    auth: 'session',
-    query: summaryQuery,
-    response: dataEnvelope(adminSummary),
-  }),
-
-  // API keys (SPEC 5.2 to 5.4)
-  createApiKey: op({
-    method: 'POST',
-    path: '/admin/api-keys',
-    auth: 'session',
-    idempotency: 'required',
-    body: createApiKeyBody,
-    response: dataEnvelope(issuedKey),
-  }),
-  listApiKeys: op({
-    method: 'GET',
-    path: '/admin/api-keys',
-    auth: 'session',
-    query: apiKeyListQuery,
-    response: listEnvelope(apiKeyView),
-  }),
-  revokeApiKey: op({
-    method: 'DELETE',
-    path: '/admin/api-keys/{id}',
-    auth: 'session',
-    ...idOnly,
-    response: dataEnvelope(apiKeyView),
-  }),
-
-  // Tenant types, tenants and users (SPEC 1, 2.7, 5.7)
-  createTenantType: op({
-    method: 'POST',
-    path: '/admin/tenant-types',
-    auth: 'session',
-    idempotency: 'required',
-    body: tenantTypeBody,
-    response: dataEnvelope(tenantTypeDto),
-  }),
-  listTenantTypes: op({
-    method: 'GET',
-    path: '/admin/tenant-types',
-    auth: 'session',
-    query: pageQuery,
-    response: listEnvelope(tenantTypeDto),
-  }),
-  createTenant: op({
-    method: 'POST',
-    path: '/admin/tenants',
-    auth: 'session',
-    idempotency: 'required',
-    body: tenantBody,
-    response: dataEnvelope(tenantDto),
-  }),
-  listTenants: op({
-    method: 'GET',
-    path: '/admin/tenants',
-    auth: 'session',
-    query: tenantListQuery,
-    response: listEnvelope(tenantDto),
-  }),
-  getTenant: op({
-    method: 'GET',
-    path: '/admin/tenants/{id}',
-    auth: 'session',
-    ...idOnly,
-    response: dataEnvelope(tenantDto),
-  }),
-  suspendTenant: op({
-    method: 'POST',
-    path: '/admin/tenants/{id}/suspend',
-    auth: 'session',
-    ...idOnly,
-    response: dataEnvelope(tenantDto),
-  }),
-  reactivateTenant: op({
-    method: 'POST',
-    path: '/admin/tenants/{id}/reactivate',
-    auth: 'session',
-    ...idOnly,
-    response: dataEnvelope(tenantDto),
-  }),
-  createUser: op({
-    method: 'POST',
-    path: '/admin/users',
-    auth: 'session',
-    idempotency: 'required',
-    body: userBody,
-    response: dataEnvelope(userDto),
-  }),
-  listUsers: op({
-    method: 'GET',
-    path: '/admin/users',
-    auth: 'session',
-    query: pageQuery,
-    response: listEnvelope(userDto),
-  }),
-  suspendUser: op({
-    method: 'POST',
-    path: '/admin/users/{id}/suspend',
-    auth: 'session',
-    ...idOnly,
-    response: dataEnvelope(userDto),
-  }),
-  reactivateUser: op({
-    method: 'POST',
-    path: '/admin/users/{id}/reactivate',
-    auth: 'session',
-    ...idOnly,
-    response: dataEnvelope(userDto),
-  }),
-  setUserPassword: op({
-    method: 'POST',
-    path: '/admin/users/{id}/password',
-    auth: 'session',
-    ...idOnly,
-    body: passwordBody,
-    response: 'empty',
-  }),
-
-  // Cost centers (SPEC 4.12)
-  listCostCenters: op({
-    method: 'GET',
-    path: '/v1/cost-centers',
-    auth: 'api_key',
-    query: costCenterListQuery,
-    response: listEnvelope(costCenterView),
-  }),
-  createCostCenter: op({
-    method: 'POST',
-    path: '/v1/cost-centers',
-    auth: 'api_key',
-    idempotency: 'optional',
-    body: createCostCenterBody,
-    response: dataEnvelope(costCenterView),
-  }),
-  getCostCenter: op({
-    method: 'GET',
-    path: '/v1/cost-centers/{id}',
-    auth: 'api_key',
-    ...idOnly,
-    response: dataEnvelope(costCenterView),
-  }),
-  updateCostCenter: op({
-    method: 'PATCH',
-    path: '/v1/cost-centers/{id}',
-    auth: 'api_key',
-    ...idOnly,
-    body: updateCostCenterBody,
-    response: dataEnvelope(costCenterView),
-  }),
-
-  // Webhook endpoints and deliveries (SPEC 6; panel only)
-  createWebhookEndpoint: op({
-    method: 'POST',
-    path: '/admin/webhook-endpoints',
-    auth: 'session',
-    idempotency: 'required',
-    body: createEndpointBody,
-    response: dataEnvelope(createdDto),
-  }),
-  listWebhookEndpoints: op({
-    method: 'GET',
-    path: '/admin/webhook-endpoints',
-    auth: 'session',
-    query: endpointListQuery,
-    response: listEnvelope(endpointDto),
-  }),
-  getWebhookEndpoint: op({
-    method: 'GET',
-    path: '/admin/webhook-endpoints/{id}',
-    auth: 'session',
-    ...idOnly,
-    response: dataEnvelope(endpointDto),
-  }),
-  updateWebhookEndpoint: op({
-    method: 'PATCH',
-    path: '/admin/webhook-endpoints/{id}',
-    auth: 'session',
-    ...idOnly,
-    body: updateEndpointBody,
-    response: dataEnvelope(endpointDto),
-  }),
-  deleteWebhookEndpoint: op({
-    method: 'DELETE',
-    path: '/admin/webhook-endpoints/{id}',
-    auth: 'session',
-    ...idOnly,
-    response: 'empty',
-  }),
-  getWebhookEndpointSecret: op({
-    method: 'GET',
-    path: '/admin/webhook-endpoints/{id}/secret',
-    auth: 'session',
-    ...idOnly,
-    response: dataEnvelope(secretsDto),
-  }),
-  rotateWebhookEndpointSecret: op({
-    method: 'POST',
-    path: '/admin/webhook-endpoints/{id}/rotate-secret',
-    auth: 'session',
-    ...idOnly,
-    response: dataEnvelope(secretsDto),
-  }),
-  listWebhookDeliveries: op({
-    method: 'GET',
-    path: '/admin/webhook-deliveries',
-    auth: 'session',
-    query: deliveryListQuery,
-    response: listEnvelope(deliveryDto),
-  }),
-  getWebhookDelivery: op({
-    method: 'GET',
-    path: '/admin/webhook-deliveries/{id}',
-    auth: 'session',
-    ...idOnly,
-    response: dataEnvelope(deliveryDto.extend({ attempts_log: z.array(attemptDto) })),
-  }),
-  resendWebhookDelivery: op({
-    method: 'POST',
-    path: '/admin/webhook-deliveries/{id}/resend',
-    auth: 'session',
-    ...idOnly,
-    response: dataEnvelope(deliveryDto),
-  }),
-  getWebhookCallbackSecret: op({
-    method: 'GET',
-    path: '/admin/webhook-callback-secret',
-    auth: 'session',
-    query: callbackSecretQuery,
-    response: dataEnvelope(callbackSecretView),
-  }),
-
-  // Charges (SPEC 4.1, 4.2)
-  createPix: op({
-    method: 'POST',
-    path: '/v1/pix',
-    auth: 'api_key',
-    idempotency: 'required',
-    body: newPixBody,
-    response: transaction,
-  }),
-  createBoleto: op({
-    method: 'POST',
-    path: '/v1/boleto',
-    auth: 'api_key',
-    idempotency: 'required',
-    body: newBoletoBody,
-    response: transaction,
-  }),
-  createPanelBoleto: op({
-    method: 'POST',
-    path: '/admin/boleto',
-    auth: 'session',
-    idempotency: 'required',
-    body: panelNewBoletoBody,
-    response: transaction,
-  }),
-
-  // Transactions (SPEC 4.3 to 4.8)
-  getTransaction: op({
-    method: 'GET',
-    path: '/v1/transactions/{id}',
-    auth: 'api_key',
-    ...idOnly,
-    response: transaction,
-  }),
-  getTransactionRequest: op({
-    method: 'GET',
-    path: '/v1/transactions/{id}/request',
-    auth: 'api_key',
-    ...idOnly,
-    response: dataEnvelope(transactionRequestView),
-  }),
-  listTransactions: op({
-    method: 'GET',
-    path: '/v1/transactions',
-    auth: 'api_key',
-    query: publicTransactionQuery,
-    response: listEnvelope(transactionView),
-  }),
-  listPanelTransactions: op({
-    method: 'GET',
-    path: '/admin/transactions',
-    auth: 'session',
-    query: panelTransactionQuery,
-    response: listEnvelope(transactionView),
-  }),
-  listPanelTransactionEvents: op({
-    method: 'GET',
-    path: '/admin/transactions/{id}/events',
-    auth: 'session',
-    ...idOnly,
-    response: dataEnvelope(z.array(transactionEvent)),
-  }),
-  getPanelTransactionRequest: op({
-    method: 'GET',
-    path: '/admin/transactions/{id}/request',
-    auth: 'session',
-    ...idOnly,
-    response: dataEnvelope(transactionRequestView),
-  }),
-  simulateTransaction: op({
-    method: 'POST',
-    path: '/v1/transactions/{id}/simulate',
-    auth: 'api_key',
-    ...idOnly,
-    body: simulateBody,
-    response: transaction,
-  }),
-  simulatePanelTransaction: op({
-    method: 'POST',
-    path: '/admin/transactions/{id}/simulate',
-    auth: 'session',
-    ...idOnly,
-    body: simulateBody,
-    response: transaction,
-  }),
-  refreshTransaction: op({
-    method: 'POST',
-    path: '/v1/transactions/{id}/refresh',
-    auth: 'api_key',
-    ...idOnly,
-    response: transaction,
-  }),
-  refundTransaction: op({
-    method: 'POST',
-    path: '/v1/transactions/{id}/refund',
-    auth: 'api_key',
-    idempotency: 'required',
-    ...idOnly,
-    body: refundBody,
-    bodyOptional: true,
-    response: transaction,
-  }),
-  updateBoletoDueDate: op({
-    method: 'PATCH',
-    path: '/v1/transactions/{id}/boleto',
-    auth: 'api_key',
-    idempotency: 'required',
-    ...idOnly,
-    body: dueDateBody,
-    response: transaction,
-  }),
-
-  // Refunds awaiting an operator (panel): a boleto paid by boleto refunded by a person's transfer.
-  listRefundsAwaitingOperator: op({
-    method: 'GET',
-    path: '/admin/refunds',
-    auth: 'session',
-    query: refundQueueQuery,
-    response: listEnvelope(refundQueueItem),
-  }),
-  readRefundBankAccount: op({
-    method: 'GET',
-    path: '/admin/refunds/{id}/bank-account',
-    auth: 'session',
-    ...idOnly,
-    response: dataEnvelope(refundBankAccountView),
-  }),
-  completeRefund: op({
-    method: 'POST',
-    path: '/admin/refunds/{id}/complete',
-    auth: 'session',
-    ...idOnly,
-    body: completeRefundBody,
-    response: transaction,
-  }),
-  cancelRefund: op({
-    method: 'POST',
-    path: '/admin/refunds/{id}/cancel',
-    auth: 'session',
-    ...idOnly,
-    body: cancelRefundBody,
-    response: transaction,
-  }),
-
-  // Payer pages (SPEC 2.2 `document_url`, `boleto_url`): the signed URL is the access
+  // Payer pages (SPEC 2.2 `document_url`, `boleto_url`), raw routes: the signed URL is the access
   getChargePage: op({
     method: 'GET',
     path: '/cobranca/{id}/{signature}',

@@ -35,6 +35,8 @@ export interface OperationSchema {
   readonly response: Readonly<Record<number, z.ZodType>>;
 }
 
+export type OperationMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+
 /**
  * Examples of an operation in /openapi.json, where its schemas' components do not give them (a component's
  * example, src/contract/component-examples.ts, already shows `{ data: X }` and `{ data: [X], meta }`).
@@ -51,11 +53,16 @@ export interface OperationExamples {
  * One operation of the public API: method, path, access and schema. Server and SDK read the same object;
  * a feature binds it to its handler (src/commands/bind.ts) and src/http mounts it.
  */
-export interface Operation<S extends OperationSchema = OperationSchema> {
-  readonly method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+export interface Operation<
+  S extends OperationSchema = OperationSchema,
+  M extends OperationMethod = OperationMethod,
+  P extends string = string,
+  A extends OperationAccess = OperationAccess,
+> {
+  readonly method: M;
   /** fastify's spelling: `/v1/transactions/:id/refund`. */
-  readonly path: string;
-  readonly access: OperationAccess;
+  readonly path: P;
+  readonly access: A;
   /**
    * Answers built by typed code and large enough to matter (issue 14, B3) are written by a serializer
    * compiled once from the response schema: every status (`compiled`) or only 2xx (`compiled-success`).
@@ -67,6 +74,12 @@ export interface Operation<S extends OperationSchema = OperationSchema> {
   readonly examples?: OperationExamples;
 }
 
-export function operation<const S extends OperationSchema>(op: Operation<S>): Operation<S> {
+/** Keeps every literal (method, path, access, schema) in the type: the SDK's methods are typed from them. */
+export function operation<
+  const S extends OperationSchema,
+  const M extends OperationMethod,
+  const P extends string,
+  const A extends OperationAccess,
+>(op: Operation<S, M, P, A>): Operation<S, M, P, A> {
   return op;
 }
