@@ -7,6 +7,7 @@ import { loadApiKey } from './api-keys/api-key-record.ts';
 import { issueApiKey } from './api-keys/issue/handler.ts';
 import type { CommandDeps } from './command-handler.ts';
 import { claimIdempotencyKey } from './idempotency.ts';
+import { livemodeOf } from './tenancy.ts';
 import { createTenant } from './tenants/create/handler.ts';
 import { createTenantType } from './tenants/create-type/handler.ts';
 import { loadTenant } from './tenants/tenant-record.ts';
@@ -103,7 +104,7 @@ export async function bootstrapDemo(deps: CommandDeps, metadata: EventMetadata):
         {
           keyId,
           tenantId,
-          livemode: mode === 'live',
+          livemode: livemodeOf(mode),
           name: `Demo ${mode} key`,
           scopes: SCOPES,
           accessProfile: 'standard',

@@ -1,9 +1,22 @@
 import { type Kysely, sql } from 'kysely';
+import { DomainError } from '../aggregates/decider.ts';
 import { ApiError } from '../aggregates/errors.ts';
+import { constantQuery } from '../db/constant-query.ts';
 import type { Database } from '../db/schema.ts';
 import type { CommandDeps } from './command-handler.ts';
 import type { SessionPrincipal } from './principal.ts';
 import { loadTenant } from './tenants/tenant-record.ts';
+
+/**
+ * Tenancy (SPEC 5.5, 5.7; DESIGN.md "Feature modules"): who sees which tenant's records, who writes them,
+ * when a tenant's credentials stop, and the mode a key acts in. Every rule is spelled here once; the
+ * `tenants.ancestor_ids` column holds root first, the tenant itself last, so a subtree is `@> {root}`
+ * (GIN index) and a tenant's chain is the tenants whose id is `any(ancestor_ids)`.
+ */
+
+type ReadDeps = Pick<CommandDeps, 'store' | 'registry'>;
+
+// --- Tree scope -----------------------------------------------------------------------------------------
 
 /**
  * SPEC 5.7: a super_admin sees every tenant; a tenant_admin or viewer sees its own tenant and descendants.
@@ -14,6 +27,18 @@ export function treeRoot(principal: SessionPrincipal): string | undefined {
   if (principal.role === 'super_admin') return undefined;
   if (!principal.tenantId) throw new ApiError('forbidden');
   return principal.tenantId;
+}
+
+/**
+ * The subtree test as constant SQL text, for statements prepared once (issue 14): `ancestorIds` is the
+ * column holding a tenant's chain, `root` the placeholder or expression naming the subtree's root.
+ */
+export const inSubtreeText = (ancestorIds: string, root: string) =>
+  `${ancestorIds} @> array[${root}]::text[]`;
+
+/** A where-clause fragment: the `tenants` row (its `ancestor_ids` column) lies in the subtree of `root`. */
+export function tenantRowInSubtreeSql(root: string) {
+  return sql<boolean>`ancestor_ids @> array[${root}]::text[]`;
 }
 
 /** Whether `tenantId` exists and lies inside the principal's tree (index-backed: GIN on ancestor_ids). */
@@ -27,7 +52,7 @@ export async function isInTree(
     .selectFrom('tenants')
     .select('id')
     .where('id', '=', tenantId)
-    .$if(root !== undefined, (q) => q.where(sql<boolean>`ancestor_ids @> array[${root}]::text[]`))
+    .$if(root !== undefined, (q) => q.where(tenantRowInSubtreeSql(root as string)))
     .executeTakeFirst();
   return row !== undefined;
 }
@@ -48,12 +73,12 @@ export function tenantInTreeSql(principal: SessionPrincipal, column = 'tenant_id
 /** A where-clause fragment limiting `column` to the subtree rooted at `root`, or true when undefined. */
 export function tenantInSubtreeSql(root: string | undefined, column: string) {
   if (root === undefined) return sql<boolean>`true`;
-  return sql<boolean>`${sql.ref(column)} in (select id from tenants where ancestor_ids @> array[${root}]::text[])`;
+  return sql<boolean>`${sql.ref(column)} in (select id from tenants where ${tenantRowInSubtreeSql(root)})`;
 }
 
 /** Whether `tenantId` is `rootTenantId` or one of its descendants (folded from the tenant's stream). */
 export async function isTenantInTree(
-  deps: Pick<CommandDeps, 'store' | 'registry'>,
+  deps: ReadDeps,
   rootTenantId: string,
   tenantId: string,
 ): Promise<boolean> {
@@ -61,3 +86,69 @@ export async function isTenantInTree(
   const tenant = await loadTenant(deps, tenantId);
   return tenant?.ancestor_ids.includes(rootTenantId) ?? false;
 }
+
+/**
+ * SPEC 4.4: the tenant a key's list reads, its own unless the query names one of its descendants; any
+ * other tenant answers `404 not_found`.
+ */
+export async function keyListRoot(deps: ReadDeps, keyTenantId: string, tenantId?: string): Promise<string> {
+  const root = tenantId ?? keyTenantId;
+  if (!(await isTenantInTree(deps, keyTenantId, root))) throw new ApiError('not_found');
+  return root;
+}
+
+// --- Own-tenant writes ----------------------------------------------------------------------------------
+
+/**
+ * SPEC 5.5: a key reads its descendants' records but writes only its own tenant's; a descendant's record
+ * answers `403 forbidden` with `message` (one outside the tree was already a 404 when it was read).
+ */
+export function requireOwnTenant(keyTenantId: string, recordTenantId: string, message: string): void {
+  if (recordTenantId !== keyTenantId) throw new DomainError('forbidden', message);
+}
+
+// --- The exact tenant's subaccount (issue 28) goes here: like a write, it is the record's own tenant's,
+// never an ancestor's, so it sits beside requireOwnTenant.
+
+// --- Suspended ancestors --------------------------------------------------------------------------------
+
+/**
+ * SPEC 5.5: whether a tenant or one of its ancestors is suspended, as constant SQL text given the column
+ * holding the tenant's chain (`ancestorIds`, when the tenant row is already joined) ...
+ */
+export const chainSuspendedText = (ancestorIds: string) =>
+  `exists (select 1 from tenants a where a.id = any(${ancestorIds}) and a.status = 'suspended')`;
+
+/** ... or given the expression naming the tenant's id (a null id: not suspended). */
+export const tenantSuspendedText = (tenantId: string) =>
+  `exists (select 1 from tenants t join tenants a on a.id = any(t.ancestor_ids)
+    where t.id = ${tenantId} and a.status = 'suspended')`;
+
+const tenantSuspended = constantQuery<{ suspended: boolean }>(
+  `select ${tenantSuspendedText('$1')} as suspended`,
+);
+
+/** SPEC 5.5: a tenant whose tenant or ancestor is suspended acts no more: `403 tenant_suspended`. */
+export async function requireTenantActive(db: Kysely<Database>, tenantId: string): Promise<void> {
+  const { rows } = await tenantSuspended(db, [tenantId]);
+  if (rows[0]?.suspended) throw new ApiError('tenant_suspended');
+}
+
+/**
+ * SPEC 5.5 `cannot_suspend_self`: whether `tenantId` is the actor's own tenant or one above it (folded
+ * from the actor tenant's stream).
+ */
+export async function isOwnOrAbove(
+  deps: ReadDeps,
+  actorTenantId: string,
+  tenantId: string,
+): Promise<boolean> {
+  return isTenantInTree(deps, tenantId, actorTenantId);
+}
+
+// --- Mode -----------------------------------------------------------------------------------------------
+
+/** SPEC 5.1: the mode a key acts in, as the API names it, from the `livemode` its records carry. */
+export type Mode = 'live' | 'test';
+export const modeOf = (livemode: boolean): Mode => (livemode ? 'live' : 'test');
+export const livemodeOf = (mode: Mode): boolean => mode === 'live';

@@ -1,4 +1,5 @@
 import type { AppContext } from '../commands/context.ts';
+import { chainSuspendedText } from '../commands/tenancy.ts';
 import { digestsEqual, livemodeOfKey, sha256Hex } from '../crypto/secrets.ts';
 import { constantQuery } from '../db/constant-query.ts';
 import type { AccessProfile, ApiKeyPrincipal, Authenticator, Scope } from './auth.ts';
@@ -22,7 +23,7 @@ interface KeyRow {
  */
 export const KEY_BY_DIGEST_SQL = `
   select k.id, k.secret_sha256, k.tenant_id, k.livemode, k.scopes, k.access_profile, k.revoked_at,
-    exists (select 1 from tenants a where a.id = any(t.ancestor_ids) and a.status = 'suspended') as suspended
+    ${chainSuspendedText('t.ancestor_ids')} as suspended
   from api_keys k join tenants t on t.id = k.tenant_id
   where k.secret_sha256 = $1`;
 const keyByDigest = constantQuery<KeyRow>(KEY_BY_DIGEST_SQL);

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { AppContext } from '../commands/context.ts';
+import { tenantSuspendedText } from '../commands/tenancy.ts';
 import { digestsEqual, SESSION_TOKEN_PREFIX, sha256Hex } from '../crypto/secrets.ts';
 import type { Authenticator, Role, SessionPrincipal } from './auth.ts';
 import { AUTH_MESSAGES } from './auth-messages.ts';
@@ -44,10 +45,7 @@ export function createSessionAuthenticator(
     await ctx.referenceReadsCaughtUp?.();
     const { rows } = await sql<SessionRow>`
       select s.id, s.token_sha256, s.user_id, s.expires_at, s.revoked_at, u.role, u.tenant_id, u.status as user_status,
-        exists (
-          select 1 from tenants t join tenants a on a.id = any(t.ancestor_ids)
-          where t.id = u.tenant_id and a.status = 'suspended'
-        ) as suspended
+        ${sql.raw(tenantSuspendedText('u.tenant_id'))} as suspended
       from sessions s join users u on u.id = s.user_id
       where s.token_sha256 = ${digest}`.execute(ctx.db);
     const row = rows[0];

@@ -1,6 +1,7 @@
 import { type Selectable, sql } from 'kysely';
 import { documentSigningSecret } from '../charge-page/signing-secret.ts';
 import type { AppContext } from '../commands/context.ts';
+import { modeOf } from '../commands/tenancy.ts';
 import { disableGoneWebhookEndpoint } from '../commands/webhook-endpoints/disable-gone/handler.ts';
 import { endpointSigningSecrets } from '../commands/webhook-endpoints/secrets.ts';
 import type { WebhookDeliveriesTable, WebhookDeliveryStatus, WebhookMessagesTable } from '../db/schema.ts';
@@ -235,7 +236,7 @@ export class WebhookDeliveryWorker {
   private async destination(delivery: Claimed): Promise<Destination | string> {
     if (delivery.destination === 'callback') {
       const root = await documentSigningSecret(this.ctx.config);
-      const mode = delivery.livemode ? 'live' : 'test';
+      const mode = modeOf(delivery.livemode);
       return {
         url: delivery.callback_url as string,
         secrets: [callbackWebhookSecret(root, delivery.tenant_id, mode)],

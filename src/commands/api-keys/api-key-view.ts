@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { apiKeyView } from '../../contract/api-keys.ts';
 import type { AppContext } from '../context.ts';
+import { modeOf } from '../tenancy.ts';
 import { type ApiKeyRecord, apiKeyStream } from './api-key-record.ts';
 
 export type ApiKeyView = z.infer<typeof apiKeyView>;
@@ -19,7 +20,7 @@ export async function viewOf(ctx: AppContext, record: ApiKeyRecord): Promise<Api
     id: record.id,
     tenant_id: record.tenant_id,
     name: record.name,
-    mode: record.livemode ? 'live' : 'test',
+    mode: modeOf(record.livemode),
     scopes: record.scopes,
     access_profile: record.access_profile,
     prefix: record.prefix,

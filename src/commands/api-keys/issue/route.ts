@@ -12,7 +12,7 @@ import { newId } from '../../../ids.ts';
 import { Answer, bind } from '../../bind.ts';
 import type { AppContext } from '../../context.ts';
 import { claimIdempotencyKey } from '../../idempotency.ts';
-import { requireTenantInTree } from '../../tenancy.ts';
+import { livemodeOf, requireTenantInTree } from '../../tenancy.ts';
 import { identityDeps } from '../../users/identity-deps.ts';
 import { loadApiKey } from '../api-key-record.ts';
 import { viewOf } from '../api-key-view.ts';
@@ -72,7 +72,7 @@ function precheck(req: IssueRequest, profile: AccessProfile, createdBy: string):
       keyId: 'key_precheck',
       tenantId: req.tenant_id,
       tenantExists: true,
-      livemode: req.mode === 'live',
+      livemode: livemodeOf(req.mode),
       name: req.name,
       scopes: req.scopes,
       accessProfile: profile,
@@ -101,7 +101,7 @@ async function issueOrReplay(
       {
         keyId,
         tenantId: req.tenant_id,
-        livemode: req.mode === 'live',
+        livemode: livemodeOf(req.mode),
         name: req.name,
         scopes: req.scopes,
         accessProfile: req.access_profile,

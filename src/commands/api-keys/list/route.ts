@@ -1,7 +1,7 @@
 import { SCOPES, type Scope } from '../../../aggregates/access.ts';
 import { listApiKeys } from '../../../contract/operations/api-keys.ts';
 import { bind } from '../../bind.ts';
-import { requireTenantInTree, tenantInTreeSql } from '../../tenancy.ts';
+import { modeOf, requireTenantInTree, tenantInTreeSql } from '../../tenancy.ts';
 import { type ApiKeyView, iso } from '../api-key-view.ts';
 
 /** Keys of the caller's tree, newest first, never the secret (SPEC 5.7). No handler: nothing is decided. */
@@ -37,7 +37,7 @@ export const listRoute = bind(listApiKeys, async (call, ctx) => {
         id: r.id,
         tenant_id: r.tenant_id,
         name: r.name,
-        mode: r.livemode ? 'live' : 'test',
+        mode: modeOf(r.livemode),
         scopes: r.scopes.filter((s): s is Scope => known.has(s)),
         access_profile: r.access_profile,
         prefix: r.prefix,

@@ -1,16 +1,13 @@
-import { ApiError } from '../../../aggregates/errors.ts';
 import { listCostCenters } from '../../../contract/operations/cost-centers.ts';
 import { bind } from '../../bind.ts';
-import { isTenantInTree, tenantInSubtreeSql } from '../../tenancy.ts';
+import { keyListRoot, tenantInSubtreeSql } from '../../tenancy.ts';
 import type { CostCenterRecord } from '../record.ts';
 
 /** SPEC 4.12: centers of the key's tree from the read model, oldest first. No handler: nothing is decided. */
 export const listRoute = bind(listCostCenters, async (call, ctx) => {
   const principal = call.apiKey();
   const { limit, offset, active, tenant_id, include_descendants } = call.query;
-  const root = tenant_id ?? principal.tenantId;
-  const deps = { store: ctx.store, registry: ctx.events };
-  if (!(await isTenantInTree(deps, principal.tenantId, root))) throw new ApiError('not_found');
+  const root = await keyListRoot({ store: ctx.store, registry: ctx.events }, principal.tenantId, tenant_id);
   const rows = await ctx.db
     .selectFrom('cost_centers')
     .select(['id', 'tenant_id', 'name', 'active', 'created_at', 'updated_at'])

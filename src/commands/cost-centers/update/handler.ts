@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { type CostCenterCommand, type CostCenterEvent, costCenter } from '../../../aggregates/cost-center.ts';
-import { DomainError, fold, isDomainError } from '../../../aggregates/decider.ts';
+import { fold, isDomainError } from '../../../aggregates/decider.ts';
 import { type EventMetadata, type NewEvent, WrongExpectedVersionError } from '../../../events/event-store.ts';
 import type { CommandDeps } from '../../command-handler.ts';
+import { requireOwnTenant } from '../../tenancy.ts';
 import { type CostCenterRecord, costCenterStream, mustLoadCostCenter, readCostCenter } from '../record.ts';
 
 export interface UpdateCostCenterInput {
@@ -24,9 +25,7 @@ export async function updateCostCenter(
   metadata: EventMetadata,
 ): Promise<CostCenterRecord> {
   const current = await readCostCenter(deps, input.keyTenantId, input.costCenterId);
-  if (current.tenant_id !== input.keyTenantId) {
-    throw new DomainError('forbidden', "A key changes only its own tenant's cost centers.");
-  }
+  requireOwnTenant(input.keyTenantId, current.tenant_id, "A key changes only its own tenant's cost centers.");
   const commands: CostCenterCommand[] = [];
   if (input.name !== undefined) commands.push({ kind: 'rename', name: input.name.trim() });
   if (input.active !== undefined) commands.push({ kind: input.active ? 'reactivate' : 'deactivate' });

@@ -8,6 +8,7 @@ import { randomSecret, SESSION_TOKEN_PREFIX, sha256Hex } from '../../../crypto/s
 import type { EventMetadata } from '../../../events/event-store.ts';
 import { newId } from '../../../ids.ts';
 import { handleCommand } from '../../command-handler.ts';
+import { tenantSuspendedText } from '../../tenancy.ts';
 import type { IdentityDeps } from '../../users/identity-deps.ts';
 import type { UserView } from '../../users/user-view.ts';
 
@@ -59,10 +60,7 @@ export async function login(
 
   // The comparison took a while: re-read, so a password change or suspension committed meanwhile wins.
   const { rows } = await sql<Pick<UserRow, 'status' | 'password_hash'> & { tenant_suspended: boolean }>`
-    select u.status, u.password_hash, exists (
-      select 1 from tenants t join tenants a on a.id = any(t.ancestor_ids)
-      where t.id = u.tenant_id and a.status = 'suspended'
-    ) as tenant_suspended
+    select u.status, u.password_hash, ${sql.raw(tenantSuspendedText('u.tenant_id'))} as tenant_suspended
     from users u where u.id = ${user.id}`.execute(deps.db);
   const current = rows[0];
   if (current?.status !== 'active' || current.password_hash !== user.password_hash)

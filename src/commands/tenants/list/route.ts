@@ -1,7 +1,6 @@
-import { sql } from 'kysely';
 import { listTenants } from '../../../contract/operations/tenants.ts';
 import { bind } from '../../bind.ts';
-import { treeRoot } from '../../tenancy.ts';
+import { tenantRowInSubtreeSql, treeRoot } from '../../tenancy.ts';
 import { toTenantDto } from '../tenant-dto.ts';
 
 /** All tenants for a super_admin, the caller's own tree otherwise (SPEC 5.7). No handler: nothing is decided. */
@@ -11,7 +10,7 @@ export const listRoute = bind(listTenants, async (call, ctx) => {
   const rows = await ctx.db
     .selectFrom('tenants')
     .select(['id', 'name', 'type_id', 'parent_id', 'status'])
-    .$if(root !== undefined, (q) => q.where(sql<boolean>`ancestor_ids @> array[${root}]::text[]`))
+    .$if(root !== undefined, (q) => q.where(tenantRowInSubtreeSql(root as string)))
     .$if(status !== undefined, (q) => q.where('status', '=', status ?? 'active'))
     .orderBy('created_at')
     .orderBy('id')

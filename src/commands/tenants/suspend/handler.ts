@@ -2,7 +2,8 @@ import { DomainError } from '../../../aggregates/decider.ts';
 import { tenant } from '../../../aggregates/tenant.ts';
 import type { EventMetadata } from '../../../events/event-store.ts';
 import { type CommandDeps, handleCommand } from '../../command-handler.ts';
-import { existingTenant, loadTenant, type TenantRecord, tenantStream } from '../tenant-record.ts';
+import { isOwnOrAbove } from '../../tenancy.ts';
+import { existingTenant, type TenantRecord, tenantStream } from '../tenant-record.ts';
 
 export interface SuspendTenantOptions {
   /** The acting user's tenant: SPEC 7 `cannot_suspend_self` forbids suspending it or one above it. */
@@ -20,8 +21,7 @@ export async function suspendTenant(
   opts: SuspendTenantOptions = {},
 ): Promise<TenantRecord> {
   if (opts.actorTenantId) {
-    const own = await loadTenant(deps, opts.actorTenantId);
-    if (own?.ancestor_ids.includes(tenantId)) {
+    if (await isOwnOrAbove(deps, opts.actorTenantId, tenantId)) {
       throw new DomainError('cannot_suspend_self', 'You cannot suspend your own tenant or one above it.');
     }
   }

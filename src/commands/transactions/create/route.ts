@@ -1,11 +1,10 @@
-import { sql } from 'kysely';
 import { DomainError } from '../../../aggregates/decider.ts';
 import { ApiError } from '../../../aggregates/errors.ts';
 import { IDEMPOTENCY_REPLAYED } from '../../../contract/envelopes.ts';
 import { createBoleto, createPanelBoleto, createPix } from '../../../contract/operations/transactions.ts';
 import { Answer, bind, type Call } from '../../bind.ts';
 import type { AppContext } from '../../context.ts';
-import { requireTenantInTree } from '../../tenancy.ts';
+import { requireTenantActive, requireTenantInTree } from '../../tenancy.ts';
 import { findTransactionRow, toTransactionView } from '../view.ts';
 import { type ChargeBody, createCharge } from './handler.ts';
 
@@ -85,10 +84,7 @@ export const createRoutes = [
       });
     }
     await requireTenantInTree(ctx.db, principal, tenantId);
-    const { rows } = await sql<{ suspended: boolean }>`
-      select exists (select 1 from tenants a join tenants t on a.id = any(t.ancestor_ids)
-        where t.id = ${tenantId} and a.status = 'suspended') as suspended`.execute(ctx.db);
-    if (rows[0]?.suspended) throw new ApiError('tenant_suspended');
+    await requireTenantActive(ctx.db, tenantId);
     return create(ctx, 'boleto', '/admin/boleto', call, body, { tenantId, livemode: true });
   }),
 ];

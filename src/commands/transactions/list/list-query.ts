@@ -3,6 +3,7 @@ import pg from 'pg';
 import type { z } from 'zod';
 import type { publicTransactionQuery } from '../../../contract/transactions.ts';
 import type { Database, TransactionsTable } from '../../../db/schema.ts';
+import { inSubtreeText } from '../../tenancy.ts';
 
 /**
  * SPEC 4.3's list as constant SQL text per filter shape (issue 14, B3): the gateway's CPU per page was the
@@ -134,7 +135,7 @@ function textOf(shape: string, scope: Scope, q: ListFilters): string {
     page = `select t.* from tenants s cross join lateral (
           select x.* from transactions x where x.tenant_id = s.id and ${where.join(' and ')}
           ${order} limit ${inner}) t
-        where s.ancestor_ids @> array[${root}]::text[]
+        where ${inSubtreeText('s.ancestor_ids', root)}
         order by t.created_at desc, t.id desc limit ${p()} offset ${p()}`;
   } else {
     if (scope.root !== undefined) where.push(`x.tenant_id = ${p()}`);

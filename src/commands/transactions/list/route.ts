@@ -1,10 +1,9 @@
-import { ApiError } from '../../../aggregates/errors.ts';
 import { documentSigningSecret } from '../../../charge-page/signing-secret.ts';
 import { listPanelTransactions, listTransactions } from '../../../contract/operations/transactions.ts';
 import { bind } from '../../bind.ts';
 import type { AppContext } from '../../context.ts';
 import { costCenterNames } from '../../cost-centers/names.ts';
-import { isTenantInTree, requireTenantInTree, treeRoot } from '../../tenancy.ts';
+import { keyListRoot, requireTenantInTree, treeRoot } from '../../tenancy.ts';
 import { listViewContext, transactionListViewOf } from '../view.ts';
 import { type ListFilters, listRows, type Scope } from './list-query.ts';
 
@@ -31,9 +30,11 @@ export const listRoutes = [
   bind(listTransactions, async (call, ctx) => {
     const principal = call.apiKey();
     const { include_descendants, ...q } = call.query;
-    const root = q.tenant_id ?? principal.tenantId;
-    const deps = { store: ctx.store, registry: ctx.events };
-    if (!(await isTenantInTree(deps, principal.tenantId, root))) throw new ApiError('not_found');
+    const root = await keyListRoot(
+      { store: ctx.store, registry: ctx.events },
+      principal.tenantId,
+      q.tenant_id,
+    );
     return listPage(ctx, { root, subtree: include_descendants, livemode: principal.livemode }, q);
   }),
   bind(listPanelTransactions, async (call, ctx) => {

@@ -5,6 +5,7 @@ import { Answer, type Call } from '../../bind.ts';
 import { type CommandDeps, handleCommand } from '../../command-handler.ts';
 import type { AppContext } from '../../context.ts';
 import { requireScopes } from '../../principal.ts';
+import { requireOwnTenant } from '../../tenancy.ts';
 import { findTransactionRow, readableTransaction, type TransactionView, toTransactionView } from '../view.ts';
 import type { ChangeContext, ChangeOutcome } from './idempotent-change.ts';
 import { transactionStream } from './stream.ts';
@@ -49,12 +50,11 @@ export function transactionRouteHelpers(ctx: AppContext) {
   const ownTransaction = async (call: ChargeCall) => {
     const principal = call.apiKey();
     const row = await readableTransaction(ctx, principal, call.params.id);
-    if (row.tenant_id !== principal.tenantId) {
-      throw new ApiError(
-        'forbidden',
-        "The transaction belongs to a descendant tenant; use that tenant's key.",
-      );
-    }
+    requireOwnTenant(
+      principal.tenantId,
+      row.tenant_id,
+      "The transaction belongs to a descendant tenant; use that tenant's key.",
+    );
     return { principal, row };
   };
 
