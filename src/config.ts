@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { CHARGE_METHODS } from './aggregates/transaction/vocabulary.ts';
 import { weakKeyReason, weakSecretReason } from './crypto/secrets.ts';
 
 /** An exact browser origin as browsers send it: scheme, host and optional port; no path, no trailing slash. */
@@ -92,7 +93,7 @@ export const liveScopeEntry = z.strictObject({
   reference: z.string().min(1).max(255),
   idempotency_key: z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/),
   amount: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
-  method: z.enum(['pix', 'boleto']).default('pix'),
+  method: z.enum(CHARGE_METHODS).default('pix'),
 });
 export type LiveScopeEntry = z.infer<typeof liveScopeEntry>;
 

@@ -93,6 +93,8 @@ export {
   REFUND_ROUTES,
   type RefundRoute,
   type RefundStatus,
+  STORED_METHODS,
+  type StoredMethod,
   TRANSACTION_STATUSES,
   type TransactionStatus,
 } from './transaction/vocabulary.ts';

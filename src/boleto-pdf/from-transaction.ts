@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { addressFields, type BoletoDetails } from '../aggregates/transaction.ts';
+import { addressFields, type BoletoDetails, type StoredMethod } from '../aggregates/transaction.ts';
 import type { ChargeStatus } from '../charge-page/render.ts';
 import { type BoletoPdfInput, NOT_KNOWN } from './render.ts';
 
@@ -12,7 +12,7 @@ import { type BoletoPdfInput, NOT_KNOWN } from './render.ts';
 /** The Transaction fields (SPEC 2.2, same names) the PDF needs. */
 export interface BoletoTransaction {
   id: string;
-  method: 'pix' | 'boleto' | 'credit_card';
+  method: StoredMethod;
   status: ChargeStatus;
   amount: number;
   reference: string;

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import QRCode from 'qrcode';
+import type { ChargeMethod, StoredMethod } from '../aggregates/transaction.ts';
 
 /**
  * The charge page a payer opens from `document_url` (SPEC 2.2), server-rendered in Portuguese.
@@ -25,7 +26,7 @@ export interface ChargePageView {
   id: string;
   /** Who is charging: the tenant's current name (SPEC 2.2 `tenant_id`, resolved by the route). */
   merchant_name?: string | null;
-  method: 'pix' | 'boleto' | 'credit_card';
+  method: StoredMethod;
   status: ChargeStatus;
   /** Integer centavos. */
   amount: number;
@@ -44,7 +45,7 @@ export interface ChargePageView {
   boleto_digitable_line: string | null;
   boleto_pix_copy_paste: string | null;
   boleto_pix_expires_at: string | null;
-  paid_with: 'boleto' | 'pix' | null;
+  paid_with: ChargeMethod | null;
   pix_automatic_authorization_id?: string | null;
   scheduled_due_date?: string | null;
 }

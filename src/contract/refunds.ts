@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CHARGE_METHODS, STORED_METHODS } from '../aggregates/transaction/vocabulary.ts';
 import { pageQuery, queryBoolean } from './envelopes.ts';
 
 /**
@@ -14,9 +15,9 @@ export const refundQueueItem = z
     transaction_id: z.string(),
     tenant_id: z.string(),
     livemode: z.boolean(),
-    method: z.enum(['pix', 'boleto', 'credit_card']),
+    method: z.enum(STORED_METHODS),
     amount: z.number().int().meta({ description: 'The amount to return, in centavos (the whole charge).' }),
-    paid_with: z.enum(['pix', 'boleto']).nullable(),
+    paid_with: z.enum(CHARGE_METHODS).nullable(),
     refund: z.object({
       status: z.enum(['pending', 'failed']).meta({
         description: '`pending`: never paid out; `failed`: the bank returned the transfer.',

@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import { CHARGE_METHODS, STORED_METHODS } from '../aggregates/transaction/vocabulary.ts';
 import { pageQuery, queryBoolean } from './envelopes.ts';
 import { utf8Text } from './text.ts';
 
 /**
  * The HTTP contract of transactions (SPEC 2.2, 2.3, 4.3 to 4.8): the response views and the request schemas
  * of their routes. Shared by the routes and the SDK (issue 15 item 3), so neither can drift from the other;
- * pure (zod only), because the SDK bundles it.
+ * pure (zod and the aggregate's import-free vocabulary only), because the SDK bundles it.
  */
 
 /** SPEC 2.2 Transaction, as every public read and creation answers it. */
@@ -17,7 +18,7 @@ export const transactionView = z
     retained_amount: z.number().int(),
     currency: z.string(),
     status: z.enum(['processing', 'pending', 'paid', 'expired', 'failed', 'unknown', 'refunded']),
-    method: z.enum(['pix', 'boleto', 'credit_card']),
+    method: z.enum(STORED_METHODS),
     reference: z.string(),
     description: z.string(),
     simulated: z.boolean(),
@@ -39,7 +40,7 @@ export const transactionView = z
     boleto_barcode: z.string().nullable(),
     boleto_pix_copy_paste: z.string().nullable(),
     boleto_pix_expires_at: z.string().nullable(),
-    paid_with: z.enum(['pix', 'boleto']).nullable(),
+    paid_with: z.enum(CHARGE_METHODS).nullable(),
     paid_at: z.string().nullable(),
     duplicate_payment_at: z.string().nullable(),
     split: z

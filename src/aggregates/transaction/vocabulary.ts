@@ -20,6 +20,13 @@ export const CHARGE_METHODS = ['pix', 'boleto'] as const;
 export type ChargeMethod = (typeof CHARGE_METHODS)[number];
 
 /**
+ * SPEC 2.2 `method` of a stored charge, as reads answer it: the created methods and `credit_card`, which the
+ * SPEC allows on stored rows before the card feature creates any.
+ */
+export const STORED_METHODS = [...CHARGE_METHODS, 'credit_card'] as const;
+export type StoredMethod = (typeof STORED_METHODS)[number];
+
+/**
  * What a charge is for its policy (DESIGN.md "Feature modules"): today one kind per method. A Pix Automatic
  * debit will be a kind of its own while its method stays `pix` (SPEC 4.11), so policies are keyed by kind.
  */

@@ -1,5 +1,6 @@
 import { DomainError } from '../../aggregates/decider.ts';
 import { PRIORITY_MAX } from '../../aggregates/routing-rule.ts';
+import { CHARGE_METHODS } from '../../aggregates/transaction.ts';
 import type { Config } from '../../config.ts';
 import type { EventMetadata } from '../../events/event-store.ts';
 import type { Logger } from '../../logger.ts';
@@ -41,14 +42,14 @@ export async function bootstrapSimulator(deps: ProviderDeps, logger: Logger): Pr
         name: 'Simulator',
         kind: 'simulator',
         environment: 'sandbox',
-        enabledMethods: ['pix', 'boleto'],
+        enabledMethods: [...CHARGE_METHODS],
         isMarketplace: false,
       },
       metadata,
     );
     created ||= r.created;
   });
-  for (const method of ['pix', 'boleto'] as const) {
+  for (const method of CHARGE_METHODS) {
     await keepExisting(async () => {
       const r = await createRoutingRule(
         deps,

@@ -1,5 +1,6 @@
 import { DomainError } from '../../../aggregates/decider.ts';
 import { ApiError } from '../../../aggregates/errors.ts';
+import type { ChargeMethod } from '../../../aggregates/transaction.ts';
 import { IDEMPOTENCY_REPLAYED } from '../../../contract/envelopes.ts';
 import { createBoleto, createPanelBoleto, createPix } from '../../../contract/operations/transactions.ts';
 import { Answer, bind, type Call } from '../../bind.ts';
@@ -16,7 +17,7 @@ import { type ChargeBody, createCharge } from './handler.ts';
  */
 async function create(
   ctx: AppContext,
-  method: 'pix' | 'boleto',
+  method: ChargeMethod,
   route: string,
   call: Call,
   body: ChargeBody,

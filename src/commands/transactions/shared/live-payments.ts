@@ -1,4 +1,5 @@
 import { DomainError } from '../../../aggregates/decider.ts';
+import type { ChargeMethod } from '../../../aggregates/transaction.ts';
 import type { LiveScopeEntry } from '../../../config.ts';
 import type { CommandDeps } from '../../command-handler.ts';
 import { type LivePaymentsConfig, readEffectiveSetting } from '../../payment-settings/effective-setting.ts';
@@ -21,7 +22,7 @@ export interface LiveCharge {
   idempotencyKey: string;
   /** Centavos. */
   amount: number;
-  method: 'pix' | 'boleto';
+  method: ChargeMethod;
 }
 
 function disabled(): DomainError {
