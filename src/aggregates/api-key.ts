@@ -88,11 +88,6 @@ export const apiKeyTransitions: TransitionTable<ApiKeyStatus, ApiKeyCommand['kin
   revoked: { issue: { refuse: 'conflict' }, revoke: { noop: true } },
 };
 
-/** Whether the key authenticates: issued and not revoked. */
-export function isUsable(state: ApiKeyState): boolean {
-  return state.status === 'issued';
-}
-
 function issuedFacts(command: IssueApiKey): ApiKeyIssuedData {
   return {
     key_id: command.keyId,

@@ -65,8 +65,6 @@ export const STATUS_LABEL: Record<ChargeStatus, string> = {
   refunded: 'Estornado',
 };
 
-export const FINAL_STATUSES: readonly ChargeStatus[] = ['paid', 'expired', 'failed', 'refunded'];
-
 export const SIMULATED_BANNER = 'SIMULADO — não pagável';
 export const TEST_BANNER = 'AMBIENTE DE TESTE — sem valor real';
 

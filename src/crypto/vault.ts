@@ -103,20 +103,6 @@ export interface VaultScope {
   purpose: VaultPurpose;
 }
 
-export interface VaultRecordInfo {
-  vaultId: string;
-  tenantId: string;
-  livemode: boolean;
-  purpose: string;
-  subjectId: string;
-  hash: string;
-  createdAt: Date;
-  expiresAt: Date;
-  shreddedAt: Date | null;
-  shredReason: string | null;
-  shreddedBy: string | null;
-}
-
 export interface ShredBy {
   reason: ShredReason;
   /** Who destroyed the key: a user id, or a `system:` actor. */
@@ -212,47 +198,6 @@ export async function open(
     dataKey?.fill(0);
     plaintext?.fill(0);
   }
-}
-
-/** Who/when/why and the hash of a record, readable or shredded, never its data. */
-export async function vaultRecordInfo(
-  db: Kysely<Database>,
-  vaultId: string,
-  scope: VaultScope,
-): Promise<VaultRecordInfo> {
-  const row = await db
-    .selectFrom('personal_data_vault')
-    .select([
-      'id',
-      'tenant_id',
-      'livemode',
-      'purpose',
-      'subject_id',
-      'hash',
-      'created_at',
-      'expires_at',
-      'shredded_at',
-      'shred_reason',
-      'shredded_by',
-    ])
-    .where('id', '=', vaultId)
-    .where('tenant_id', '=', scope.tenantId)
-    .where('purpose', '=', scope.purpose)
-    .executeTakeFirst();
-  if (!row) throw new VaultNotFoundError(vaultId);
-  return {
-    vaultId: row.id,
-    tenantId: row.tenant_id,
-    livemode: row.livemode,
-    purpose: row.purpose,
-    subjectId: row.subject_id,
-    hash: row.hash,
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-    shreddedAt: row.shredded_at,
-    shredReason: row.shred_reason,
-    shreddedBy: row.shredded_by,
-  };
 }
 
 /**

@@ -204,9 +204,3 @@ function prepareStatements(client: pg.PoolClient): void {
     return query(...args);
   };
 }
-
-/** An in-memory PGlite database, for tests of the embedded mode. */
-export function openMemoryPglite(): DatabaseHandle {
-  const db = new Kysely<Database>({ dialect: new PGliteDialect(new PGlite()) });
-  return { db, kind: 'pglite', close: () => db.destroy() };
-}

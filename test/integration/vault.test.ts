@@ -16,7 +16,6 @@ import {
   VaultNotFoundError,
   VaultShreddedError,
   vaultHash,
-  vaultRecordInfo,
 } from '../../src/crypto/vault.ts';
 import { PostgresEventStore } from '../../src/events/postgres-event-store.ts';
 import { createLogger } from '../../src/logger.ts';
@@ -237,12 +236,12 @@ describe('personal-data vault (issue 22 item 4.4)', () => {
     assert.deepEqual(error.at, shredAt);
 
     // The audit keeps who, when, why and the hash; the first shred's record stays.
-    const info = await vaultRecordInfo(t.db, vaultId, { tenantId: 'ten_vault_a', purpose: PURPOSE });
+    const info = await row(vaultId);
     assert.deepEqual(
       {
-        shreddedAt: info.shreddedAt,
-        shredReason: info.shredReason,
-        shreddedBy: info.shreddedBy,
+        shreddedAt: info.shredded_at,
+        shredReason: info.shred_reason,
+        shreddedBy: info.shredded_by,
         hash: info.hash,
       },
       { shreddedAt: shredAt, shredReason: 'refund_completed', shreddedBy: 'usr_operator', hash },
@@ -360,12 +359,12 @@ describe('personal-data vault (issue 22 item 4.4)', () => {
     assert.deepEqual(await shredExpired(t.db, day3, 10), [], 'idempotent');
 
     for (const s of short) {
-      const info = await vaultRecordInfo(t.db, s.vaultId, scope);
-      assert.equal(info.shredReason, 'expired');
-      assert.equal(info.shreddedBy, VAULT_EXPIRY_ACTOR);
-      assert.deepEqual(info.shreddedAt, day3);
+      const info = await row(s.vaultId);
+      assert.equal(info.shred_reason, 'expired');
+      assert.equal(info.shredded_by, VAULT_EXPIRY_ACTOR);
+      assert.deepEqual(info.shredded_at, day3);
       assert.equal(info.hash, s.hash);
-      assert.equal((await row(s.vaultId)).wrapped_key, null);
+      assert.equal(info.wrapped_key, null);
     }
     assert.deepEqual(await open(t.db, masterKey, long.vaultId, { ...scope, now: day3 }), bankAccount());
   });

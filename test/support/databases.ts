@@ -1,7 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely } from 'kysely';
+import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
-import { type DatabaseHandle, openDatabase, openMemoryPglite } from '../../src/db/database.ts';
+import { type DatabaseHandle, openDatabase } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
+import type { Database } from '../../src/db/schema.ts';
 
 /** The server tests create their databases on; DESIGN.md: one fresh database per test file. */
 export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -41,8 +45,9 @@ export async function createTestDatabase(opts: { poolSize?: number } = {}): Prom
   };
 }
 
+/** An in-memory PGlite database, migrated, for tests of the embedded mode. */
 export async function createPgliteDatabase(): Promise<DatabaseHandle & { drop(): Promise<void> }> {
-  const handle = openMemoryPglite();
-  await migrateToLatest(handle.db);
-  return { ...handle, drop: () => handle.close() };
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(new PGlite()) });
+  await migrateToLatest(db);
+  return { db, kind: 'pglite', close: () => db.destroy(), drop: () => db.destroy() };
 }
