@@ -78,7 +78,9 @@ describe('reconciler backoff (issue 13 items 7, 8)', () => {
     assert.equal((await h.read(BOLETO, behind.id)).boleto_due_date, due);
     assert.equal(await h.calls(behind.id, 'change_due_date'), 1, 'read, recorded, not sent again');
 
-    // The stuck charge is read again only when its wait is over: 60 s, 120 s, then 150 s (the cap).
+    // The stuck charge is read again only when its wait is over: 60 s, 120 s, then 150 s (the cap). The job
+    // picks charges from the read model: with async projections, let it record the settled change first.
+    await world.app.settle();
     const reads = () => h.calls(stuck.id, 'query');
     const before = await reads();
     for (const [waiting, tried] of [
@@ -116,6 +118,9 @@ describe('reconciler backoff (issue 13 items 7, 8)', () => {
     assert.equal((await h.read(BOLETO_SANDBOX, behind.id)).status, 'pending');
     assert.equal((await h.read(BOLETO_SANDBOX, stuck.id)).status, 'unknown');
 
+    // The job picks charges from the read model: with async projections (CI's async lane under load saw the
+    // refreshed charge still `unknown` there at 59 s), let it record the refresh before the waits are checked.
+    await world.app.settle();
     const lookups = () => h.calls(stuck.id, 'query_by_reference');
     const before = await lookups();
     assert.equal((await reconcile(at(59))).checked, 0, 'still waiting at 59 s');
