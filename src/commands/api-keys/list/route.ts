@@ -1,6 +1,7 @@
 import { SCOPES, type Scope } from '../../../aggregates/access.ts';
 import { listApiKeys } from '../../../contract/operations/api-keys.ts';
 import { bind } from '../../bind.ts';
+import { page } from '../../page.ts';
 import { modeOf, requireTenantInTree, tenantInTreeSql } from '../../tenancy.ts';
 import { type ApiKeyView, iso } from '../api-key-view.ts';
 
@@ -31,8 +32,8 @@ export const listRoute = bind(listApiKeys, async (call, ctx) => {
     .offset(offset)
     .execute();
   const known = new Set<string>(SCOPES);
-  return {
-    data: rows.map(
+  return page(
+    rows.map(
       (r): ApiKeyView => ({
         id: r.id,
         tenant_id: r.tenant_id,
@@ -46,7 +47,6 @@ export const listRoute = bind(listApiKeys, async (call, ctx) => {
         revoked_at: r.revoked_at ? iso(r.revoked_at) : null,
       }),
     ),
-    // SPEC 2.1: count is the size of this page, not the total.
-    meta: { limit, offset, count: rows.length },
-  };
+    { limit, offset },
+  );
 });

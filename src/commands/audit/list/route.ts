@@ -1,5 +1,6 @@
 import { listAuditEntries } from '../../../contract/operations/audit.ts';
 import { bind } from '../../bind.ts';
+import { page } from '../../page.ts';
 import { requireTenantInTree, tenantInTreeSql } from '../../tenancy.ts';
 
 /**
@@ -24,8 +25,8 @@ export const listRoute = bind(listAuditEntries, async (call, ctx) => {
     .limit(q.limit)
     .offset(q.offset)
     .execute();
-  return {
-    data: rows.map((r) => ({
+  return page(
+    rows.map((r) => ({
       id: r.id,
       occurred_at: new Date(r.occurred_at).toISOString(),
       actor: r.actor,
@@ -37,7 +38,6 @@ export const listRoute = bind(listAuditEntries, async (call, ctx) => {
       before: r.before ?? null,
       after: r.after ?? null,
     })),
-    // SPEC 2.1: count is the size of this page, not the total.
-    meta: { limit: q.limit, offset: q.offset, count: rows.length },
-  };
+    q,
+  );
 });

@@ -1,5 +1,6 @@
 import { listCostCenters } from '../../../contract/operations/cost-centers.ts';
 import { bind } from '../../bind.ts';
+import { page } from '../../page.ts';
 import { keyListRoot, tenantInSubtreeSql } from '../../tenancy.ts';
 import type { CostCenterRecord } from '../record.ts';
 
@@ -19,8 +20,8 @@ export const listRoute = bind(listCostCenters, async (call, ctx) => {
     .limit(limit)
     .offset(offset)
     .execute();
-  return {
-    data: rows.map(
+  return page(
+    rows.map(
       (r): CostCenterRecord => ({
         id: r.id,
         tenant_id: r.tenant_id,
@@ -30,7 +31,6 @@ export const listRoute = bind(listCostCenters, async (call, ctx) => {
         updated_at: new Date(r.updated_at).toISOString(),
       }),
     ),
-    // SPEC 2.1: count is the size of this page, not the total.
-    meta: { limit, offset, count: rows.length },
-  };
+    { limit, offset },
+  );
 });

@@ -1,6 +1,7 @@
 import { PAYMENT_METHODS, type PaymentMethod } from '../../../aggregates/provider.ts';
 import { listProviders } from '../../../contract/operations/providers.ts';
 import { bind } from '../../bind.ts';
+import { page } from '../../page.ts';
 import { effectiveHosts } from '../record.ts';
 
 type ProviderRow = {
@@ -49,5 +50,5 @@ export const listRoute = bind(listProviders, async (call, ctx) => {
     .limit(limit)
     .offset(offset)
     .execute();
-  return { data: rows.map(toDto), meta: { limit, offset, count: rows.length } };
+  return page(rows.map(toDto), { limit, offset });
 });

@@ -1,5 +1,6 @@
 import { listTenantTypes } from '../../../contract/operations/tenants.ts';
 import { bind } from '../../bind.ts';
+import { page } from '../../page.ts';
 
 /** Tenant types hold no tenant data: every panel role lists them all. No handler: nothing is decided. */
 export const listTypesRoute = bind(listTenantTypes, async (call, ctx) => {
@@ -12,5 +13,5 @@ export const listTypesRoute = bind(listTenantTypes, async (call, ctx) => {
     .limit(limit)
     .offset(offset)
     .execute();
-  return { data: rows, meta: { limit, offset, count: rows.length } };
+  return page(rows, { limit, offset });
 });

@@ -1,5 +1,6 @@
 import { listTenants } from '../../../contract/operations/tenants.ts';
 import { bind } from '../../bind.ts';
+import { page } from '../../page.ts';
 import { tenantRowInSubtreeSql, treeRoot } from '../../tenancy.ts';
 import { toTenantDto } from '../tenant-dto.ts';
 
@@ -17,5 +18,5 @@ export const listRoute = bind(listTenants, async (call, ctx) => {
     .limit(limit)
     .offset(offset)
     .execute();
-  return { data: rows.map(toTenantDto), meta: { limit, offset, count: rows.length } };
+  return page(rows.map(toTenantDto), { limit, offset });
 });

@@ -3,6 +3,7 @@ import { listPanelTransactions, listTransactions } from '../../../contract/opera
 import { bind } from '../../bind.ts';
 import type { AppContext } from '../../context.ts';
 import { costCenterNames } from '../../cost-centers/names.ts';
+import { page } from '../../page.ts';
 import { keyListRoot, requireTenantInTree, treeRoot } from '../../tenancy.ts';
 import { listViewContext, transactionListViewOf } from '../view.ts';
 import { type ListFilters, listRows, type Scope } from './list-query.ts';
@@ -22,7 +23,7 @@ async function listPage(ctx: AppContext, scope: Scope, q: ListFilters) {
     now: ctx.now(),
   });
   const data = rows.map((r) => transactionListViewOf(r, names, view));
-  return { data, meta: { limit: q.limit, offset: q.offset, count: data.length } };
+  return page(data, q);
 }
 
 /** SPEC 4.3 GET /v1/transactions and its panel alias GET /admin/transactions (docs/decisions.md "Charges"). */

@@ -10,6 +10,7 @@ import { Answer, bind } from '../../bind.ts';
 import { handleCommand } from '../../command-handler.ts';
 import type { AppContext } from '../../context.ts';
 import { foldStream } from '../../fold-stream.ts';
+import { page } from '../../page.ts';
 import { openAccount } from '../refund/payout.ts';
 import { transactionRouteHelpers } from '../shared/route-helpers.ts';
 import { transactionStream } from '../shared/stream.ts';
@@ -40,8 +41,8 @@ export const refundQueueRoutes = [
       .where('refund_status', 'in', ['pending', 'failed']);
     if (livemode !== undefined) query = query.where('livemode', '=', livemode);
     const rows = await query.orderBy('updated_at').orderBy('id').limit(limit).offset(offset).execute();
-    return {
-      data: rows.map((r) => ({
+    return page(
+      rows.map((r) => ({
         transaction_id: r.id,
         tenant_id: r.tenant_id,
         livemode: r.livemode,
@@ -51,8 +52,8 @@ export const refundQueueRoutes = [
         refund: { status: r.refund_status as 'pending' | 'failed' },
         updated_at: new Date(r.updated_at).toISOString(),
       })),
-      meta: { limit, offset, count: rows.length },
-    };
+      { limit, offset },
+    );
   }),
   bind(readRefundBankAccount, async (call, ctx) => {
     const { deps } = transactionRouteHelpers(ctx);

@@ -1,5 +1,6 @@
 import { listUsers } from '../../../contract/operations/users.ts';
 import { bind } from '../../bind.ts';
+import { page } from '../../page.ts';
 import { tenantInTreeSql } from '../../tenancy.ts';
 
 /** All users for a super_admin, users of the caller's tree otherwise (SPEC 5.7). No handler: nothing is decided. */
@@ -14,5 +15,5 @@ export const listRoute = bind(listUsers, async (call, ctx) => {
     .limit(limit)
     .offset(offset)
     .execute();
-  return { data: rows, meta: { limit, offset, count: rows.length } };
+  return page(rows, { limit, offset });
 });

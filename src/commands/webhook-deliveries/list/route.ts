@@ -1,5 +1,6 @@
 import { listWebhookDeliveries } from '../../../contract/operations/webhook-deliveries.ts';
 import { bind } from '../../bind.ts';
+import { page } from '../../page.ts';
 import { requireTenantInTree, tenantInTreeSql } from '../../tenancy.ts';
 import { type DeliveryRow, deliveryRows, toDeliveryView } from '../view.ts';
 
@@ -19,5 +20,5 @@ export const listRoute = bind(listWebhookDeliveries, async (call, ctx) => {
     .limit(q.limit)
     .offset(q.offset)
     .execute()) as DeliveryRow[];
-  return { data: found.map(toDeliveryView), meta: { limit: q.limit, offset: q.offset, count: found.length } };
+  return page(found.map(toDeliveryView), q);
 });

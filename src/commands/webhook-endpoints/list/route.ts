@@ -1,5 +1,6 @@
 import { listWebhookEndpoints } from '../../../contract/operations/webhook-endpoints.ts';
 import { bind } from '../../bind.ts';
+import { page } from '../../page.ts';
 import { requireTenantInTree, tenantInTreeSql } from '../../tenancy.ts';
 import type { WebhookEndpointView } from '../endpoint.ts';
 
@@ -32,8 +33,8 @@ export const listRoute = bind(listWebhookEndpoints, async (call, ctx) => {
     .offset(offset)
     .execute();
   const now = ctx.now().getTime();
-  return {
-    data: rows.map(
+  return page(
+    rows.map(
       (r): WebhookEndpointView => ({
         id: r.id,
         tenant_id: r.tenant_id,
@@ -51,7 +52,6 @@ export const listRoute = bind(listWebhookEndpoints, async (call, ctx) => {
         updated_at: new Date(r.updated_at).toISOString(),
       }),
     ),
-    // SPEC 2.1: count is the size of this page, not the total.
-    meta: { limit, offset, count: rows.length },
-  };
+    { limit, offset },
+  );
 });
