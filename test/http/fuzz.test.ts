@@ -98,10 +98,17 @@ const malformed: fc.Arbitrary<string | Uint8Array> = fc.oneof(
 const RAW_VALIDATOR_TEXT =
   /\bexpected\b|\breceived\b|Too (?:small|big)|Invalid (?:input|option|string|ISO)|Unrecognized key|>=|<=/i;
 
-function assertReadableMessage(res: { body: { error?: { message?: unknown } } }, raw: string | Uint8Array) {
+function assertReadableMessage(
+  res: { body: { error?: { message?: unknown; param?: unknown } } },
+  raw: string | Uint8Array,
+) {
   const message = String(res.body?.error?.message);
+  // The field at fault is the client's own text (a generated unknown key may be `>= ` or `expected`): only
+  // the gateway's words around it are checked.
+  const param = res.body?.error?.param;
+  const ours = typeof param === 'string' && param !== '' ? message.split(param).join('') : message;
   assert.ok(
-    !RAW_VALIDATOR_TEXT.test(message),
+    !RAW_VALIDATOR_TEXT.test(ours),
     `raw validator text "${message}" for ${String(raw).slice(0, 120)}`,
   );
 }
