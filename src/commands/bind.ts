@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { IDEMPOTENCY_REPLAYED } from '../contract/envelopes.ts';
 import type { Operation, OperationSchema } from '../contract/operation.ts';
 import type { EventMetadata } from '../events/event-store.ts';
 import type { AppContext } from './context.ts';
@@ -35,6 +36,18 @@ export class Answer {
     readonly body: unknown,
     readonly headers: Readonly<Record<string, string>> = {},
   ) {}
+}
+
+const REPLAYED = { [IDEMPOTENCY_REPLAYED]: 'true' };
+
+/** The stored answer of a replayed request (SPEC 4 common rules), marked `Idempotency-Replayed: true`. */
+export function replayed(status: number, body: unknown): Answer {
+  return new Answer(status, body, REPLAYED);
+}
+
+/** A creation's answer: 201 when this request created the record, else its replay's 200. */
+export function createdOrReplayed(created: boolean, body: unknown): Answer {
+  return created ? new Answer(201, body) : replayed(200, body);
 }
 
 export type Handler<S extends OperationSchema> = (call: Call<S>, ctx: AppContext) => Promise<unknown>;

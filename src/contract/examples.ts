@@ -93,6 +93,25 @@ export const transaction = {
   updated_at: AT,
 };
 
+/** While the outcome is uncertain there is nothing to pay yet (SPEC 2.2). */
+export const processingTransaction = {
+  ...transaction,
+  status: 'processing',
+  pix_copy_paste: null,
+  pix_qr_code: null,
+  expires_at: null,
+};
+
+/** A routing rule as created (its id aside). */
+export const routingRuleRequest = {
+  method: 'pix',
+  tenant_id: null,
+  provider_id: 'prv_01jd3v4x6z8b0d2f4h6k8m0p2r',
+  priority: 100,
+  max_amount: 10000000,
+  enabled: true,
+};
+
 export const paidTransaction = {
   ...transaction,
   status: 'paid',

@@ -1,4 +1,4 @@
-import { AT, LATER, paidTransaction, transaction } from './examples.ts';
+import { AT, LATER, paidTransaction, processingTransaction } from './examples.ts';
 
 /**
  * The examples of the `webhooks` section of /openapi.json: the two SPEC 6 event kinds, as a registered
@@ -10,11 +10,7 @@ export const webhookExamples = {
     timestamp: AT,
     // Sent when the charge is registered, before the provider answered: nothing to pay yet.
     data: {
-      ...transaction,
-      status: 'processing',
-      pix_copy_paste: null,
-      pix_qr_code: null,
-      expires_at: null,
+      ...processingTransaction,
       previous_status: null,
       sequence: 1,
     },

@@ -1,36 +1,19 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
-import { type PayoutRequest, payoutBankAccount } from '../../src/providers/port.ts';
 import { createSimulatorAdapter } from '../../src/providers/simulator.ts';
+import { payoutRequest } from '../support/provider-contract/payouts.ts';
 
 // Issue 22 item 4.2 for test keys and simulator records: test mode mirrors live. A payout is accepted under
 // an id derived from its identification, reported transferred from the first poll, and never uncertain.
 
 const ctx = { environment: 'sandbox' as const, credentials: {}, signal: AbortSignal.timeout(60_000) };
 
-function request(identification: string, amount = 1999): PayoutRequest {
-  return {
-    transactionId: identification.replace('refund:', ''),
-    identification,
-    amount,
-    receiverName: 'Maria Silva',
-    receiverDocument: '12345678909',
-    bankAccount: payoutBankAccount({
-      bank_code: '341',
-      branch: '0937',
-      account: '98765432-1',
-      account_type: 'checking',
-    }),
-    compensationDate: '2026-11-27',
-  };
-}
-
 describe('simulator payouts', () => {
   test('accepted under a deterministic id; the same identification names the same transfer', async () => {
     const adapter = createSimulatorAdapter().payouts;
-    const first = await adapter.payout(request('refund:txn_1'), ctx);
+    const first = await adapter.payout(payoutRequest(undefined, 'refund:txn_1'), ctx);
     assert.deepEqual(first, { kind: 'issued', transferId: 'sim_tr_refund:txn_1' });
-    assert.deepEqual(await adapter.payout(request('refund:txn_1'), ctx), first);
+    assert.deepEqual(await adapter.payout(payoutRequest(undefined, 'refund:txn_1'), ctx), first);
     assert.deepEqual(await adapter.findPayout('refund:txn_1', ctx), {
       kind: 'issued',
       transferIds: ['sim_tr_refund:txn_1'],
@@ -40,7 +23,9 @@ describe('simulator payouts', () => {
 
   test('the first poll reports transferred with a marker confirmation, whichever process asks', async () => {
     const adapter = createSimulatorAdapter().payouts;
-    const { transferId } = (await adapter.payout(request('refund:txn_3'), ctx)) as { transferId: string };
+    const { transferId } = (await adapter.payout(payoutRequest(undefined, 'refund:txn_3'), ctx)) as {
+      transferId: string;
+    };
     const target = { transferId, identification: 'refund:txn_3', amount: 1999 };
     const expected = {
       kind: 'issued',
@@ -56,7 +41,7 @@ describe('simulator payouts', () => {
   test('never uncertain; an amount that is not positive centavos is refused before anything', async () => {
     const adapter = createSimulatorAdapter().payouts;
     for (const amount of [0, -5, 19.5]) {
-      const outcome = await adapter.payout(request('refund:txn_4', amount), ctx);
+      const outcome = await adapter.payout(payoutRequest(amount, 'refund:txn_4'), ctx);
       assert.equal(outcome.kind, 'refused');
     }
     assert.deepEqual(await adapter.findPayout('refund:txn_4', ctx), { kind: 'issued', transferIds: [] });

@@ -1,4 +1,5 @@
 import { dataEnvelope, errorEnvelope, idParams, listEnvelope } from '../envelopes.ts';
+import { routingRuleRequest } from '../examples.ts';
 import { operation } from '../operation.ts';
 import { createRuleBody, ruleDto, ruleListQuery, updateRuleBody } from '../rules.ts';
 import { PROVIDER_ADMIN } from './providers.ts';
@@ -19,14 +20,7 @@ export const createRoutingRule = operation({
     response: { 201: dataEnvelope(ruleDto), 404: errorEnvelope },
   },
   examples: {
-    request: {
-      method: 'pix',
-      tenant_id: null,
-      provider_id: 'prv_01jd3v4x6z8b0d2f4h6k8m0p2r',
-      priority: 100,
-      max_amount: 10000000,
-      enabled: true,
-    },
+    request: routingRuleRequest,
   },
 });
 

@@ -8,9 +8,9 @@ import {
   EXAMPLE_NEW_DUE_DATE,
   LATER,
   paidTransaction,
+  processingTransaction,
   refundBankAccount,
   TENANT,
-  transaction,
 } from '../examples.ts';
 import { operation } from '../operation.ts';
 import {
@@ -97,16 +97,7 @@ export const createPix = operation({
   examples: {
     request: { ...chargeRequest, customer, expires_in: 3600 },
     responses: {
-      // While the outcome is uncertain there is nothing to pay yet (SPEC 2.2).
-      202: {
-        data: {
-          ...transaction,
-          status: 'processing',
-          pix_copy_paste: null,
-          pix_qr_code: null,
-          expires_at: null,
-        },
-      },
+      202: { data: processingTransaction },
     },
   },
 });

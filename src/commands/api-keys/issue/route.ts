@@ -4,12 +4,11 @@ import { apiKey } from '../../../aggregates/api-key.ts';
 import { isDomainError } from '../../../aggregates/decider.ts';
 import { ApiError } from '../../../aggregates/errors.ts';
 import type { issuedKey } from '../../../contract/api-keys.ts';
-import { IDEMPOTENCY_REPLAYED } from '../../../contract/envelopes.ts';
 import { createApiKey } from '../../../contract/operations/api-keys.ts';
 import { API_KEY_PREFIX } from '../../../crypto/secrets.ts';
 import type { EventMetadata } from '../../../events/event-store.ts';
 import { newId } from '../../../ids.ts';
-import { Answer, bind } from '../../bind.ts';
+import { bind, createdOrReplayed, replayed } from '../../bind.ts';
 import type { AppContext } from '../../context.ts';
 import { claimIdempotencyKey } from '../../idempotency.ts';
 import { livemodeOf, requireTenantInTree } from '../../tenancy.ts';
@@ -117,8 +116,6 @@ async function issueOrReplay(
   }
 }
 
-const REPLAYED = { [IDEMPOTENCY_REPLAYED]: 'true' };
-
 /** SPEC 4 common rules, 5.2-5.4, 5.7: a key of the caller's tree, once per Idempotency-Key. */
 export const issueRoute = bind(createApiKey, async (call, ctx) => {
   const principal = call.session();
@@ -154,10 +151,10 @@ export const issueRoute = bind(createApiKey, async (call, ctx) => {
   const keyId = claim.resource_id;
   if (!first) {
     const existing = await loadApiKey(identityDeps(ctx), keyId);
-    if (existing) return new Answer(200, { data: await viewOf(ctx, existing) }, REPLAYED);
+    if (existing) return replayed(200, { data: await viewOf(ctx, existing) });
   }
   // First request, or a replay finding a claim whose key was never issued (the process died between the
   // two appends): the secret was never shown, so issuing it now and showing it is the first issuance.
   const issued = await issueOrReplay(ctx, keyId, claim.payload, metadata);
-  return issued.key ? new Answer(201, { data: issued }) : new Answer(200, { data: issued }, REPLAYED);
+  return createdOrReplayed(Boolean(issued.key), { data: issued });
 });

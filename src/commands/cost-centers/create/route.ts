@@ -1,6 +1,5 @@
-import { IDEMPOTENCY_REPLAYED } from '../../../contract/envelopes.ts';
 import { createCostCenter as createCostCenterOperation } from '../../../contract/operations/cost-centers.ts';
-import { Answer, bind } from '../../bind.ts';
+import { Answer, bind, replayed } from '../../bind.ts';
 import { createCostCenter } from './handler.ts';
 
 /** SPEC 4.12: a center of the key's tenant, created (201) or replayed (200, `Idempotency-Replayed`). */
@@ -17,6 +16,6 @@ export const createRoute = bind(createCostCenterOperation, async (call, ctx) => 
     },
     call.metadata(),
   );
-  if (!created) return new Answer(200, { data: record }, { [IDEMPOTENCY_REPLAYED]: 'true' });
+  if (!created) return replayed(200, { data: record });
   return new Answer(201, { data: record });
 });

@@ -1,9 +1,8 @@
 import { ApiError } from '../../../aggregates/errors.ts';
 import { isValidRegistryName } from '../../../aggregates/registry-name.ts';
-import { IDEMPOTENCY_REPLAYED } from '../../../contract/envelopes.ts';
 import { createTenantType as createTenantTypeOperation } from '../../../contract/operations/tenants.ts';
 import { newId } from '../../../ids.ts';
-import { Answer, bind } from '../../bind.ts';
+import { bind, createdOrReplayed } from '../../bind.ts';
 import { claimIdempotencyKey } from '../../idempotency.ts';
 import { identityDeps } from '../../users/identity-deps.ts';
 import { createTenantType } from './handler.ts';
@@ -37,5 +36,5 @@ export const createTypeRoute = bind(createTenantTypeOperation, async (call, ctx)
     { typeId: claim.resource_id, name: body.name, allowsChildren: body.allows_children },
     metadata,
   );
-  return new Answer(first ? 201 : 200, { data: type }, first ? {} : { [IDEMPOTENCY_REPLAYED]: 'true' });
+  return createdOrReplayed(first, { data: type });
 });

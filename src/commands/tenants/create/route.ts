@@ -1,9 +1,8 @@
 import { isDomainError } from '../../../aggregates/decider.ts';
 import { ApiError } from '../../../aggregates/errors.ts';
-import { IDEMPOTENCY_REPLAYED } from '../../../contract/envelopes.ts';
 import { createTenant as createTenantOperation } from '../../../contract/operations/tenants.ts';
 import { sha256Hex } from '../../../crypto/secrets.ts';
-import { Answer, bind } from '../../bind.ts';
+import { Answer, bind, replayed } from '../../bind.ts';
 import { identityDeps } from '../../users/identity-deps.ts';
 import { toTenantDto } from '../tenant-dto.ts';
 import { loadTenant, type TenantRecord } from '../tenant-record.ts';
@@ -17,8 +16,7 @@ export function tenantIdFor(userId: string, idempotencyKey: string): string {
   return `ten_${sha256Hex(`${userId}\n${idempotencyKey}`).slice(0, 26)}`;
 }
 
-const replayed = (t: TenantRecord) =>
-  new Answer(200, { data: toTenantDto(t) }, { [IDEMPOTENCY_REPLAYED]: 'true' });
+const replayedTenant = (t: TenantRecord) => replayed(200, { data: toTenantDto(t) });
 
 /** SPEC 1, 2.7, 5.7: a tenant, once per Idempotency-Key. */
 export const createRoute = bind(createTenantOperation, async (call, ctx) => {
@@ -38,7 +36,7 @@ export const createRoute = bind(createTenantOperation, async (call, ctx) => {
   const earlier = await loadTenant(deps, tenantId);
   if (earlier) {
     if (!sameBody(earlier)) throw new ApiError('idempotency_conflict');
-    return replayed(earlier);
+    return replayedTenant(earlier);
   }
   try {
     const created = await createTenant(deps, input, call.metadata());
@@ -49,6 +47,6 @@ export const createRoute = bind(createTenantOperation, async (call, ctx) => {
     const raced = await loadTenant(deps, tenantId);
     if (!raced) throw error;
     if (!sameBody(raced)) throw new ApiError('idempotency_conflict');
-    return replayed(raced);
+    return replayedTenant(raced);
   }
 });

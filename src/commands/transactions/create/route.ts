@@ -1,9 +1,8 @@
 import { DomainError } from '../../../aggregates/decider.ts';
 import { ApiError } from '../../../aggregates/errors.ts';
 import type { ChargeMethod } from '../../../aggregates/transaction.ts';
-import { IDEMPOTENCY_REPLAYED } from '../../../contract/envelopes.ts';
 import { createBoleto, createPanelBoleto, createPix } from '../../../contract/operations/transactions.ts';
-import { Answer, bind, type Call } from '../../bind.ts';
+import { Answer, bind, type Call, replayed } from '../../bind.ts';
 import type { AppContext } from '../../context.ts';
 import { requireTenantActive, requireTenantInTree } from '../../tenancy.ts';
 import { findTransactionRow, toTransactionView } from '../view.ts';
@@ -58,7 +57,7 @@ async function create(
   const view = await toTransactionView(ctx, row);
   if (outcome.kind === 'replayed') {
     const status: 200 | 202 = view.status === 'processing' ? 202 : 200;
-    return new Answer(status, { data: view }, { [IDEMPOTENCY_REPLAYED]: 'true' });
+    return replayed(status, { data: view });
   }
   if (view.status === 'failed') {
     throw new ApiError('provider_rejected', 'The provider refused the charge.', {

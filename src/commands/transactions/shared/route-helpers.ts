@@ -1,7 +1,6 @@
 import { ApiError } from '../../../aggregates/errors.ts';
 import { policyFor, type TransactionCommand, transaction } from '../../../aggregates/transaction.ts';
-import { IDEMPOTENCY_REPLAYED } from '../../../contract/envelopes.ts';
-import { Answer, type Call } from '../../bind.ts';
+import { Answer, type Call, replayed } from '../../bind.ts';
 import { type CommandDeps, handleCommand } from '../../command-handler.ts';
 import type { AppContext } from '../../context.ts';
 import { requireScopes } from '../../principal.ts';
@@ -84,8 +83,8 @@ export function changeRouteHelpers(ctx: AppContext) {
       });
     }
     const status = outcome.result.kind === 'pending' ? 202 : 200;
-    const headers: Record<string, string> = outcome.replayed ? { [IDEMPOTENCY_REPLAYED]: 'true' } : {};
-    return new Answer(status, { data: await currentView(id) }, headers);
+    const body = { data: await currentView(id) };
+    return outcome.replayed ? replayed(status, body) : new Answer(status, body);
   };
 
   return { changeContext, changeAnswer };

@@ -1,7 +1,6 @@
 import { ApiError } from '../../../aggregates/errors.ts';
-import { IDEMPOTENCY_REPLAYED } from '../../../contract/envelopes.ts';
 import { createUser as createUserOperation } from '../../../contract/operations/users.ts';
-import { Answer, bind } from '../../bind.ts';
+import { bind, createdOrReplayed } from '../../bind.ts';
 import { identityDeps } from '../identity-deps.ts';
 import { loadUser } from '../load-user.ts';
 import { createUser } from './handler.ts';
@@ -15,9 +14,5 @@ export const createRoute = bind(createUserOperation, async (call, ctx) => {
     });
   }
   const { user, created } = await createUser(deps, body, call.metadata());
-  return new Answer(
-    created ? 201 : 200,
-    { data: await loadUser(deps, user.id) },
-    created ? {} : { [IDEMPOTENCY_REPLAYED]: 'true' },
-  );
+  return createdOrReplayed(created, { data: await loadUser(deps, user.id) });
 });

@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import { isDomainError } from '../../../aggregates/decider.ts';
 import { WEBHOOK_MODES, type WebhookMode, webhookEndpoint } from '../../../aggregates/webhook-endpoint.ts';
-import { IDEMPOTENCY_REPLAYED } from '../../../contract/envelopes.ts';
 import { createWebhookEndpoint } from '../../../contract/operations/webhook-endpoints.ts';
 import { newId } from '../../../ids.ts';
-import { Answer, bind } from '../../bind.ts';
+import { bind, createdOrReplayed, replayed } from '../../bind.ts';
 import { claimIdempotencyKey } from '../../idempotency.ts';
 import { requireTenantInTree } from '../../tenancy.ts';
 import { checkEndpointUrl } from '../destination.ts';
@@ -73,11 +72,7 @@ export const createRoute = bind(createWebhookEndpoint, async (call, ctx) => {
   if (!first) {
     const existing = await loadWebhookEndpoint(deps, endpointId);
     if (existing) {
-      return new Answer(
-        200,
-        { data: webhookEndpointView(existing, ctx.now()) },
-        { [IDEMPOTENCY_REPLAYED]: 'true' },
-      );
+      return replayed(200, { data: webhookEndpointView(existing, ctx.now()) });
     }
   }
   // First request, or a replay finding a claim whose endpoint was never registered (the process died
@@ -96,5 +91,5 @@ export const createRoute = bind(createWebhookEndpoint, async (call, ctx) => {
     metadata,
   );
   const body = { data: r.secret === undefined ? r.endpoint : { ...r.endpoint, secret: r.secret } };
-  return r.created ? new Answer(201, body) : new Answer(200, body, { [IDEMPOTENCY_REPLAYED]: 'true' });
+  return createdOrReplayed(r.created, body);
 });
