@@ -20,6 +20,7 @@ import * as m0018 from './0018_personal_data_vault.ts';
 import * as m0019 from './0019_provider_refund_payout.ts';
 import * as m0020 from './0020_boleto_pdf_cache.ts';
 import * as m0021 from './0021_refund_route.ts';
+import * as m0022 from './0022_credit_card.ts';
 
 /** Every migration, in order. Kept as static imports so the same list works under tsx and a bundle. */
 export const migrations: Record<string, Migration> = {
@@ -44,4 +45,5 @@ export const migrations: Record<string, Migration> = {
   '0019_provider_refund_payout': m0019,
   '0020_boleto_pdf_cache': m0020,
   '0021_refund_route': m0021,
+  '0022_credit_card': m0022,
 };

@@ -113,7 +113,7 @@ export interface ProvidersTable {
 
 export interface RoutingRulesTable {
   id: string;
-  method: 'pix' | 'boleto';
+  method: 'pix' | 'boleto' | 'credit_card';
   /** null for a global rule. */
   tenant_id: string | null;
   provider_id: string;
@@ -183,7 +183,7 @@ export interface TransactionsTable {
   provider_error_code: string | null;
   provider_error_message: string | null;
   provider_http_status: number | null;
-  paid_with: 'pix' | 'boleto' | null;
+  paid_with: 'pix' | 'boleto' | 'credit_card' | null;
   paid_at: Timestamp | null;
   duplicate_payment_at: Timestamp | null;
   refund_status: string | null;
@@ -235,7 +235,7 @@ export interface SummaryTransactionsTable {
   tenant_id: string;
   livemode: boolean;
   simulated: boolean;
-  method: 'pix' | 'boleto';
+  method: 'pix' | 'boleto' | 'credit_card';
   /** Centavos. bigint: read back as a string. */
   amount: ColumnType<string, number | string, number | string>;
   status: 'processing' | 'pending' | 'paid' | 'expired' | 'failed' | 'unknown' | 'refunded';

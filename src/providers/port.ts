@@ -232,6 +232,76 @@ export interface ProviderPort {
   readonly name: string;
   readonly charges: ChargesCapability;
   readonly payouts?: PayoutsCapability | undefined;
+  readonly cards?: CardsCapability | undefined;
+}
+
+/**
+ * Card data as the payer typed it (SPEC 4.9, 8; wire doc wave 2b §1.2, §7.1): in memory for one `tokenize`
+ * call only. Never stored, logged, echoed in an error or put in a body that is kept (SPEC 2.3 keeps a
+ * redacted copy).
+ */
+export interface CardData {
+  readonly holder: string;
+  /** 13 to 19 digits, Luhn-valid (checked before reservation). */
+  readonly number: string;
+  /** `MM/YYYY`. */
+  readonly expiration: string;
+  /** 3 or 4 digits. */
+  readonly securityCode: string;
+}
+
+/** The placeholder a kept copy of a card body carries instead of the token or the card data. */
+export const REDACTED = '<redacted>';
+
+/** A card charge as the port sees it (SPEC 4.9: immediate capture, 1 to 12 installments). */
+export interface PortCardCharge {
+  /** Local id (`txn_…`), also the provider reference. */
+  readonly transactionId: string;
+  /** Integer centavos. */
+  readonly amount: number;
+  readonly installments: number;
+  readonly description: string;
+  readonly customer: ProviderCustomer;
+  readonly callbackUrl: string | null;
+}
+
+/**
+ * Cards (issue 25; wire doc wave 2b §1, §7.1). The gateway reserves the charge, then `tokenize`s the card
+ * data (the only call that carries it), then `charge`s by the token: a crash in between leaves no charge.
+ * Reads and the integral refund of a card charge are `charges.query`/`queryByReference`/`refund` with
+ * `method: 'credit_card'` (a card answer's statuses: 3/4 paid, 1/2 processing, 8 failed, 6 and 13 refunded,
+ * 5 paid under dispute, anything else uncertain).
+ */
+export interface CardsCapability {
+  /**
+   * `issued`: the provider's reusable token (the caller encrypts it at once) and the brand when the answer
+   * names one. `refused`: the provider will not tokenize this card. `uncertain`: no answer; no money moved.
+   */
+  tokenize(
+    card: CardData,
+    ctx: ProviderContext,
+  ): Promise<Outcome<{ readonly token: string; readonly brand: string | null }>>;
+  /**
+   * SPEC 2.3 `provider_request` of a card charge, with the token as {@link REDACTED}; null when the adapter
+   * sends nothing (the simulator).
+   */
+  buildChargeRequest(
+    charge: PortCardCharge,
+    ctx: Pick<ProviderContext, 'environment'>,
+  ): Record<string, unknown> | null;
+  /**
+   * Sends `body` (from {@link buildChargeRequest}) with `token` in place of the redaction. `issued` with
+   * status `paid` (3/4) or `processing` (1/2); `refused` for status 8 or `HasError` (diagnostics: a numeric
+   * return code only, SPEC 2.2); `uncertain` for a timeout, a 5xx, an unparsable body or any other status:
+   * the card may have been charged, so the caller never sends it again (SPEC 3.1 `unknown`).
+   */
+  charge(
+    charge: PortCardCharge,
+    body: Record<string, unknown> | null,
+    token: string,
+    ctx: ProviderContext,
+    now: Date,
+  ): Promise<Outcome<IssuedCharge & { readonly providerReference: string }>>;
 }
 
 export type Capability = Exclude<keyof ProviderPort, 'name'>;

@@ -41,7 +41,11 @@ export function decorateRegistry(registry: ProviderRegistry, decorate: AdapterDe
 }
 
 /** What each payment method of a record's `enabled_methods` needs of its adapter. */
-const METHOD_CAPABILITY: Readonly<Record<PaymentMethod, Capability>> = { pix: 'charges', boleto: 'charges' };
+const METHOD_CAPABILITY: Readonly<Record<PaymentMethod, Capability>> = {
+  pix: 'charges',
+  boleto: 'charges',
+  credit_card: 'cards',
+};
 
 /** What a provider record turns on: its methods and, with `boleto_refund_payout`, payouts. */
 export interface CapabilityNeeds {

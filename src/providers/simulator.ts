@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   type BoletoOptions,
   type ChargeMethod,
@@ -5,6 +6,7 @@ import {
   type TransactionArtifacts,
 } from '../aggregates/transaction.ts';
 import {
+  type CardsCapability,
   type ChargesCapability,
   type IssuedCharge,
   NO_DIAGNOSTICS,
@@ -16,11 +18,13 @@ import {
   type RemoteStatus,
   type Uncertain,
 } from './port.ts';
+import { type TestCardOutcome, testCard } from './test-cards.ts';
 
 /**
  * The simulator adapter of the provider port (SPEC 1 simulator row): a local record only, `simulated: true`,
  * environment `sandbox`. It also serves test-mode keys (SPEC 5.2), which never reach a provider. No I/O, no
- * money, no credentials, and it never refuses or leaves an outcome uncertain for a charge it was asked about.
+ * money, no credentials, and it never refuses or leaves an outcome uncertain for a Pix or a boleto it was
+ * asked about; a card's outcome is its test card's (test-cards.ts), anything else is refused at tokenization.
  *
  * - Pix: `pix_copy_paste` and `pix_qr_code` are {@link SIMULATOR_PIX_MARKER} plus the transaction id: not an
  *   EMV payload (no `000201` header, no CRC), so no bank app accepts it. `expires_at` = now + expires_in.
@@ -122,8 +126,15 @@ function unknownCharge(providerReference: string): Uncertain {
   };
 }
 
+/** Return codes of the simulated declines, as an issuer would give them (wire doc wave 2b §1.8). */
+const DECLINE_CODES: Partial<Record<TestCardOutcome, string>> = { declined: '05', insufficient_funds: '51' };
+
+/** A simulated card token names its test card's outcome; it is encrypted at rest like a real one. */
+const SIMULATED_TOKEN = /^simcard:(approved|declined|insufficient_funds|uncertain):[0-9a-f-]{36}$/;
+
 export interface SimulatorAdapter extends ProviderPort {
   readonly payouts: PayoutsCapability;
+  readonly cards: CardsCapability;
   /** The payer pays a charge the simulator remembers (the contract suite's `settle`); false when unknown. */
   settle(providerReference: string, via: ChargeMethod, now?: Date): boolean;
 }
@@ -152,7 +163,7 @@ export function createSimulatorAdapter(options: { memory?: number } = {}): Simul
       amount: c.amount,
       status: c.status,
       providerStatus: 0,
-      paidWith: c.status === 'paid' && c.method === 'boleto' ? c.paidWith : null,
+      paidWith: c.status === 'paid' && c.method !== 'pix' ? c.paidWith : null,
       // The simulator settles a charge one way only; a double payment is the external provider's case.
       duplicatePayment: false,
       paidOn: c.paidOn,
@@ -235,10 +246,73 @@ export function createSimulatorAdapter(options: { memory?: number } = {}): Simul
     },
   };
 
+  const cardsCapability: CardsCapability = {
+    async tokenize(card) {
+      const known = testCard(card.number);
+      if (!known) {
+        return {
+          kind: 'refused',
+          reason: 'status_refused',
+          providerReference: null,
+          diagnostics: {
+            ...NO_DIAGNOSTICS,
+            provider_error_message: 'Test mode accepts only the documented test card numbers.',
+          },
+        };
+      }
+      return { kind: 'issued', token: `simcard:${known.outcome}:${randomUUID()}`, brand: known.brand };
+    },
+
+    buildChargeRequest() {
+      return null;
+    },
+
+    async charge(charge, _body, token, _ctx, now) {
+      const outcome = SIMULATED_TOKEN.exec(token)?.[1] as TestCardOutcome | undefined;
+      const reference = simulatorReference(charge.transactionId);
+      if (outcome === undefined) return refusedState('credentials_refused');
+      if (outcome === 'uncertain') {
+        return {
+          kind: 'uncertain',
+          reason: 'timeout',
+          providerReference: null,
+          providerStatus: null,
+          diagnostics: NO_DIAGNOSTICS,
+        };
+      }
+      const declined = DECLINE_CODES[outcome];
+      const artifacts: TransactionArtifacts = { ...NO_ARTIFACTS, provider_reference: reference };
+      remember(reference, {
+        transactionId: charge.transactionId,
+        method: 'credit_card',
+        amount: charge.amount,
+        status: declined ? 'failed' : 'paid',
+        paidWith: declined ? null : 'credit_card',
+        paidOn: declined ? null : new Date(now.getTime() - 3 * 3_600_000).toISOString().slice(0, 10),
+        dueDate: null,
+        artifacts,
+      });
+      if (declined) {
+        return {
+          kind: 'refused',
+          reason: 'status_refused',
+          providerReference: reference,
+          diagnostics: {
+            provider_error_code: declined,
+            provider_error_message: 'The card issuer declined the charge.',
+            provider_http_status: null,
+          },
+        };
+      }
+      return { kind: 'issued', providerReference: reference, status: 'paid', artifacts, boletoDueDate: null };
+    },
+  };
+
   return {
     name: 'simulator',
     charges: chargesCapability,
     payouts: simulatedPayouts(payouts, limit),
+    cards: cardsCapability,
 
     settle(providerReference, via, now = new Date()) {
       const c = charges.get(providerReference);

@@ -389,15 +389,15 @@ describe('simulator bootstrap (SPEC 2.8, last line)', () => {
   });
   afterAll(() => app.close());
 
-  test('ENABLE_SIMULATOR=true: the simulator provider and its global pix and boleto rules exist at start', async () => {
+  test('ENABLE_SIMULATOR=true: the simulator provider and its global pix, boleto and card rules exist at start', async () => {
     const p = await app.request('GET', '/admin/providers/prv_simulator', { headers: as.super_admin });
     assert.equal(p.status, 200, p.text);
     assert.deepEqual(
       { kind: p.body.data.kind, environment: p.body.data.environment, methods: p.body.data.enabled_methods },
-      { kind: 'simulator', environment: 'sandbox', methods: ['pix', 'boleto'] },
+      { kind: 'simulator', environment: 'sandbox', methods: ['pix', 'boleto', 'credit_card'] },
     );
     const rules = await app.request('GET', '/admin/rules', { headers: as.super_admin });
-    // Both rules are written at start in the same instant; their order is by id, which SPEC leaves open.
+    // The rules are written at start in the same instant; their order is by id, which SPEC leaves open.
     assert.deepEqual(
       rules.body.data
         .map((r: { method: string; tenant_id: null; provider_id: string }) => [
@@ -408,6 +408,7 @@ describe('simulator bootstrap (SPEC 2.8, last line)', () => {
         .sort(),
       [
         ['boleto', null, 'prv_simulator'],
+        ['credit_card', null, 'prv_simulator'],
         ['pix', null, 'prv_simulator'],
       ],
     );

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
 import type { DecideContext } from '../../src/aggregates/decider.ts';
 import { boletoPolicy } from '../../src/aggregates/transaction/policies/boleto.ts';
+import { creditCardPolicy } from '../../src/aggregates/transaction/policies/credit-card.ts';
 import { pixPolicy } from '../../src/aggregates/transaction/policies/pix.ts';
 import {
   CHARGE_KINDS,
@@ -45,11 +46,28 @@ describe('every charge kind has a policy', () => {
     for (const policy of Object.values(CHARGE_POLICIES)) assert.ok(CHARGE_METHODS.includes(policy.method));
   });
 
-  test('SPEC 4.9: a stored method without a policy yet (credit_card) has none; a key of Object is no method', () => {
+  test('SPEC 2.2: every stored method has its policy; a key of Object is no method', () => {
     assert.equal(policyFor('pix'), pixPolicy);
     assert.equal(policyFor('boleto'), boletoPolicy);
-    assert.equal(policyFor('credit_card'), null);
+    assert.equal(policyFor('credit_card'), creditCardPolicy);
     assert.equal(policyFor('toString'), null);
+  });
+});
+
+describe('Card policy (SPEC 1, 4.9, 5.3, 8)', () => {
+  test('SPEC 4.9: captured at once, no expiry, no due date, no boleto options; paid only by the card', () => {
+    assert.equal(creditCardPolicy.writeScope, 'credit_card:write');
+    assert.equal(creditCardPolicy.checkFields({ expiresIn: null, boleto: null }), null);
+    assert.equal(creditCardPolicy.checkFields({ expiresIn: 3600, boleto: null })?.param, 'expires_in');
+    assert.equal(creditCardPolicy.deadlineExpires, false);
+    assert.equal(creditCardPolicy.dueDate, false);
+    assert.equal(creditCardPolicy.acceptsPayment('credit_card', false), true);
+    assert.equal(creditCardPolicy.acceptsPayment('pix', false), false);
+    assert.equal(creditCardPolicy.refundNeedsBankAccount('credit_card'), false);
+  });
+
+  test('SPEC 1: the external provider sandbox serves boleto only, so not cards', () => {
+    assert.equal(creditCardPolicy.sandbox, false);
   });
 });
 

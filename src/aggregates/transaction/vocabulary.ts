@@ -16,21 +16,18 @@ export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
 export type RefundStatus = 'pending' | 'succeeded' | 'failed';
 
 /** The payment methods a charge is created with (SPEC 2.2 `method`): the one list of them in the code. */
-export const CHARGE_METHODS = ['pix', 'boleto'] as const;
+export const CHARGE_METHODS = ['pix', 'boleto', 'credit_card'] as const;
 export type ChargeMethod = (typeof CHARGE_METHODS)[number];
 
-/**
- * SPEC 2.2 `method` of a stored charge, as reads answer it: the created methods and `credit_card`, which the
- * SPEC allows on stored rows before the card feature creates any.
- */
-export const STORED_METHODS = [...CHARGE_METHODS, 'credit_card'] as const;
-export type StoredMethod = (typeof STORED_METHODS)[number];
+/** SPEC 2.2 `method` of a stored charge, as reads answer it. */
+export const STORED_METHODS = CHARGE_METHODS;
+export type StoredMethod = ChargeMethod;
 
 /**
  * What a charge is for its policy (DESIGN.md "Feature modules"): today one kind per method. A Pix Automatic
  * debit will be a kind of its own while its method stays `pix` (SPEC 4.11), so policies are keyed by kind.
  */
-export const CHARGE_KINDS = ['pix', 'boleto'] as const;
+export const CHARGE_KINDS = ['pix', 'boleto', 'credit_card'] as const;
 export type ChargeKind = (typeof CHARGE_KINDS)[number];
 
 /** The kind of a reserved charge, read from its facts. */

@@ -14,7 +14,11 @@ import type { ProviderDeps } from './deps.ts';
  * creation appends with `no_stream`, and the loser of a race re-decides into a no-op.
  */
 export const SIMULATOR_PROVIDER_ID = 'prv_simulator';
-export const SIMULATOR_RULE_IDS = { pix: 'rul_simulator_pix', boleto: 'rul_simulator_boleto' } as const;
+export const SIMULATOR_RULE_IDS = {
+  pix: 'rul_simulator_pix',
+  boleto: 'rul_simulator_boleto',
+  credit_card: 'rul_simulator_credit_card',
+} as const;
 
 /** `ENABLE_SIMULATOR`, defaulting to on with the embedded database and off with DATABASE_URL. */
 export function simulatorEnabled(config: Pick<Config, 'ENABLE_SIMULATOR' | 'DATABASE_URL'>): boolean {

@@ -8,7 +8,7 @@ import { centavosToReais } from './money.ts';
  * models (npm `safe2pay` lib/Models: Transaction, Customer, Address, Product, Pix, Bankslip).
  */
 
-export const PAYMENT_METHOD = { boleto: '1', pix: '6' } as const;
+export const PAYMENT_METHOD = { boleto: '1', credit_card: '2', pix: '6' } as const;
 
 export interface BuildOptions {
   /** `Application` names the integrating system in the provider's panel (wire doc 2.4, at most 100). */
@@ -48,6 +48,7 @@ function paymentObject(charge: PortCharge): Record<string, unknown> {
     return { Expiration: charge.expiresIn ?? 3600 };
   }
   const o = charge.boleto;
+  // A card is charged by its token through the cards capability (cards.ts), never by this body.
   if (!o) throw new TypeError('a boleto charge needs its boleto options');
   return {
     DueDate: toProviderDate(o.due_date),

@@ -1,5 +1,6 @@
 import type { ChargeKind } from '../vocabulary.ts';
 import { boletoPolicy } from './boleto.ts';
+import { creditCardPolicy } from './credit-card.ts';
 import { pixPolicy } from './pix.ts';
 import type { ChargePolicy } from './policy.ts';
 
@@ -12,13 +13,14 @@ export type { ChargePolicy, MethodFields, MethodRefusal } from './policy.ts';
 export const CHARGE_POLICIES: { readonly [K in ChargeKind]: ChargePolicy & { readonly kind: K } } = {
   pix: pixPolicy,
   boleto: boletoPolicy,
+  credit_card: creditCardPolicy,
 };
 
 export function policyOf(kind: ChargeKind): ChargePolicy {
   return CHARGE_POLICIES[kind];
 }
 
-/** The policy of a stored kind, or null for one without a policy yet (a `credit_card` row: SPEC 4.9). */
+/** The policy of a stored kind, or null for a kind this version does not know. */
 export function policyFor(kind: string): ChargePolicy | null {
   return Object.hasOwn(CHARGE_POLICIES, kind) ? CHARGE_POLICIES[kind as ChargeKind] : null;
 }
