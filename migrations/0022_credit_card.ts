@@ -10,11 +10,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`alter table transactions drop constraint transactions_paid_with_check`.execute(db);
   await sql`alter table transactions add constraint transactions_paid_with_check
     check (paid_with in ('pix', 'boleto', 'credit_card'))`.execute(db);
-  await sql`alter table transactions add column credit_card jsonb`.execute(db);
+  await sql`alter table transactions add column credit_card jsonb, add column card_id text`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await sql`alter table transactions drop column credit_card`.execute(db);
+  await sql`alter table transactions drop column credit_card, drop column card_id`.execute(db);
   await sql`alter table transactions drop constraint transactions_paid_with_check`.execute(db);
   await sql`alter table transactions add constraint transactions_paid_with_check
     check (paid_with in ('pix', 'boleto'))`.execute(db);

@@ -42,6 +42,7 @@ export const ERROR_MESSAGES = {
   subaccount_not_configured: 'No active, enabled subaccount link for this tenant.',
   subaccount_credentials_missing: 'The subaccount link has no usable credential for this environment.',
   provider_pix_sandbox_unsupported: 'The external provider has no Pix sandbox.',
+  provider_card_sandbox_unsupported: 'The external provider sandbox does not take cards.',
   simulator_disabled: 'The simulator is disabled.',
   amount_limit_exceeded: "The amount is above the routing rule's maximum.",
   fee_exceeds_amount: 'The fees exceed the amount of the charge.',

@@ -150,6 +150,15 @@ export interface CostCentersTable {
   updated_at: Timestamp;
 }
 
+/** `transactions.credit_card` (jsonb). */
+export interface CardColumn {
+  brand: string;
+  last_four: string;
+  holder: string;
+  expiration: string;
+  installments: number;
+}
+
 /** One charge (SPEC 2.2), projected inline by src/projections/transactions.ts. */
 export interface TransactionsTable {
   id: string;
@@ -184,6 +193,10 @@ export interface TransactionsTable {
   provider_error_message: string | null;
   provider_http_status: number | null;
   paid_with: 'pix' | 'boleto' | 'credit_card' | null;
+  /** Card (migration 0022): the masked card and installments, never the number, code or token. */
+  credit_card: CardColumn | null;
+  /** Card: Calebe's id of the stored card the charge used or saved (`card_…`). */
+  card_id: string | null;
   paid_at: Timestamp | null;
   duplicate_payment_at: Timestamp | null;
   refund_status: string | null;

@@ -38,6 +38,7 @@ export const HTTP_STATUS = {
   subaccount_not_configured: 422,
   subaccount_credentials_missing: 422,
   provider_pix_sandbox_unsupported: 422,
+  provider_card_sandbox_unsupported: 422,
   simulator_disabled: 422,
   amount_limit_exceeded: 422,
   fee_exceeds_amount: 422,

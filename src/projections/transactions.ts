@@ -7,7 +7,7 @@ import {
   transactionEvents,
 } from '../aggregates/transaction.ts';
 import { storedDocumentSignature } from '../charge-page/stored-signature.ts';
-import type { TransactionRequestsTable, TransactionsTable } from '../db/schema.ts';
+import type { CardColumn, TransactionRequestsTable, TransactionsTable } from '../db/schema.ts';
 import { q, type SqlText } from '../db/sql-text.ts';
 import { EventRegistry } from '../events/event-registry.ts';
 import type { RecordedEvent } from '../events/event-store.ts';
@@ -66,6 +66,8 @@ const UPSERT_COLUMNS = [
   'paid_at',
   'duplicate_payment_at',
   'refund_status',
+  'credit_card',
+  'card_id',
   'document_signature',
   'duplicate_refund',
   'pending_due_date',
@@ -197,6 +199,14 @@ export const transactionsProjection: Projection = {
 
 type Reserved = Extract<TransactionEvent, { type: 'Transaction.Reserved' }>['data'];
 
+/** The masked card a card charge shows (SPEC 4.9); null for the other methods. */
+function cardColumn(d: Reserved): CardColumn | null {
+  const c = d.credit_card;
+  if (!c) return null;
+  const { card_id: _, ...masked } = c.card;
+  return { ...masked, installments: c.installments };
+}
+
 /** The row a reservation creates (status `processing`, sequence = the reservation's version). */
 function reservedRow(d: Reserved, recorded: RecordedEvent): Insertable<TransactionsTable> {
   return {
@@ -233,6 +243,8 @@ function reservedRow(d: Reserved, recorded: RecordedEvent): Insertable<Transacti
     paid_at: null,
     duplicate_payment_at: null,
     refund_status: null,
+    credit_card: cardColumn(d),
+    card_id: d.credit_card?.card.card_id ?? null,
     document_signature: storedDocumentSignature(d.transaction_id),
     duplicate_refund: null,
     pending_due_date: null,
@@ -285,6 +297,13 @@ function factsOf(event: LaterEvent): Changes {
         ...(provider_reference === null ? {} : { provider_reference }),
       };
     }
+    case 'Transaction.Captured':
+      return {
+        paid_with: 'credit_card',
+        paid_at: event.data.paid_at,
+        provider_reference: event.data.provider_reference,
+        ...(event.data.card_id === null ? {} : { card_id: event.data.card_id }),
+      };
     case 'Transaction.Refused': {
       const { transaction_id: _, provider_reference, ...rest } = event.data;
       return { ...rest, ...(provider_reference === null ? {} : { provider_reference }) };
@@ -425,6 +444,8 @@ export function transactionRowFromState(
     paid_at: instant(s.paidAt),
     duplicate_payment_at: instant(s.duplicatePaymentAt),
     refund_status: s.refundStatus,
+    credit_card: cardColumn(r),
+    card_id: s.cardId,
     // What the projection stores under the secret this process signs with (a rebuild writes the same).
     document_signature: storedDocumentSignature(r.transaction_id),
     duplicate_refund: s.duplicateRefund?.status ?? null,

@@ -105,6 +105,16 @@ async function foldOfStreams(t: Pick<TestDatabase, 'db'>, store: PostgresEventSt
       paid_at: ts(s.paidAt),
       duplicate_payment_at: ts(s.duplicatePaymentAt),
       refund_status: s.refundStatus,
+      credit_card: r.credit_card
+        ? {
+            brand: r.credit_card.card.brand,
+            last_four: r.credit_card.card.last_four,
+            holder: r.credit_card.card.holder,
+            expiration: r.credit_card.card.expiration,
+            installments: r.credit_card.installments,
+          }
+        : null,
+      card_id: s.cardId,
       document_signature: storedSignature(r.transaction_id),
       duplicate_refund: s.duplicateRefund?.status ?? null,
       pending_due_date: s.pendingDueDate,

@@ -12,16 +12,36 @@ import { TRANSACTION_STATUSES } from '../../src/aggregates/transaction.ts';
 
 export const KEY_DIGEST = 'a'.repeat(64);
 
-export type ChargeKind = 'pix_live' | 'boleto_live' | 'pix_simulated' | 'boleto_simulated' | 'pix_test';
+export type ChargeKind =
+  | 'pix_live'
+  | 'boleto_live'
+  | 'pix_simulated'
+  | 'boleto_simulated'
+  | 'pix_test'
+  | 'card_live'
+  | 'card_test';
+
+/** The masked card of a card charge's fixtures (SPEC 4.9): never a number, a code or a token. */
+export const MASKED_CARD = {
+  card_id: null,
+  brand: 'visa',
+  last_four: '1111',
+  holder: 'MARIA SILVA',
+  expiration: '12/2030',
+} as const;
 
 export function reserveCommand(
   transactionId: string,
   kind: ChargeKind = 'pix_live',
   over: Partial<ReserveTransaction> = {},
 ): ReserveTransaction {
-  const method: ChargeMethod = kind.startsWith('pix') ? 'pix' : 'boleto';
-  const simulated = kind !== 'pix_live' && kind !== 'boleto_live';
-  const livemode = kind !== 'pix_test';
+  const method: ChargeMethod = kind.startsWith('pix')
+    ? 'pix'
+    : kind.startsWith('card')
+      ? 'credit_card'
+      : 'boleto';
+  const simulated = kind !== 'pix_live' && kind !== 'boleto_live' && kind !== 'card_live';
+  const livemode = kind !== 'pix_test' && kind !== 'card_test';
   const boleto =
     method === 'boleto'
       ? {
@@ -51,6 +71,7 @@ export function reserveCommand(
     idempotencyKeySha256: KEY_DIGEST,
     expiresIn: method === 'pix' ? 3600 : null,
     boleto,
+    creditCard: method === 'credit_card' ? { card: MASKED_CARD, installments: 1 } : null,
     request: {
       tenant_id: 'ten_acme',
       method,
@@ -73,7 +94,9 @@ export function reserveCommand(
       },
       ...(method === 'pix'
         ? { expires_in: 3600 }
-        : { boleto: { due_date: '2026-03-10', penalty_rate: 2, interest_rate: 1 } }),
+        : method === 'credit_card'
+          ? { installments: 1, credit_card: MASKED_CARD }
+          : { boleto: { due_date: '2026-03-10', penalty_rate: 2, interest_rate: 1 } }),
     },
     providerRequest: simulated ? null : { valor: '12.50', referencia: transactionId },
     ...over,
@@ -134,6 +157,8 @@ export function commandOf(
       return reserveCommand(opts.transactionId, opts.chargeKind);
     case 'record_issued':
       return { kind, artifacts: boleto ? boletoArtifacts(ref) : pixArtifacts(ref) };
+    case 'record_captured':
+      return { kind, providerReference: ref ?? 'ext_1', cardId: 'card_1' };
     case 'record_refused':
       return {
         kind,
@@ -161,7 +186,7 @@ export function commandOf(
         kind,
         observedStatus,
         providerReference: ref,
-        paidWith: boleto ? 'boleto' : 'pix',
+        paidWith: boleto ? 'boleto' : opts.chargeKind.startsWith('card') ? 'credit_card' : 'pix',
         duplicatePayment: false,
       };
     case 'refresh_expired':
@@ -228,6 +253,7 @@ export function commandOf(
 export const COMMAND_KINDS: readonly TransactionCommand['kind'][] = [
   'reserve',
   'record_issued',
+  'record_captured',
   'record_refused',
   'record_uncertain',
   'mark_unknown',
@@ -283,7 +309,7 @@ export const randomStep: fc.Arbitrary<RandomStep> = fc.record({
   ref: fc.constantFrom<string | null>('ext_1', 'ext_1', 'ext_2', null),
   advanceSeconds: fc.constantFrom(0, 30, 600, 7200),
   deadline: fc.boolean(),
-  paidWith: fc.constantFrom<ChargeMethod>('pix', 'boleto'),
+  paidWith: fc.constantFrom<ChargeMethod>('pix', 'boleto', 'credit_card'),
   duplicate: fc.boolean(),
   attempts: fc.constantFrom(0, 1, 1, 2),
 });
@@ -294,6 +320,8 @@ export const chargeKind = fc.constantFrom<ChargeKind>(
   'pix_simulated',
   'boleto_simulated',
   'pix_test',
+  'card_live',
+  'card_test',
 );
 
 /** The command of a random step, given the status the charge is in now. */

@@ -67,7 +67,7 @@ describe('Card policy (SPEC 1, 4.9, 5.3, 8)', () => {
   });
 
   test('SPEC 1: the external provider sandbox serves boleto only, so not cards', () => {
-    assert.equal(creditCardPolicy.sandbox, false);
+    assert.equal(creditCardPolicy.sandboxRefusal?.code, 'provider_card_sandbox_unsupported');
   });
 });
 
@@ -83,7 +83,7 @@ describe('Pix policy (SPEC 1, 3.1, 4.1, 5.3, 8)', () => {
   });
 
   test('SPEC 1: the external provider has no Pix sandbox; SPEC 4.1: scope pix:write', () => {
-    assert.equal(pixPolicy.sandbox, false);
+    assert.equal(pixPolicy.sandboxRefusal?.code, 'provider_pix_sandbox_unsupported');
     assert.equal(pixPolicy.writeScope, 'pix:write');
     const sandbox = reserveCommand(ID, 'pix_live', { environment: 'sandbox' });
     scenario(transaction).given([]).when(sandbox, ctx).thenFails('provider_pix_sandbox_unsupported');
@@ -142,7 +142,7 @@ describe('Boleto policy (SPEC 2.2, 3.1, 4.2, 4.8)', () => {
   test('SPEC 4.2: a due date (real calendar day), no expires_in; scope boleto:write; has a sandbox', () => {
     assert.equal(boletoPolicy.expiresIn, false);
     assert.equal(boletoPolicy.boletoOptions, true);
-    assert.equal(boletoPolicy.sandbox, true);
+    assert.equal(boletoPolicy.sandboxRefusal, null);
     assert.equal(boletoPolicy.writeScope, 'boleto:write');
     const options = {
       due_date: '2026-03-10',

@@ -131,6 +131,7 @@ function historyOf(status: TransactionStatus | 'none', kind: ChargeKind): Transa
 /** The charge whose guards let a cell's event through (footnotes s, b, d, p, u of the table). */
 function fittingKind(kind: TransactionCommand['kind']): ChargeKind {
   if (kind === 'simulate_paid' || kind === 'simulate_expired') return 'pix_simulated';
+  if (kind === 'record_captured') return 'card_live';
   const boleto: readonly TransactionCommand['kind'][] = [
     'refresh_processing',
     'change_due_date',
@@ -236,6 +237,19 @@ const SPEC_3_1 = transcribedTable(
     failed     | replay              | conflict       | conflict       | conflict            | =
     unknown    | replay              | Issued>pending | Refused>failed | =                   | =
     refunded   | replay              | conflict       | conflict       | conflict            | =
+    `,
+    `
+    # SPEC 3.1 processing | provider answers at creation | status reported in the response; SPEC 4.9
+    # "immediate capture": a card authorized at creation is paid at once (a late answer to an unknown one too).
+    state      | record_captured
+    none       | not_found
+    processing | Captured>paid
+    pending    | conflict
+    paid       | conflict
+    expired    | conflict
+    failed     | conflict
+    unknown    | Captured>paid
+    refunded   | conflict
     `,
     `
     # pending | simulate with paid    | simulated pending transaction | paid: Paid
@@ -1198,7 +1212,9 @@ describe('transaction decider: refund and due-date attempts the provider did not
 
 /** Refusals an `emits` cell may still answer with, by command kind (the footnotes of the table). */
 const GUARD_REFUSALS: Partial<Record<TransactionCommand['kind'], readonly ErrorCode[]>> = {
-  reserve: ['validation_error', 'provider_pix_sandbox_unsupported'],
+  reserve: ['validation_error', 'provider_pix_sandbox_unsupported', 'provider_card_sandbox_unsupported'],
+  // Only a card is captured at creation (SPEC 4.9).
+  record_captured: ['conflict'],
   simulate_paid: ['simulation_not_allowed'],
   simulate_expired: ['simulation_not_allowed'],
   refresh_pending: ['reconciliation_required', 'provider_refresh_failed'],

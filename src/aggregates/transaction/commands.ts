@@ -1,6 +1,7 @@
 import type {
   BoletoOptions,
   Diagnostics,
+  MaskedCard,
   RefundEvidence,
   TransactionArtifacts,
   TransactionRequestSnapshot,
@@ -29,6 +30,8 @@ export interface ReserveTransaction {
   /** Pix: effective seconds; boleto: null. */
   readonly expiresIn: number | null;
   readonly boleto: BoletoOptions | null;
+  /** Card: the masked card and installments; null for the other methods. */
+  readonly creditCard?: { readonly card: MaskedCard; readonly installments: number } | null;
   readonly request: TransactionRequestSnapshot;
   readonly providerRequest: Readonly<Record<string, unknown>> | null;
 }
@@ -37,6 +40,12 @@ export interface ReserveTransaction {
 export interface RecordIssued {
   readonly kind: 'record_issued';
   readonly artifacts: TransactionArtifacts;
+}
+/** A card authorized and captured at creation (SPEC 4.9): paid at once, with the card it kept, if any. */
+export interface RecordCaptured {
+  readonly kind: 'record_captured';
+  readonly providerReference: string;
+  readonly cardId: string | null;
 }
 /** The provider confirmed a refusal (also when its error flag is false but the charge status is a failure). */
 export interface RecordRefused {
@@ -255,6 +264,7 @@ export type RefreshCommand =
 export type TransactionCommand =
   | ReserveTransaction
   | RecordIssued
+  | RecordCaptured
   | RecordRefused
   | RecordUncertain
   | MarkUnknown

@@ -118,6 +118,21 @@ const boletoOptions = z.strictObject({
 });
 export type BoletoOptions = z.infer<typeof boletoOptions>;
 
+/**
+ * A card as a charge keeps it (SPEC 4.9; issue 25 item 2): brand, last four digits, holder and expiry, never
+ * the number, the security code or the provider's token. `card_id`: Calebe's id of the stored card the charge
+ * used (`card_…`), or null when the charge tokenized card data (the id comes with its capture).
+ */
+export const maskedCard = z.strictObject({
+  card_id: z.string().startsWith('card_').nullable(),
+  brand: z.string().min(1).max(40),
+  last_four: z.string().regex(/^[0-9]{4}$/),
+  holder: z.string(),
+  /** `MM/YYYY`. */
+  expiration: z.string().regex(/^(0[1-9]|1[0-2])\/[0-9]{4}$/),
+});
+export type MaskedCard = z.infer<typeof maskedCard>;
+
 /** SPEC 2.3 `request`: the normalized creation object, tenant resolved, defaults applied, original values. */
 const requestSnapshot = z.strictObject({
   tenant_id: z.string(),
@@ -139,6 +154,9 @@ const requestSnapshot = z.strictObject({
     .optional(),
   cost_center_id: z.string().optional(),
   callback_url: z.string().optional(),
+  /** Card (SPEC 4.9): installments (default 1) and the masked card. */
+  installments: z.number().int().optional(),
+  credit_card: maskedCard.optional(),
 });
 export type TransactionRequestSnapshot = z.infer<typeof requestSnapshot>;
 
@@ -164,6 +182,8 @@ export const reservedData = z.strictObject({
   expires_in: z.number().int().min(60).max(86_400).nullable(),
   /** Boleto: effective options (defaults applied). Pix: null. */
   boleto: boletoOptions.nullable(),
+  /** Card: the masked card and installments (1 to 12); absent for the other methods. */
+  credit_card: z.strictObject({ card: maskedCard, installments: z.number().int().min(1).max(12) }).optional(),
   reserved_at: instant,
   request: requestSnapshot,
   /** The body prepared for the provider by the issuance builders; null for the simulator and test mode. */
@@ -260,6 +280,14 @@ const paidData = z.strictObject({
   paid_at: instant,
   duplicate_payment_at: instant.nullable(),
   source: z.enum(['provider', 'simulation']),
+});
+/** A card authorized and captured at creation (SPEC 4.9 "immediate capture"): paid, with its stored card. */
+const capturedData = z.strictObject({
+  transaction_id: txnId,
+  provider_reference: z.string().min(1),
+  paid_at: instant,
+  /** The card saved by this charge (`card_…`), or the stored card it used; null when none was kept. */
+  card_id: z.string().startsWith('card_').nullable(),
 });
 const expiredData = z.strictObject({
   transaction_id: txnId,
@@ -359,6 +387,15 @@ export const transactionEvents = [
     audit: { action: 'transaction.issued', when: 'the provider answered the creation' },
     version: 1,
     schema: issuedData,
+  }),
+  defineEvent({
+    type: 'Transaction.Captured',
+    audit: {
+      action: 'transaction.captured',
+      when: 'a card charge was authorized and captured at creation (`paid`)',
+    },
+    version: 1,
+    schema: capturedData,
   }),
   defineEvent({
     type: 'Transaction.Refused',
@@ -566,6 +603,7 @@ export const transactionEvents = [
 export type TransactionEvent =
   | DomainEvent<'Transaction.Reserved', TransactionReservedData>
   | DomainEvent<'Transaction.Issued', z.infer<typeof issuedData>>
+  | DomainEvent<'Transaction.Captured', z.infer<typeof capturedData>>
   | DomainEvent<'Transaction.Refused', z.infer<typeof refusedData>>
   | DomainEvent<'Transaction.Unconfirmed', z.infer<typeof unconfirmedData>>
   | DomainEvent<'Transaction.PaymentProcessing', z.infer<typeof idOnly>>

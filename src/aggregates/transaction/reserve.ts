@@ -26,6 +26,7 @@ function reservedFacts(c: ReserveTransaction, now: Date): TransactionReservedDat
     idempotency_key_sha256: c.idempotencyKeySha256,
     expires_in: c.expiresIn,
     boleto: c.boleto,
+    ...(c.creditCard ? { credit_card: c.creditCard } : {}),
     reserved_at: now.toISOString(),
     request: c.request,
     provider_request: c.providerRequest === null ? null : { ...c.providerRequest },
@@ -69,8 +70,11 @@ export function reserve(c: ReserveTransaction, now: Date): readonly TransactionE
   if (c.simulated && c.providerRequest !== null) {
     return invalid('provider_request', 'A simulated charge has no provider body (SPEC 2.3).');
   }
-  if (!policy.sandbox && !c.simulated && c.environment === 'sandbox') {
-    return refuse('provider_pix_sandbox_unsupported', 'The external provider has no Pix sandbox.');
+  if (policy.sandboxRefusal !== null && !c.simulated && c.environment === 'sandbox') {
+    return refuse(policy.sandboxRefusal.code, policy.sandboxRefusal.message);
+  }
+  if (Boolean(c.creditCard) !== (policy.kind === 'credit_card')) {
+    return invalid('credit_card', 'Only a card charge carries a card, and it always does.');
   }
   const r = c.request;
   if (r.tenant_id !== c.tenantId || r.method !== c.method || r.amount !== c.amount) {

@@ -41,6 +41,8 @@ export interface TransactionFacts {
   readonly dueDateInFlight: boolean;
   /** Something after the reservation was recorded (an answer or a refresh): the reconciler leaves it alone. */
   readonly answered: boolean;
+  /** Card: the stored card (`card_…`) the charge used or saved; null otherwise. */
+  readonly cardId: string | null;
 }
 export type TransactionState = { readonly status: 'none' } | TransactionFacts;
 
@@ -68,6 +70,14 @@ function afterReservation(state: TransactionFacts, event: TransactionEvent): Tra
       const { transaction_id: _, source: _s, ...artifacts } = event.data;
       return { ...state, artifacts };
     }
+    case 'Transaction.Captured':
+      return {
+        ...state,
+        paidWith: 'credit_card',
+        paidAt: event.data.paid_at,
+        cardId: event.data.card_id ?? state.cardId,
+        artifacts: { ...state.artifacts, provider_reference: event.data.provider_reference },
+      };
     case 'Transaction.Refused': {
       const { transaction_id: _, failure_code, provider_reference, ...diagnostics } = event.data;
       return {
@@ -220,6 +230,7 @@ export function evolve(state: TransactionState, event: TransactionEvent): Transa
       refundTransferId: null,
       refundVault: null,
       answered: false,
+      cardId: event.data.credit_card?.card.card_id ?? null,
     };
   }
   if (state.status === 'none') return state;

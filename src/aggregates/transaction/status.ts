@@ -10,6 +10,7 @@ import type { TransactionStatus } from './vocabulary.ts';
 export const STATUS_AFTER = {
   'Transaction.Reserved': 'processing',
   'Transaction.Issued': 'pending',
+  'Transaction.Captured': 'paid',
   'Transaction.Refused': 'failed',
   'Transaction.Unconfirmed': 'unknown',
   'Transaction.PaymentProcessing': 'processing',

@@ -44,6 +44,8 @@ import type { TransactionStatus } from './vocabulary.ts';
  *  refunded  |=                 |409 conflict           |=                     |=
  *
  *  refresh_duplicate_payment: paid -> DuplicatePaymentFound (u2); none 404; every other row `=`.
+ *  record_captured (a card authorized and captured at creation, SPEC 4.9): as record_issued, but Captured ->
+ *  paid (processing and unknown rows); none 404; every other row 409 conflict.
  *
  *  state     |refund_unconfirmed|refund_refused|due_date_unconfirmed|due_date_refused
  *  ----------+------------------+--------------+--------------------+----------------
@@ -144,6 +146,7 @@ function finalRow(same: 'refresh_expired' | 'refresh_refunded' | null) {
   return {
     reserve: repeat,
     record_issued: conflict,
+    record_captured: conflict,
     record_refused: conflict,
     record_uncertain: conflict,
     mark_unknown: noop,
@@ -181,6 +184,7 @@ export const transactionTransitions: Table = {
   none: {
     reserve: { emits: 'Transaction.Reserved', to: 'processing' },
     record_issued: notFound,
+    record_captured: notFound,
     record_refused: notFound,
     record_uncertain: notFound,
     mark_unknown: notFound,
@@ -215,6 +219,7 @@ export const transactionTransitions: Table = {
   processing: {
     reserve: repeat,
     record_issued: { emits: 'Transaction.Issued', to: 'pending' },
+    record_captured: { emits: 'Transaction.Captured', to: 'paid' },
     record_refused: { emits: 'Transaction.Refused', to: 'failed' },
     record_uncertain: { emits: 'Transaction.Unconfirmed', to: 'unknown' },
     mark_unknown: { emits: 'Transaction.Unconfirmed', to: 'unknown' },
@@ -244,6 +249,7 @@ export const transactionTransitions: Table = {
   pending: {
     reserve: repeat,
     record_issued: conflict,
+    record_captured: conflict,
     record_refused: conflict,
     record_uncertain: conflict,
     mark_unknown: noop,
@@ -273,6 +279,7 @@ export const transactionTransitions: Table = {
   paid: {
     reserve: repeat,
     record_issued: conflict,
+    record_captured: conflict,
     record_refused: conflict,
     record_uncertain: conflict,
     mark_unknown: noop,
@@ -309,6 +316,7 @@ export const transactionTransitions: Table = {
   unknown: {
     reserve: repeat,
     record_issued: { emits: 'Transaction.Issued', to: 'pending' },
+    record_captured: { emits: 'Transaction.Captured', to: 'paid' },
     record_refused: { emits: 'Transaction.Refused', to: 'failed' },
     record_uncertain: noop,
     mark_unknown: noop,

@@ -5,6 +5,7 @@ import type { EmitCells } from './cell.ts';
 /** The provider's answer at creation, a stuck reservation, and the open statuses a read reports. */
 export const outcomeCells: EmitCells<
   | 'Transaction.Issued'
+  | 'Transaction.Captured'
   | 'Transaction.Refused'
   | 'Transaction.Unconfirmed'
   | 'Transaction.PaymentProcessing'
@@ -20,6 +21,23 @@ export const outcomeCells: EmitCells<
           source: c.kind === 'record_issued' ? 'creation' : 'refresh',
           ...c.artifacts,
           provider_reference: c.artifacts.provider_reference ?? s.artifacts.provider_reference,
+        },
+      },
+    ];
+  },
+  'Transaction.Captured': ({ c, now, policy, id }) => {
+    if (c.kind !== 'record_captured') return null;
+    if (policy.kind !== 'credit_card') {
+      return refuse('conflict', 'Only a card charge is captured at creation.', { transaction_id: id });
+    }
+    return [
+      {
+        type: 'Transaction.Captured',
+        data: {
+          transaction_id: id,
+          provider_reference: c.providerReference,
+          paid_at: now.toISOString(),
+          card_id: c.cardId,
         },
       },
     ];

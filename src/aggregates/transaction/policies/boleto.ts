@@ -10,7 +10,7 @@ export const boletoPolicy: ChargePolicy & { readonly kind: 'boleto' } = {
   kind: 'boleto',
   method: 'boleto',
   writeScope: 'boleto:write',
-  sandbox: true,
+  sandboxRefusal: null,
   expiresIn: false,
   boletoOptions: true,
   checkFields({ expiresIn, boleto }) {

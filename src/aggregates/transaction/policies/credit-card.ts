@@ -10,7 +10,10 @@ export const creditCardPolicy: ChargePolicy & { readonly kind: 'credit_card' } =
   kind: 'credit_card',
   method: 'credit_card',
   writeScope: 'credit_card:write',
-  sandbox: false,
+  sandboxRefusal: {
+    code: 'provider_card_sandbox_unsupported',
+    message: 'The external provider sandbox does not take cards; card charges go to production only.',
+  },
   expiresIn: false,
   boletoOptions: false,
   checkFields({ expiresIn, boleto }) {

@@ -8,7 +8,10 @@ export const pixPolicy: ChargePolicy & { readonly kind: 'pix' } = {
   kind: 'pix',
   method: 'pix',
   writeScope: 'pix:write',
-  sandbox: false,
+  sandboxRefusal: {
+    code: 'provider_pix_sandbox_unsupported',
+    message: 'The external provider has no Pix sandbox.',
+  },
   expiresIn: true,
   boletoOptions: false,
   checkFields({ expiresIn, boleto }) {

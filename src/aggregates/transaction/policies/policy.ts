@@ -1,5 +1,11 @@
+import type { ErrorCode } from '../../errors.ts';
 import type { BoletoOptions } from '../events.ts';
 import type { ChargeKind, ChargeMethod } from '../vocabulary.ts';
+
+export interface SandboxRefusal {
+  readonly code: Extract<ErrorCode, `provider_${string}_sandbox_unsupported`>;
+  readonly message: string;
+}
 
 /** A creation field a method refuses (422 validation_error on `param`), in the decider's words. */
 export interface MethodRefusal {
@@ -26,8 +32,11 @@ export interface ChargePolicy {
   readonly method: ChargeMethod;
   /** The API key scope a write on a charge of this method needs besides its own (SPEC 5.3). */
   readonly writeScope: `${ChargeMethod}:write`;
-  /** Whether the external provider has a sandbox for it (else 422 provider_pix_sandbox_unsupported). */
-  readonly sandbox: boolean;
+  /**
+   * Null when the external provider's sandbox serves this kind; otherwise the refusal of a charge routed there
+   * (SPEC 1: boleto only; Pix `provider_pix_sandbox_unsupported`, card its sibling).
+   */
+  readonly sandboxRefusal: SandboxRefusal | null;
   /** The charge carries `expires_in` seconds from its reservation (SPEC 4.1; default 3600). */
   readonly expiresIn: boolean;
   /** The charge needs boleto options (due date, fines, SPEC 4.2). */

@@ -271,9 +271,7 @@ async function route(ctx: ChargeContext, input: CreateChargeInput): Promise<Rout
     if (p.kind === 'external' && p.isMarketplace) {
       throw new DomainError('subaccount_not_configured', 'Marketplace subaccounts are not available yet.');
     }
-    if (p.kind === 'external' && !policyOf(input.method).sandbox && p.environment === 'sandbox') {
-      throw new DomainError('provider_pix_sandbox_unsupported', 'The external provider has no Pix sandbox.');
-    }
+    if (p.kind === 'external' && p.environment === 'sandbox') refuseSandbox(input.method);
     if (p.kind === 'external') requireProviderPayer(input);
     const adapter = await resolveAdapter(adapterContext(ctx), { providerId: null, simulated: true });
     return { providerId: null, kind: 'simulator', environment: 'sandbox', adapter };
@@ -288,9 +286,7 @@ async function route(ctx: ChargeContext, input: CreateChargeInput): Promise<Rout
   if (p.isMarketplace) {
     throw new DomainError('subaccount_not_configured', 'Marketplace subaccounts are not available yet.');
   }
-  if (!policyOf(input.method).sandbox && p.environment === 'sandbox') {
-    throw new DomainError('provider_pix_sandbox_unsupported', 'The external provider has no Pix sandbox.');
-  }
+  if (p.environment === 'sandbox') refuseSandbox(input.method);
   requireProviderPayer(input);
   if (p.environment === 'production') {
     await authorizeLiveIssuance(
@@ -308,6 +304,12 @@ async function route(ctx: ChargeContext, input: CreateChargeInput): Promise<Rout
   // Before reservation: a record that cannot send (no credentials, unreadable key) is refused with nothing stored.
   const adapter = await resolveAdapter(adapterContext(ctx), { providerId: p.id, simulated: false });
   return { providerId: p.id, kind: 'external', environment: p.environment, adapter };
+}
+
+/** SPEC 1: the external provider's sandbox serves boleto only; the other methods are refused before anything is stored. */
+function refuseSandbox(method: ChargeMethod): void {
+  const refusal = policyOf(method).sandboxRefusal;
+  if (refusal) throw new DomainError(refusal.code, refusal.message);
 }
 
 /**
