@@ -18,7 +18,8 @@ export type IdPrefix =
   | 'ses'
   | 'tty'
   | 'whe'
-  | 'vlt';
+  | 'vlt'
+  | 'card';
 
 /** Crockford base32, lower case (ids have always been lower-cased ULIDs). */
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';

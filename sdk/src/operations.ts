@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { chargePageParams } from '../../src/contract/charge-page.ts';
 import { newBoletoBody, newPixBody, panelBoletoBody } from '../../src/contract/charges.ts';
+import { newCreditCardBody } from '../../src/contract/credit-card.ts';
 import { healthBody, readyBody } from '../../src/contract/health.ts';
 import type { Operation as ContractOperation } from '../../src/contract/operation.ts';
 import { OPERATION_MODULES } from '../../src/contract/operations/index.ts';
@@ -140,6 +141,7 @@ export const OPERATIONS = {
   // charge; the server's own bodies also take a legacy replay, which the SDK leaves to `request`.
   createPix: { ...contract.createPix, body: newPixBody },
   createBoleto: { ...contract.createBoleto, body: newBoletoBody },
+  createCreditCard: { ...contract.createCreditCard, body: newCreditCardBody },
   createPanelBoleto: {
     ...contract.createPanelBoleto,
     body: newBoletoBody.extend({ tenant_id: panelBoletoBody.shape.tenant_id }),

@@ -5,6 +5,7 @@ import { streamCatalog } from '../projections/stream-catalog.ts';
 import { apiKeysFeature } from './api-keys/feature.ts';
 import { auditFeature } from './audit/feature.ts';
 import { costCentersFeature } from './cost-centers/feature.ts';
+import { creditCardFeature } from './credit-card/feature.ts';
 import type { Feature, MountedOperation } from './feature.ts';
 import type { Job } from './job.ts';
 import { paymentSettingsFeature } from './payment-settings/feature.ts';
@@ -40,6 +41,7 @@ export const FEATURES: readonly Feature[] = [
   webhookEndpointsFeature,
   webhookDeliveriesFeature,
   transactionsFeature,
+  creditCardFeature,
 ];
 
 /** Every domain event type the gateway writes, with its schema, upcasters and audit action name. */

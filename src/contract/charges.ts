@@ -78,7 +78,7 @@ const email = z
   )
   .meta({ description: 'Contains @, up to 254 bytes; trimmed and lower-cased.' });
 
-const pixCustomer = z.strictObject({
+export const pixCustomer = z.strictObject({
   ...customerCommon,
   email: email.optional(),
   phone: z
@@ -117,7 +117,7 @@ const callbackUrl = normalizedUrl(2048).meta({
     'An https address receiving the webhook events of this charge; private, loopback, link-local and metadata addresses are refused (422). Written as a URL parser writes it (anything it would read differently, like a backslash, an empty host or port 0, is refused with 422); stored in that form (`https://shop.example` as `https://shop.example/`).',
 });
 
-const common = {
+export const chargeCommon = {
   /** SPEC 5.5: accepted only to answer `422 tenant_from_api_key`. */
   tenant_id: z.unknown().optional().meta({ description: 'Never send: 422 tenant_from_api_key.' }),
   amount: z.number().int().min(1).max(100_000_000).meta({ description: 'Centavos, 1 to 100000000.' }),
@@ -141,7 +141,7 @@ const rate = z
   .meta({ type: 'number', description: 'Percentage 0 to 100, at most two decimals; default 0.' });
 
 export const pixBody = z.strictObject({
-  ...common,
+  ...chargeCommon,
   customer: pixCustomer,
   expires_in: z
     .number()
@@ -151,7 +151,7 @@ export const pixBody = z.strictObject({
     .meta({ description: 'Seconds, 60 to 86400; omitted or 0 gives 3600.' }),
 });
 export const boletoBody = z.strictObject({
-  ...common,
+  ...chargeCommon,
   customer: boletoCustomer,
   boleto: z.strictObject({
     due_date: z.iso.date().meta({ description: 'Today to today+365 in America/Sao_Paulo (first issuance).' }),
@@ -172,7 +172,7 @@ export const panelBoletoBody = boletoBody.extend({
  * A payer with phone and address required, checked in that order (the command's order, so the first field
  * at fault is the one the server names).
  */
-function newCustomer<S extends typeof pixCustomer.shape | typeof boletoCustomer.shape>(
+export function newCustomer<S extends typeof pixCustomer.shape | typeof boletoCustomer.shape>(
   customer: z.ZodObject<S>,
 ) {
   const { phone, address: _address, ...rest } = customer.shape;

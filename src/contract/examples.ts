@@ -89,6 +89,7 @@ export const transaction = {
   cost_center_name: 'Loja Pinheiros',
   callback_url: 'https://loja.example.com/webhooks/calebe',
   refund: null,
+  credit_card: null,
   created_at: AT,
   updated_at: AT,
 };

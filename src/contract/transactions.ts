@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CHARGE_METHODS, STORED_METHODS } from '../aggregates/transaction/vocabulary.ts';
+import { transactionCardView } from './credit-card.ts';
 import { pageQuery, queryBoolean } from './envelopes.ts';
 import { utf8Text } from './text.ts';
 
@@ -55,6 +56,9 @@ export const transactionView = z
       .object({ status: z.string() })
       .nullable()
       .meta({ description: 'Set once a refund was requested; null otherwise.' }),
+    credit_card: transactionCardView
+      .nullable()
+      .meta({ description: 'A card charge’s masked card; null otherwise.' }),
     created_at: z.string(),
     updated_at: z.string(),
   })

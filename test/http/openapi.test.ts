@@ -45,6 +45,7 @@ interface Doc {
 const REQUIRES_KEY = [
   'createApiKey',
   'createBoleto',
+  'createCreditCard',
   'createPanelBoleto',
   'createPix',
   'createTenant',

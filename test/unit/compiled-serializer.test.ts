@@ -53,6 +53,7 @@ const charge: TransactionView = {
   cost_center_name: 'Loja',
   callback_url: null,
   refund: { status: 'pending' },
+  credit_card: null,
   created_at: '2026-11-21T17:00:00.000Z',
   updated_at: '2026-11-21T17:00:01.000Z',
 };

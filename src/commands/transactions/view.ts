@@ -183,6 +183,7 @@ function viewOf(
     cost_center_name: row.cost_center_id ? (ccNames.get(row.cost_center_id) ?? null) : null,
     callback_url: row.callback_url,
     refund: row.refund_status === null ? null : { status: row.refund_status },
+    credit_card: row.credit_card === null ? null : { card_id: row.card_id, ...row.credit_card },
     created_at: times.created_at ?? '',
     updated_at: times.updated_at ?? '',
   };

@@ -1,6 +1,7 @@
 import * as apiKeys from './api-keys.ts';
 import * as audit from './audit.ts';
 import * as costCenters from './cost-centers.ts';
+import * as creditCard from './credit-card.ts';
 import * as paymentSettings from './payment-settings.ts';
 import * as providers from './providers.ts';
 import * as routingRules from './routing-rules.ts';
@@ -31,4 +32,5 @@ export const OPERATION_MODULES = [
   webhookEndpoints,
   webhookDeliveries,
   transactions,
+  creditCard,
 ] as const;

@@ -5,6 +5,7 @@ import {
   type BoletoOptions,
   type ChargeMethod,
   policyOf,
+  type RecordCaptured,
   type ReserveTransaction,
   saoPauloDate,
   type TransactionEvent,
@@ -19,12 +20,14 @@ import type { TransactionsTable } from '../../../db/schema.ts';
 import type { EventMetadata, NewEvent } from '../../../events/event-store.ts';
 import { newId } from '../../../ids.ts';
 import { transactionRowFromState } from '../../../projections/transactions.ts';
-import type { PortCharge, ProviderCustomer } from '../../../providers/port.ts';
+import type { PortCardCharge, PortCharge, ProviderCustomer } from '../../../providers/port.ts';
 import { resolveProviderFor } from '../../../routing/resolve-provider.ts';
 import { checkDestinationSyntax, destinationPolicy } from '../../../webhooks/ssrf-guard.ts';
 import { type CommandDeps, handleCommand } from '../../command-handler.ts';
 import type { AppContext } from '../../context.ts';
 import { resolveCostCenter } from '../../cost-centers/resolve.ts';
+import type { CardCharge } from '../../credit-card/card-charge.ts';
+import { issueCardCharge } from '../../credit-card/issue-card.ts';
 import {
   type ClaimInput,
   claimIdempotencyKey,
@@ -40,7 +43,7 @@ import { type ResolvedAdapter, resolveAdapter } from '../../provider-adapter.ts'
 import { simulatorEnabled } from '../../providers/bootstrap-simulator.ts';
 import { authorizeLiveIssuance } from '../shared/live-payments.ts';
 import { transactionStream } from '../shared/stream.ts';
-import { issueAtProvider } from './issuance.ts';
+import { type CreationRecord, issueAtProvider } from './issuance.ts';
 
 /**
  * Charge creation (SPEC 3.1, 4 common rules, 4.1, 4.2, 5.8; DESIGN.md "Command handlers").
@@ -106,6 +109,8 @@ export interface CreateChargeInput {
   /** Route template, part of the request hash. */
   route: string;
   body: ChargeBody;
+  /** A card charge's card (SPEC 4.9): its data held in memory only, or a stored card. */
+  card?: CardCharge | undefined;
 }
 
 export type ChargeOutcome =
@@ -186,6 +191,7 @@ export function requestSnapshot(input: CreateChargeInput): TransactionRequestSna
     customer,
     ...(b.cost_center_id !== undefined ? { cost_center_id: b.cost_center_id } : {}),
     ...(b.callback_url !== undefined ? { callback_url: b.callback_url } : {}),
+    ...(input.card ? { installments: input.card.installments, credit_card: input.card.masked } : {}),
   };
   const policy = policyOf(input.method);
   if (policy.expiresIn) {
@@ -306,6 +312,32 @@ async function route(ctx: ChargeContext, input: CreateChargeInput): Promise<Rout
   return { providerId: p.id, kind: 'external', environment: p.environment, adapter };
 }
 
+/** SPEC 4.9: an expiry `MM/YYYY` not in the past, by the month in America/Sao_Paulo. */
+function requireUnexpiredCard(card: CardCharge, now: Date): void {
+  const [month, year] = card.masked.expiration.split('/');
+  if (`${year}-${month}` < saoPauloDate(now).slice(0, 7)) {
+    throw invalid(
+      card.secret.kind === 'data' ? 'credit_card.expiration' : 'credit_card.card_id',
+      'The card has expired (MM/YYYY before this month in America/Sao_Paulo).',
+    );
+  }
+}
+
+/**
+ * A stored card is charged only where it was kept (its token opens nowhere else): the same provider and
+ * environment the charge is routed to now. Otherwise the integrator charges the card data again.
+ */
+function requireCardOfRoute(card: CardCharge, routed: Route): void {
+  if (card.secret.kind !== 'stored') return;
+  const kept = card.secret.card;
+  if (kept.provider_id !== routed.providerId || kept.environment !== routed.environment) {
+    throw invalid(
+      'credit_card.card_id',
+      'This card was kept by another provider account; charge it with its data again.',
+    );
+  }
+}
+
 /** SPEC 1: the external provider's sandbox serves boleto only; the other methods are refused before anything is stored. */
 function refuseSandbox(method: ChargeMethod): void {
   const refusal = policyOf(method).sandboxRefusal;
@@ -341,6 +373,18 @@ function portCharge(reserve: ReserveTransaction): PortCharge {
   };
 }
 
+/** A card charge as the port sees it (SPEC 4.9). */
+function portCardCharge(reserve: ReserveTransaction): PortCardCharge {
+  return {
+    transactionId: reserve.transactionId,
+    amount: reserve.amount,
+    installments: reserve.creditCard?.installments ?? 1,
+    description: reserve.description.trim(),
+    customer: normalizedCustomer(reserve.request),
+    callbackUrl: reserve.callbackUrl,
+  };
+}
+
 function reserveFromClaim(payload: Record<string, JsonValue>): ReserveTransaction {
   const reserve = payload.reserve;
   if (
@@ -371,6 +415,7 @@ async function completeClaim(
   ctx: ChargeContext,
   reserve: ReserveTransaction,
   metadata: EventMetadata,
+  card: CardCharge | undefined,
   claimedNow = false,
 ): Promise<ChargeOutcome> {
   const id = reserve.transactionId;
@@ -384,7 +429,7 @@ async function completeClaim(
   });
   reservedTransactions.set(ctx.store, id, true);
   if (reserved.events.length === 0) return { kind: 'replayed', transactionId: id, state: reserved.state };
-  return recordOutcome(ctx, reserve, metadata, reserved);
+  return recordOutcome(ctx, reserve, metadata, reserved, card);
 }
 
 /**
@@ -397,9 +442,18 @@ async function recordOutcome(
   reserve: ReserveTransaction,
   metadata: EventMetadata,
   reserved: { state: TransactionState; version: number; recordedAt?: Date | undefined },
+  card: CardCharge | undefined,
 ): Promise<ChargeOutcome> {
   const id = reserve.transactionId;
-  const command = await issueAtProvider(adapterContext(ctx), reserve, portCharge(reserve), () => ctx.now());
+  let command: CreationRecord | RecordCaptured;
+  if (reserve.creditCard) {
+    // The card secret is this request's (a replay of the same body brings it again); without it, nothing is sent.
+    if (!card) throw new Error('a card charge was reserved without its card');
+    const issuing = { ...adapterContext(ctx), now: () => ctx.now() };
+    command = await issueCardCharge(issuing, reserve, portCardCharge(reserve), card.secret, metadata);
+  } else {
+    command = await issueAtProvider(adapterContext(ctx), reserve, portCharge(reserve), () => ctx.now());
+  }
   let recorded: Awaited<ReturnType<typeof handleCommand<typeof command, TransactionEvent, TransactionState>>>;
   try {
     recorded = await handleCommand(deps(ctx), transaction, transactionStream(id), command, {
@@ -452,7 +506,12 @@ export async function createCharge(
     throw invalid('boleto', 'boleto options are required.');
   const snapshot = requestSnapshot(input);
   const scope = input.tenantId;
-  const hash = requestHash('POST', input.route, snapshot);
+  // A card's data is compared by its keyed fingerprint (card-token.ts), never kept in the claim.
+  const hash = requestHash(
+    'POST',
+    input.route,
+    input.card?.fingerprint ? { ...snapshot, card_fingerprint: input.card.fingerprint } : snapshot,
+  );
   const replay = (held: IdempotencyClaim): Promise<ChargeOutcome> => {
     if (held.request_hash !== hash) {
       throw new DomainError(
@@ -460,7 +519,7 @@ export async function createCharge(
         'This Idempotency-Key was used with another body or method.',
       );
     }
-    return completeClaim(ctx, reserveFromClaim(held.payload), metadata);
+    return completeClaim(ctx, reserveFromClaim(held.payload), metadata, input.card);
   };
 
   // Replays are answered as stored, never judged by validation (a replay keeps the original due date, and a
@@ -504,7 +563,7 @@ export async function createCharge(
       for (const e of events) state = transaction.evolve(state, e);
       reservedTransactions.set(ctx.store, reserve.transactionId, true);
       const { version, recordedAt } = together.appended;
-      return recordOutcome(ctx, reserve, metadata, { state, version, recordedAt });
+      return recordOutcome(ctx, reserve, metadata, { state, version, recordedAt }, input.card);
     }
     // No multi-stream transaction (EventStoreDB): claim, then append Reserved (a crash between the two is
     // completed by the next replay).
@@ -517,7 +576,7 @@ export async function createCharge(
     return replay(held);
   }
   const { first, claim } = claimed;
-  return completeClaim(ctx, reserveFromClaim(claim.payload), metadata, first);
+  return completeClaim(ctx, reserveFromClaim(claim.payload), metadata, input.card, first);
 }
 
 /**
@@ -539,6 +598,7 @@ async function validReservation(
     throw invalid('customer.address', 'customer.address is required for a new charge.');
   }
   const now = ctx.now();
+  if (input.card) requireUnexpiredCard(input.card, now);
   const boleto = boletoOptions(snapshot);
   if (boleto) {
     const today = saoPauloDate(now);
@@ -573,16 +633,20 @@ async function validReservation(
     idempotencyKeySha256: sha256Hex(input.idempotencyKey),
     expiresIn: policyOf(input.method).expiresIn ? (snapshot.expires_in ?? DEFAULT_EXPIRES_IN) : null,
     boleto,
+    creditCard: input.card ? { card: input.card.masked, installments: input.card.installments } : null,
     request: snapshot,
     providerRequest: null,
   };
   // SPEC 2.3: the provider body is built now, by the builder issuance uses, and stored in the reservation
   // (null for the simulator, which sends nothing).
+  const adapter = routed.adapter.adapter;
+  const environment = { environment: routed.adapter.environment };
+  if (input.card) requireCardOfRoute(input.card, routed);
   const reserve: ReserveTransaction = {
     ...draft,
-    providerRequest: routed.adapter.adapter.charges.buildRequest(portCharge(draft), {
-      environment: routed.adapter.environment,
-    }),
+    providerRequest: input.card
+      ? (adapter.cards?.buildChargeRequest(portCardCharge(draft), environment) ?? null)
+      : adapter.charges.buildRequest(portCharge(draft), environment),
   };
   const precheck = transaction.decide(reserve, transaction.initialState, { now });
   if (isDomainError(precheck)) throw precheck;

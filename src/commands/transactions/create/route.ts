@@ -4,23 +4,25 @@ import type { ChargeMethod } from '../../../aggregates/transaction.ts';
 import { createBoleto, createPanelBoleto, createPix } from '../../../contract/operations/transactions.ts';
 import { Answer, bind, type Call, replayed } from '../../bind.ts';
 import type { AppContext } from '../../context.ts';
+import type { CardCharge } from '../../credit-card/card-charge.ts';
 import { requireTenantActive, requireTenantInTree } from '../../tenancy.ts';
 import { findTransactionRow, toTransactionView } from '../view.ts';
 import { type ChargeBody, createCharge } from './handler.ts';
 
 /**
  * Charge creation (SPEC 3.1, 4.1, 4.2; docs/decisions.md "Charges"): `POST /v1/pix`, `POST /v1/boleto` and the
- * panel's `POST /admin/boleto`, one use case (the panel's boleto is the same creation for a tenant of the
+ * panel's `POST /admin/boleto` (and, through `create`, the card feature's `POST /v1/credit-card`), one use case (the panel's boleto is the same creation for a tenant of the
  * user's tree), one handler (./handler.ts). Every 2xx answer, replays included, goes through the
  * operations' compiled serializer (issue 14).
  */
-async function create(
+export async function create(
   ctx: AppContext,
   method: ChargeMethod,
   route: string,
   call: Call,
   body: ChargeBody,
   owner: { tenantId: string; livemode: boolean } = call.apiKey(),
+  card?: CardCharge,
 ): Promise<Answer> {
   let outcome: Awaited<ReturnType<typeof createCharge>>;
   try {
@@ -33,6 +35,7 @@ async function create(
         idempotencyKey: call.idempotencyKey(),
         route,
         body,
+        card,
       },
       call.metadata(),
     );

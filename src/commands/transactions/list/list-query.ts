@@ -89,6 +89,8 @@ const COLUMNS = [
   utc('paid_at'),
   utc('duplicate_payment_at'),
   'p.refund_status',
+  'p.credit_card',
+  'p.card_id',
   'p.document_signature',
   utc('created_at'),
   utc('updated_at'),
