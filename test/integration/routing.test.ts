@@ -48,7 +48,7 @@ describe('routing against the read models (SPEC 2.8)', () => {
     assert.equal(simulatorEnabled({ ENABLE_SIMULATOR: false, DATABASE_URL: undefined }), false);
   });
 
-  test('simulator bootstrap: several instances at once create one provider and two rules; restarts keep edits', async () => {
+  test('simulator bootstrap: several instances at once create one provider and its three rules (pix, boleto, card); restarts keep edits', async () => {
     // Two stores on one database stand for two instances starting together.
     const second = { ...deps(), store: new PostgresEventStore(t.db, inlineProjections) };
     await Promise.all([
@@ -63,12 +63,14 @@ describe('routing against the read models (SPEC 2.8)', () => {
         'provider-prv_simulator',
         'routing_rule-rul_simulator_pix',
         'routing_rule-rul_simulator_boleto',
+        'routing_rule-rul_simulator_credit_card',
       ])
       .execute();
-    assert.equal(events.length, 3);
+    assert.equal(events.length, 4);
     const rules = await t.db.selectFrom('routing_rules').selectAll().execute();
     assert.deepEqual(rules.map((r) => [r.method, r.tenant_id, r.provider_id]).sort(), [
       ['boleto', null, SIMULATOR_PROVIDER_ID],
+      ['credit_card', null, SIMULATOR_PROVIDER_ID],
       ['pix', null, SIMULATOR_PROVIDER_ID],
     ]);
     // An administrator's change survives the next start.
