@@ -3,20 +3,23 @@ import { DomainError } from '../aggregates/decider.ts';
 import { ApiError } from '../aggregates/errors.ts';
 import { constantQuery } from '../db/constant-query.ts';
 import type { Database } from '../db/schema.ts';
+import { inSubtreeSql, tenantSuspendedText } from '../db/tenancy-sql.ts';
 import type { CommandDeps } from './command-handler.ts';
 import type { SessionPrincipal } from './principal.ts';
 import { loadTenant } from './tenants/tenant-record.ts';
 
 /**
  * Tenancy (SPEC 5.5, 5.7; DESIGN.md "Feature modules"): who sees which tenant's records, who writes them,
- * when a tenant's credentials stop, and the mode a key acts in. Every rule is spelled here once; the
- * `tenants.ancestor_ids` column holds root first, the tenant itself last, so a subtree is `@> {root}`
- * (GIN index) and a tenant's chain is the tenants whose id is `any(ancestor_ids)`.
+ * when a tenant's credentials stop, and the mode a key acts in. Every rule is spelled here once; its SQL
+ * text lives in src/db/tenancy-sql.ts, below the projections and routing that need it too, and is handed
+ * on from here so the layers above read tenancy from this one module.
  */
 
 type ReadDeps = Pick<CommandDeps, 'store' | 'registry'>;
 
 // --- Tree scope -----------------------------------------------------------------------------------------
+
+export { inSubtreeText } from '../db/tenancy-sql.ts';
 
 /**
  * SPEC 5.7: a super_admin sees every tenant; a tenant_admin or viewer sees its own tenant and descendants.
@@ -29,16 +32,9 @@ export function treeRoot(principal: SessionPrincipal): string | undefined {
   return principal.tenantId;
 }
 
-/**
- * The subtree test as constant SQL text, for statements prepared once (issue 14): `ancestorIds` is the
- * column holding a tenant's chain, `root` the placeholder or expression naming the subtree's root.
- */
-export const inSubtreeText = (ancestorIds: string, root: string) =>
-  `${ancestorIds} @> array[${root}]::text[]`;
-
 /** A where-clause fragment: the `tenants` row (its `ancestor_ids` column) lies in the subtree of `root`. */
 export function tenantRowInSubtreeSql(root: string) {
-  return sql<boolean>`ancestor_ids @> array[${root}]::text[]`;
+  return inSubtreeSql('ancestor_ids', root);
 }
 
 /** Whether `tenantId` exists and lies inside the principal's tree (index-backed: GIN on ancestor_ids). */
@@ -112,17 +108,7 @@ export function requireOwnTenant(keyTenantId: string, recordTenantId: string, me
 
 // --- Suspended ancestors --------------------------------------------------------------------------------
 
-/**
- * SPEC 5.5: whether a tenant or one of its ancestors is suspended, as constant SQL text given the column
- * holding the tenant's chain (`ancestorIds`, when the tenant row is already joined) ...
- */
-export const chainSuspendedText = (ancestorIds: string) =>
-  `exists (select 1 from tenants a where a.id = any(${ancestorIds}) and a.status = 'suspended')`;
-
-/** ... or given the expression naming the tenant's id (a null id: not suspended). */
-export const tenantSuspendedText = (tenantId: string) =>
-  `exists (select 1 from tenants t join tenants a on a.id = any(t.ancestor_ids)
-    where t.id = ${tenantId} and a.status = 'suspended')`;
+export { chainSuspendedText, tenantSuspendedText } from '../db/tenancy-sql.ts';
 
 const tenantSuspended = constantQuery<{ suspended: boolean }>(
   `select ${tenantSuspendedText('$1')} as suspended`,

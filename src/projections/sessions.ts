@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { type SessionEvent, sessionEvents } from '../aggregates/session.ts';
 import { type TenantEvent, tenantEvents } from '../aggregates/tenant.ts';
 import { type UserEvent, userEvents } from '../aggregates/user.ts';
+import { inSubtreeSql } from '../db/tenancy-sql.ts';
 import { EventRegistry } from '../events/event-registry.ts';
 import type { Projection } from '../events/projection.ts';
 
@@ -65,12 +66,12 @@ export const sessionsProjection: Projection = {
           .execute();
         return;
       case 'Tenant.Suspended':
-        // ancestor_ids holds the tenant itself and every ancestor: @> finds the whole subtree (GIN index).
+        // SPEC 5.5: suspending a tenant ends the sessions of its whole subtree.
         await sql`
           update sessions s set revoked_at = ${at}, revoked_reason = 'tenant_suspended'
           from users u
           where u.id = s.user_id and s.revoked_at is null and u.tenant_id in (
-            select t.id from tenants t where t.ancestor_ids @> array[${event.data.tenant_id}]::text[]
+            select t.id from tenants t where ${inSubtreeSql('t.ancestor_ids', event.data.tenant_id)}
           )`.execute(trx);
         return;
       default:

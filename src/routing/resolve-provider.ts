@@ -3,6 +3,7 @@ import { DomainError } from '../aggregates/decider.ts';
 import type { PaymentMethod } from '../aggregates/provider.ts';
 import { constantQuery } from '../db/constant-query.ts';
 import type { Database } from '../db/schema.ts';
+import { chainOfText } from '../db/tenancy-sql.ts';
 
 /**
  * SPEC 2.8: the one place that picks the provider of a new charge. `resolveProvider` is pure over
@@ -136,8 +137,7 @@ interface CandidateRow {
  * was two kysely-built reads). The chain row always comes back; with no rule, its rule columns are null.
  */
 const candidates = constantQuery<CandidateRow>(`
-  with chain as (
-    select coalesce((select ancestor_ids from tenants where id = $1), array[$1::text]) as ancestor_ids)
+  with chain as (select ${chainOfText('$1')} as ancestor_ids)
   select c.ancestor_ids, r.id, r.method, r.tenant_id, r.priority, r.max_amount, r.enabled, r.created_at,
     p.id as p_id, p.kind, p.environment, p.enabled as p_enabled, p.enabled_methods, p.is_marketplace
   from chain c
