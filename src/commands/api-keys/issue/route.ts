@@ -10,7 +10,7 @@ import type { EventMetadata } from '../../../events/event-store.ts';
 import { newId } from '../../../ids.ts';
 import { bind, createdOrReplayed, replayed } from '../../bind.ts';
 import type { AppContext } from '../../context.ts';
-import { claimIdempotencyKey } from '../../idempotency.ts';
+import { claimPanelCreation } from '../../panel-claim.ts';
 import { livemodeOf, requireTenantInTree } from '../../tenancy.ts';
 import { identityDeps } from '../../users/identity-deps.ts';
 import { loadApiKey } from '../api-key-record.ts';
@@ -135,13 +135,11 @@ export const issueRoute = bind(createApiKey, async (call, ctx) => {
   precheck(req, profile, principal.actor);
 
   const metadata = call.metadata();
-  const { first, claim } = await claimIdempotencyKey(
+  const { first, claim } = await claimPanelCreation(
     ctx,
+    createApiKey,
+    { principal, key: idempotencyKey },
     {
-      scope: principal.userId,
-      key: idempotencyKey,
-      method: 'POST',
-      route: createApiKey.path,
       body: req,
       resourceId: newId('key'),
       payload: { ...req, access_profile: profile, created_by: principal.actor },

@@ -3,7 +3,7 @@ import { isValidRegistryName } from '../../../aggregates/registry-name.ts';
 import { createTenantType as createTenantTypeOperation } from '../../../contract/operations/tenants.ts';
 import { newId } from '../../../ids.ts';
 import { bind, createdOrReplayed } from '../../bind.ts';
-import { claimIdempotencyKey } from '../../idempotency.ts';
+import { claimPanelCreation } from '../../panel-claim.ts';
 import { identityDeps } from '../../users/identity-deps.ts';
 import { createTenantType } from './handler.ts';
 
@@ -17,17 +17,11 @@ export const createTypeRoute = bind(createTenantTypeOperation, async (call, ctx)
   }
   const metadata = call.metadata();
   // The key is claimed before the name, so requests sharing a key can never claim two names.
-  const { first, claim } = await claimIdempotencyKey(
+  const { first, claim } = await claimPanelCreation(
     ctx,
-    {
-      scope: principal.userId,
-      key: call.idempotencyKey(),
-      method: 'POST',
-      route: '/admin/tenant-types',
-      body,
-      resourceId: newId('tty'),
-      payload: {},
-    },
+    createTenantTypeOperation,
+    { principal, key: call.idempotencyKey() },
+    { body, resourceId: newId('tty'), payload: {} },
     metadata,
   );
   // A replay completes a claim whose type was never created, under the same id.

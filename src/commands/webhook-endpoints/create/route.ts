@@ -4,7 +4,7 @@ import { WEBHOOK_MODES, type WebhookMode, webhookEndpoint } from '../../../aggre
 import { createWebhookEndpoint } from '../../../contract/operations/webhook-endpoints.ts';
 import { newId } from '../../../ids.ts';
 import { bind, createdOrReplayed, replayed } from '../../bind.ts';
-import { claimIdempotencyKey } from '../../idempotency.ts';
+import { claimPanelCreation } from '../../panel-claim.ts';
 import { requireTenantInTree } from '../../tenancy.ts';
 import { checkEndpointUrl } from '../destination.ts';
 import { loadWebhookEndpoint, webhookEndpointDeps, webhookEndpointView } from '../endpoint.ts';
@@ -55,17 +55,11 @@ export const createRoute = bind(createWebhookEndpoint, async (call, ctx) => {
   if (isDomainError(precheck)) throw precheck;
 
   const metadata = call.metadata();
-  const { first, claim } = await claimIdempotencyKey(
+  const { first, claim } = await claimPanelCreation(
     ctx,
-    {
-      scope: principal.userId,
-      key: idempotencyKey,
-      method: 'POST',
-      route: createWebhookEndpoint.path,
-      body: req,
-      resourceId: newId('whe'),
-      payload: { ...req },
-    },
+    createWebhookEndpoint,
+    { principal, key: idempotencyKey },
+    { body: req, resourceId: newId('whe'), payload: { ...req } },
     metadata,
   );
   const endpointId = claim.resource_id;
