@@ -1,7 +1,7 @@
 import { SCOPES, type Scope } from '../../../aggregates/access.ts';
 import { listApiKeys } from '../../../contract/operations/api-keys.ts';
 import { bind } from '../../bind.ts';
-import { page } from '../../page.ts';
+import { listPage } from '../../page.ts';
 import { modeOf, requireTenantInTree, tenantInTreeSql } from '../../tenancy.ts';
 import { type ApiKeyView, iso } from '../api-key-view.ts';
 
@@ -10,11 +10,10 @@ export const listRoute = bind(listApiKeys, async (call, ctx) => {
   const principal = call.session();
   const { tenant_id, limit, offset } = call.query;
   if (tenant_id !== undefined) await requireTenantInTree(ctx.db, principal, tenant_id);
-  const base = ctx.db
+  const query = ctx.db
     .selectFrom('api_keys')
     .where(tenantInTreeSql(principal))
-    .$if(tenant_id !== undefined, (q) => q.where('tenant_id', '=', tenant_id ?? ''));
-  const rows = await base
+    .$if(tenant_id !== undefined, (q) => q.where('tenant_id', '=', tenant_id ?? ''))
     .select([
       'id',
       'tenant_id',
@@ -25,28 +24,23 @@ export const listRoute = bind(listApiKeys, async (call, ctx) => {
       'prefix',
       'created_at',
       'revoked_at',
-    ])
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .offset(offset)
-    .execute();
+    ]);
   const known = new Set<string>(SCOPES);
-  return page(
-    rows.map(
-      (r): ApiKeyView => ({
-        id: r.id,
-        tenant_id: r.tenant_id,
-        name: r.name,
-        mode: modeOf(r.livemode),
-        scopes: r.scopes.filter((s): s is Scope => known.has(s)),
-        access_profile: r.access_profile,
-        prefix: r.prefix,
-        status: r.revoked_at ? 'revoked' : 'issued',
-        created_at: iso(r.created_at),
-        revoked_at: r.revoked_at ? iso(r.revoked_at) : null,
-      }),
-    ),
+  return listPage(
+    query,
     { limit, offset },
+    'desc',
+    (r): ApiKeyView => ({
+      id: r.id,
+      tenant_id: r.tenant_id,
+      name: r.name,
+      mode: modeOf(r.livemode),
+      scopes: r.scopes.filter((s): s is Scope => known.has(s)),
+      access_profile: r.access_profile,
+      prefix: r.prefix,
+      status: r.revoked_at ? 'revoked' : 'issued',
+      created_at: iso(r.created_at),
+      revoked_at: r.revoked_at ? iso(r.revoked_at) : null,
+    }),
   );
 });

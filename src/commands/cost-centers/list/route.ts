@@ -1,6 +1,6 @@
 import { listCostCenters } from '../../../contract/operations/cost-centers.ts';
 import { bind } from '../../bind.ts';
-import { page } from '../../page.ts';
+import { listPage } from '../../page.ts';
 import { keyListRoot, tenantInSubtreeSql } from '../../tenancy.ts';
 import type { CostCenterRecord } from '../record.ts';
 
@@ -9,28 +9,23 @@ export const listRoute = bind(listCostCenters, async (call, ctx) => {
   const principal = call.apiKey();
   const { limit, offset, active, tenant_id, include_descendants } = call.query;
   const root = await keyListRoot({ store: ctx.store, registry: ctx.events }, principal.tenantId, tenant_id);
-  const rows = await ctx.db
+  const query = ctx.db
     .selectFrom('cost_centers')
     .select(['id', 'tenant_id', 'name', 'active', 'created_at', 'updated_at'])
     .$if(!include_descendants, (q) => q.where('tenant_id', '=', root))
     .$if(include_descendants, (q) => q.where(tenantInSubtreeSql(root, 'tenant_id')))
-    .$if(active !== undefined, (q) => q.where('active', '=', active ?? true))
-    .orderBy('created_at', 'asc')
-    .orderBy('id', 'asc')
-    .limit(limit)
-    .offset(offset)
-    .execute();
-  return page(
-    rows.map(
-      (r): CostCenterRecord => ({
-        id: r.id,
-        tenant_id: r.tenant_id,
-        name: r.name,
-        active: r.active,
-        created_at: new Date(r.created_at).toISOString(),
-        updated_at: new Date(r.updated_at).toISOString(),
-      }),
-    ),
+    .$if(active !== undefined, (q) => q.where('active', '=', active ?? true));
+  return listPage(
+    query,
     { limit, offset },
+    'asc',
+    (r): CostCenterRecord => ({
+      id: r.id,
+      tenant_id: r.tenant_id,
+      name: r.name,
+      active: r.active,
+      created_at: new Date(r.created_at).toISOString(),
+      updated_at: new Date(r.updated_at).toISOString(),
+    }),
   );
 });

@@ -1,6 +1,6 @@
 import { listRoutingRules } from '../../../contract/operations/routing-rules.ts';
 import { bind } from '../../bind.ts';
-import { page } from '../../page.ts';
+import { listPage } from '../../page.ts';
 
 /** SPEC 4.14: rules from the read model, oldest first. No handler: nothing is decided. */
 export const listRoute = bind(listRoutingRules, async (call, ctx) => {
@@ -10,6 +10,5 @@ export const listRoute = bind(listRoutingRules, async (call, ctx) => {
     .select(['id', 'method', 'tenant_id', 'provider_id', 'priority', 'max_amount', 'enabled']);
   if (method) query = query.where('method', '=', method);
   if (tenant_id) query = query.where('tenant_id', '=', tenant_id);
-  const rows = await query.orderBy('created_at').orderBy('id').limit(limit).offset(offset).execute();
-  return page(rows, { limit, offset });
+  return listPage(query, { limit, offset }, 'asc');
 });

@@ -1,6 +1,6 @@
 import { listTenants } from '../../../contract/operations/tenants.ts';
 import { bind } from '../../bind.ts';
-import { page } from '../../page.ts';
+import { listPage } from '../../page.ts';
 import { tenantRowInSubtreeSql, treeRoot } from '../../tenancy.ts';
 import { toTenantDto } from '../tenant-dto.ts';
 
@@ -8,15 +8,10 @@ import { toTenantDto } from '../tenant-dto.ts';
 export const listRoute = bind(listTenants, async (call, ctx) => {
   const { limit, offset, status } = call.query;
   const root = treeRoot(call.session());
-  const rows = await ctx.db
+  const query = ctx.db
     .selectFrom('tenants')
     .select(['id', 'name', 'type_id', 'parent_id', 'status'])
     .$if(root !== undefined, (q) => q.where(tenantRowInSubtreeSql(root as string)))
-    .$if(status !== undefined, (q) => q.where('status', '=', status ?? 'active'))
-    .orderBy('created_at')
-    .orderBy('id')
-    .limit(limit)
-    .offset(offset)
-    .execute();
-  return page(rows.map(toTenantDto), { limit, offset });
+    .$if(status !== undefined, (q) => q.where('status', '=', status ?? 'active'));
+  return listPage(query, { limit, offset }, 'asc', toTenantDto);
 });
