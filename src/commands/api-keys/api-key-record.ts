@@ -1,7 +1,6 @@
 import type { AccessProfile, Scope } from '../../aggregates/access.ts';
-import { type ApiKeyState, type ApiKeyStatus, apiKey } from '../../aggregates/api-key.ts';
-import type { CommandDeps } from '../command-handler.ts';
-import { foldStream } from '../fold-stream.ts';
+import { type ApiKeyStatus, apiKey } from '../../aggregates/api-key.ts';
+import { aggregateRecord } from '../aggregate-record.ts';
 
 /** A key as listings show it: never the secret, nor its digest. */
 export interface ApiKeyRecord {
@@ -19,9 +18,10 @@ export interface ApiKeyRecord {
 
 export const apiKeyStream = (keyId: string) => `api_key-${keyId}`;
 
-function view(state: ApiKeyState): ApiKeyRecord | undefined {
-  if (state.status === 'none') return undefined;
-  return {
+const record = aggregateRecord(
+  apiKey,
+  apiKeyStream,
+  (state): ApiKeyRecord => ({
     id: state.key_id,
     tenant_id: state.tenant_id,
     livemode: state.livemode,
@@ -31,20 +31,11 @@ function view(state: ApiKeyState): ApiKeyRecord | undefined {
     prefix: state.prefix,
     created_by: state.created_by,
     status: state.status,
-  };
-}
+  }),
+  'API key',
+);
 
 /** The key a command ended with (every key command ends with one). */
-export function existingApiKey(state: ApiKeyState): ApiKeyRecord {
-  const record = view(state);
-  if (!record) throw new Error('an API key command ended without a key');
-  return record;
-}
-
+export const existingApiKey = record.commanded;
 /** A key folded from its stream; undefined when it does not exist. */
-export async function loadApiKey(
-  deps: Pick<CommandDeps, 'store' | 'registry'>,
-  keyId: string,
-): Promise<ApiKeyRecord | undefined> {
-  return view(await foldStream(deps, apiKey, apiKeyStream(keyId)));
-}
+export const loadApiKey = record.load;

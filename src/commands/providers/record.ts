@@ -1,12 +1,6 @@
-import {
-  type PaymentMethod,
-  type ProviderCreatedData,
-  type ProviderState,
-  provider,
-} from '../../aggregates/provider.ts';
+import { type PaymentMethod, type ProviderCreatedData, provider } from '../../aggregates/provider.ts';
 import { SAFE2PAY_API_HOST, SAFE2PAY_PAYMENT_HOST } from '../../providers/safe2pay/adapter.ts';
-import type { CommandDeps } from '../command-handler.ts';
-import { foldStream } from '../fold-stream.ts';
+import { aggregateRecord } from '../aggregate-record.ts';
 
 /** A provider record (SPEC 2.7): its stream and what the panel sees of it. */
 
@@ -41,9 +35,10 @@ export function effectiveHosts(
   };
 }
 
-export function providerView(state: ProviderState): ProviderView | undefined {
-  if (state.status === 'none') return undefined;
-  return {
+const record = aggregateRecord(
+  provider,
+  providerStream,
+  (state): ProviderView => ({
     id: state.providerId,
     name: state.name,
     kind: state.kind,
@@ -54,19 +49,10 @@ export function providerView(state: ProviderState): ProviderView | undefined {
     has_credentials: state.credentialsCiphertext !== null,
     ...effectiveHosts(state.kind, state),
     boleto_refund_payout: state.boletoRefundPayout,
-  };
-}
+  }),
+  'provider',
+);
 
 /** The view of the record a command just created or changed. */
-export function commandedProvider(state: ProviderState): ProviderView {
-  const view = providerView(state);
-  if (!view) throw new Error('a provider command ended without a provider');
-  return view;
-}
-
-export async function loadProvider(
-  deps: Pick<CommandDeps, 'store' | 'registry'>,
-  providerId: string,
-): Promise<ProviderView | undefined> {
-  return providerView(await foldStream(deps, provider, providerStream(providerId)));
-}
+export const commandedProvider = record.commanded;
+export const loadProvider = record.load;
