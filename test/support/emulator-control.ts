@@ -1,6 +1,18 @@
 import type { Fault, Operation } from '../../src/providers/emulator/faults.ts';
 import type { EmulatorCall, Move } from '../../src/providers/emulator/server.ts';
 
+/** An emulator charge as the control API lists it (a card keeps its last four digits and brand only). */
+export interface EmulatedChargeState {
+  readonly id: number;
+  readonly status: number;
+  readonly card?: {
+    readonly last4: string;
+    readonly brand: string;
+    readonly installments: number;
+    readonly returnCode: string | null;
+  } | null;
+}
+
 /**
  * A client of the provider emulator's control API (docs/provider-emulator.md), over a real socket;
  * `controlToken` for an emulator started with one (issue 23 item 2.7).
@@ -42,9 +54,9 @@ export function emulatorControl(baseUrl: string, controlToken?: string) {
       const json = (await send('GET', `/calls${q ? `?${q}` : ''}`)) as { calls: EmulatorCall[] };
       return json.calls;
     },
-    async charges(reference: string): Promise<Array<{ id: number; status: number }>> {
+    async charges(reference: string): Promise<EmulatedChargeState[]> {
       const json = (await send('GET', `/charges?reference=${encodeURIComponent(reference)}`)) as {
-        charges: Array<{ id: number; status: number }>;
+        charges: EmulatedChargeState[];
       };
       return json.charges;
     },
@@ -54,6 +66,16 @@ export function emulatorControl(baseUrl: string, controlToken?: string) {
       move: { to: 'transferred' | 'returned'; hash?: string; reason?: string },
     ): Promise<void> {
       await send('POST', `/transfers/${transferId}/move`, move);
+    },
+    /**
+     * Issue 25: how the card endpoints answer where the wire doc leaves two behaviours open: a sandbox key's
+     * `/v2/token` gives a token or none; `CreditCard/Cancel` answers `true` or `{isCancelled}`.
+     */
+    async cards(settings: {
+      sandboxTokens?: 'returned' | 'withheld';
+      cancelAnswer?: 'boolean' | 'object';
+    }): Promise<void> {
+      await send('POST', '/cards', settings);
     },
     async reset(): Promise<void> {
       await send('POST', '/reset');

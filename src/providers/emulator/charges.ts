@@ -1,5 +1,6 @@
 import { wireReais } from './amounts.ts';
 import { boletoNumbers, boletoRegistration } from './boleto.ts';
+import { BRAND_CODES, type KeptCard } from './cards.ts';
 import { dynamicPixPayload } from './pix.ts';
 
 /**
@@ -26,14 +27,14 @@ export const STATUS_NAMES: Readonly<Record<number, string>> = {
 export interface EmulatedCharge {
   readonly id: number;
   reference: string;
-  readonly method: 'pix' | 'boleto';
+  readonly method: 'pix' | 'boleto' | 'credit_card';
   readonly amount: number;
   readonly sandbox: boolean;
   readonly description: string;
   readonly createdOn: string;
   status: number;
-  /** How it was paid: the `PaymentMethod` a read shows ("1" boleto, "6" its Pix). */
-  paidWith: 'boleto' | 'pix' | null;
+  /** How it was paid: the `PaymentMethod` a read shows ("1" boleto, "6" its Pix, "2" a card). */
+  paidWith: 'boleto' | 'pix' | 'credit_card' | null;
   /** Both the boleto and its Pix were paid and the Pix is not returned yet (SPEC 2.2: reported as boleto). */
   duplicatePayment: boolean;
   paymentDate: string | null;
@@ -48,6 +49,13 @@ export interface EmulatedCharge {
     readonly qrCodePix: string;
     /** Queries left before the attached Pix shows (late Pix fault); 0 = visible. */
     pixHiddenFor: number;
+  } | null;
+  /** A card charge (cards.ts): its last four digits and brand only, the decline code of a refusal. */
+  readonly card: {
+    readonly last4: string;
+    readonly brand: string;
+    readonly installments: number;
+    readonly returnCode: string | null;
   } | null;
 }
 
@@ -69,12 +77,13 @@ export class ChargeStore {
 
   create(input: {
     reference: string;
-    method: 'pix' | 'boleto';
+    method: 'pix' | 'boleto' | 'credit_card';
     amount: number;
     sandbox: boolean;
     description: string;
     dueDate: string | null;
     today: string;
+    card?: { readonly kept: KeptCard; readonly installments: number; readonly status: number };
   }): EmulatedCharge {
     const id = this.#next++;
     let boleto: EmulatedCharge['boleto'] = null;
@@ -93,9 +102,21 @@ export class ChargeStore {
         qrCodePix: `${this.#publicBase}/qr/${id}-boleto.png`,
         pixHiddenFor: 0,
       };
-    } else {
+    } else if (input.method === 'pix') {
       pix = { key: dynamicPixPayload().key, qrCode: `${this.#publicBase}/qr/${id}.png` };
     }
+    const kept = input.card?.kept;
+    const card =
+      input.card && kept
+        ? {
+            last4: kept.last4,
+            brand: kept.brand,
+            installments: input.card.installments,
+            returnCode: kept.outcome.kind === 'refused' ? kept.outcome.returnCode : '00',
+          }
+        : null;
+    const status = input.card?.status ?? 1;
+    const authorized = status === 3;
     const charge: EmulatedCharge = {
       id,
       reference: input.reference,
@@ -104,12 +125,13 @@ export class ChargeStore {
       sandbox: input.sandbox,
       description: input.description,
       createdOn: input.today,
-      status: 1,
-      paidWith: null,
+      status,
+      paidWith: authorized ? 'credit_card' : null,
       duplicatePayment: false,
-      paymentDate: null,
+      paymentDate: authorized ? input.today : null,
       pix,
       boleto,
+      card,
     };
     this.#charges.set(id, charge);
     return charge;
@@ -161,14 +183,34 @@ function boletoFields(c: EmulatedCharge, showPix: boolean): Record<string, unkno
   };
 }
 
-/** `ResponseDetail` of `POST /v2/Payment` (creation or boleto change). */
-export function creationDetail(c: EmulatedCharge): Record<string, unknown> {
+/** A card answer's `CreditCard` (wire doc wave 2b §1.3, LEO's `CreditCardResponseDetail`): masked, never whole. */
+function cardFields(card: NonNullable<EmulatedCharge['card']>): Record<string, unknown> {
+  return {
+    CardNumber: `************${card.last4}`,
+    Brand: BRAND_CODES[card.brand] ?? 0,
+    Installments: card.installments,
+    ReturnCode: card.returnCode,
+    MessageProvider: card.returnCode === '00' ? 'Transação autorizada' : 'Transação não autorizada',
+  };
+}
+
+/** `ResponseDetail` of `POST /v2/Payment` (creation or boleto change); `token` for a card answer (§1.2). */
+export function creationDetail(c: EmulatedCharge, token: string | null = null): Record<string, unknown> {
   const base = {
     IdTransaction: c.id,
     Status: c.status,
     Message: STATUS_NAMES[c.status] ?? '',
     Description: c.description,
   };
+  if (c.card) {
+    return {
+      ...base,
+      ...(token ? { Token: token } : {}),
+      Tid: `emu${c.id}`,
+      AuthorizationCode: c.status === 3 ? String(c.id).slice(-6) : null,
+      CreditCard: cardFields(c.card),
+    };
+  }
   if (c.pix) return { ...base, QrCode: c.pix.qrCode, Key: c.pix.key };
   return {
     ...base,
@@ -199,9 +241,11 @@ export function readDetail(c: EmulatedCharge): Record<string, unknown> {
     // boleto paid by both the boleto and its Pix reads twice its amount until its Pix is returned.
     AmountPayment: c.paymentDate === null ? null : wireReais(c.duplicatePayment ? 2 * c.amount : c.amount),
     // Emulator convention (the wire doc shows no field for it): a boleto paid by its Pix reads as method 6.
-    PaymentMethod: c.method === 'pix' || paidByPix ? '6' : '1',
-    PaymentObject: c.pix
-      ? { QrCode: c.pix.qrCode, Key: c.pix.key }
-      : boletoFields(c, c.boleto?.pixHiddenFor === 0),
+    PaymentMethod: c.card ? '2' : c.method === 'pix' || paidByPix ? '6' : '1',
+    PaymentObject: c.card
+      ? cardFields(c.card)
+      : c.pix
+        ? { QrCode: c.pix.qrCode, Key: c.pix.key }
+        : boletoFields(c, c.boleto?.pixHiddenFor === 0),
   };
 }

@@ -15,6 +15,8 @@ export const OPERATIONS = [
   'cancel',
   'release',
   'sandbox_status',
+  // Issue 25: card tokenization (card-wire.ts); a card charge is a `create`, its refund a `refund`.
+  'tokenize',
   // Issue 22 item 4.2: the transfer API (transfers.ts).
   'transfer_create',
   'transfer_get',

@@ -2,6 +2,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { wireCentavos, wireReais } from './amounts.ts';
+import { routeCard } from './card-wire.ts';
+import { CardVault, maskedCardForCallLog } from './cards.ts';
 import { ChargeStore, type EmulatedCharge, readDetail } from './charges.ts';
 import { type Fault, FaultBook, OPERATIONS, type Operation } from './faults.ts';
 import { maskedForCallLog, routeTransfer, TransferStore, transferControl } from './transfers.ts';
@@ -182,6 +184,7 @@ export async function startProviderEmulator(options: EmulatorOptions = {}): Prom
   const store = new ChargeStore(options.publicBaseUrl ?? 'https://emulador.safe2pay.test');
   const transfers = new TransferStore(options.publicBaseUrl ?? 'https://emulador.safe2pay.test');
   const faults = new FaultBook(options.random);
+  const vault = new CardVault();
   let calls: EmulatorCall[] = [];
   let seq = 0;
   const sockets = new Set<Socket>();
@@ -211,6 +214,7 @@ export async function startProviderEmulator(options: EmulatorOptions = {}): Prom
         paid('boleto', false);
         return null;
       case 'paid_pix':
+        if (charge.method === 'credit_card') return 'paid_pix applies to Pix and boleto charges';
         paid('pix', false);
         return null;
       case 'paid_both':
@@ -323,11 +327,21 @@ export async function startProviderEmulator(options: EmulatorOptions = {}): Prom
       }
       return sendJson(res, 200, { keys });
     }
+    // Issue 25: where the wire doc leaves two behaviours open, which one the card endpoints show.
+    if (path === '/cards' && (req.method === 'GET' || req.method === 'POST')) {
+      const settings = req.method === 'POST' ? vault.configure(b) : { ...vault.settings };
+      if (!settings)
+        return sendJson(res, 400, {
+          error: 'sandboxTokens must be returned or withheld; cancelAnswer must be boolean or object',
+        });
+      return sendJson(res, 200, { cards: settings });
+    }
     const transfer = transferControl(transfers, req.method ?? 'GET', path, url.searchParams, b);
     if (transfer) return sendJson(res, transfer.status, transfer.json);
     if (req.method === 'POST' && path === '/reset') {
       store.clear();
       transfers.clear();
+      vault.clear();
       faults.clear();
       calls = [];
       return sendJson(res, 200, { ok: true });
@@ -380,7 +394,9 @@ export async function startProviderEmulator(options: EmulatorOptions = {}): Prom
           today: saoPauloToday(),
         }
       : null;
-    const matched = wire ? (route(wire, store) ?? routeTransfer(wire, transfers)) : null;
+    const matched = wire
+      ? (routeCard(wire, store, vault) ?? route(wire, store) ?? routeTransfer(wire, transfers))
+      : null;
     const call: EmulatorCall = {
       seq: ++seq,
       at: new Date().toISOString(),
@@ -391,13 +407,14 @@ export async function startProviderEmulator(options: EmulatorOptions = {}): Prom
       reference: matched?.reference ?? null,
       chargeId: matched?.chargeId ?? null,
       environment: who?.env ?? null,
-      // Issue 22 item 4.2: a transfer's bank account never enters the call log whole.
-      body: maskedForCallLog(body),
+      // Issue 22 item 4.2, issue 25: neither a bank account nor a card (or its token) enters the call log whole.
+      body: maskedForCallLog(maskedCardForCallLog(body)),
       fault: null,
       httpStatus: null,
     };
     calls.push(call);
     const answer = (a: WireAnswer) => {
+      if (a.hang) return; // the socket stays open; close() destroys it
       call.httpStatus = a.status;
       if (a.json === null) {
         res.writeHead(a.status, { 'content-length': 0 });

@@ -25,6 +25,8 @@ export interface WireAnswer {
   readonly status: number;
   /** The envelope, or null for a router 404 with no body. */
   readonly json: Record<string, unknown> | null;
+  /** Send nothing and keep the socket open (the card sandbox's timeout card, cards.ts): the client gives up. */
+  readonly hang?: boolean;
 }
 
 /** A matched route: what it is (for faults and the call log) and how to run it. */
@@ -96,12 +98,11 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-/** Validates a creation body as the official SDK models build it; answers the amount in centavos. */
-function validateCreation(
-  body: Record<string, unknown>,
-): { amount: number; dueDate: string | null } | string {
-  const method = String(body.PaymentMethod ?? '');
-  if (method !== '1' && method !== '6') return 'PaymentMethod must be "1" (boleto) or "6" (Pix)';
+/**
+ * What every creation body needs whatever its method (wire doc 2.4): reference, `IsSandbox`, the payer and the
+ * products; answers the amount in centavos (their sum).
+ */
+export function validateCreationBasics(body: Record<string, unknown>): { amount: number } | string {
   if (typeof body.Reference !== 'string' || body.Reference.length < 1 || body.Reference.length > 60) {
     return 'Reference must have 1 to 60 characters';
   }
@@ -125,6 +126,18 @@ function validateCreation(
       return 'Quantity must be a positive integer';
     amount += unit * quantity;
   }
+  return { amount };
+}
+
+/** Validates a creation body as the official SDK models build it; answers the amount in centavos. */
+function validateCreation(
+  body: Record<string, unknown>,
+): { amount: number; dueDate: string | null } | string {
+  const method = String(body.PaymentMethod ?? '');
+  if (method !== '1' && method !== '6') return 'PaymentMethod must be "1" (boleto), "2" (card) or "6" (Pix)';
+  const basics = validateCreationBasics(body);
+  if (typeof basics === 'string') return basics;
+  const { amount } = basics;
   const po = body.PaymentObject;
   if (!isRecord(po)) return 'PaymentObject is required';
   if (method === '6') {
@@ -142,7 +155,7 @@ function validateCreation(
   return { amount, dueDate };
 }
 
-function visible(charge: EmulatedCharge | undefined, env: Environment): EmulatedCharge | undefined {
+export function visible(charge: EmulatedCharge | undefined, env: Environment): EmulatedCharge | undefined {
   return charge && charge.sandbox === (env === 'sandbox') ? charge : undefined;
 }
 
@@ -151,7 +164,7 @@ function countQuery(charge: EmulatedCharge): void {
   if (charge.boleto && charge.boleto.pixHiddenFor > 0) charge.boleto.pixHiddenFor -= 1;
 }
 
-function idParam(value: string | null | undefined): number | null {
+export function idParam(value: string | null | undefined): number | null {
   return value && /^[0-9]{1,15}$/.test(value) ? Number(value) : null;
 }
 
@@ -212,7 +225,7 @@ function payment(req: WireRequest, store: ChargeStore): Route {
 }
 
 /** Paid and not returned yet: what `Pix/Cancel` returns rather than cancels. */
-function isPaid(charge: EmulatedCharge): boolean {
+export function isPaid(charge: EmulatedCharge): boolean {
   return charge.status === 3 || charge.status === 4;
 }
 

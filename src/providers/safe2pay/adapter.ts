@@ -6,13 +6,11 @@ import type {
   DueDateTarget,
   IssuedCharge,
   Outcome,
-  OutcomeReason,
   PortCharge,
   ProviderContext,
   ProviderPort,
   QueryTarget,
   RefundTarget,
-  Refused,
   RemoteCharge,
   Uncertain,
 } from '../port.ts';
@@ -27,11 +25,12 @@ import {
   sameBoleto,
 } from './artifacts.ts';
 import { buildPaymentBody, PAYMENT_METHOD } from './build-request.ts';
+import { createSafe2PayCards } from './cards.ts';
 import { endOfDueDayUtc, parseProviderDate, toProviderDate } from './dates.ts';
-import { diagnosticsFor } from './diagnostics.ts';
 import { exchange } from './http.ts';
 import { reaisToCentavos } from './money.ts';
-import { mapStatus, statusCode } from './status.ts';
+import { refused, uncertain } from './outcomes.ts';
+import { mapCardStatus, mapStatus, statusCode } from './status.ts';
 import { createSafe2PayPayouts } from './transfers.ts';
 import { type Detail, type Interpreted, idOf, isRecord } from './wire-values.ts';
 
@@ -52,34 +51,6 @@ export interface Safe2PayConfig {
   readonly application?: string;
   readonly notificationUrl?: string | null;
   readonly dispatcher?: Dispatcher;
-}
-
-function refused(
-  reason: OutcomeReason,
-  code: unknown,
-  httpStatus: number | null,
-  providerReference: string | null = null,
-): Refused {
-  return {
-    kind: 'refused',
-    reason,
-    providerReference,
-    diagnostics: diagnosticsFor(reason, code, httpStatus),
-  };
-}
-
-function uncertain(
-  reason: OutcomeReason,
-  httpStatus: number | null,
-  extra: { code?: unknown; providerReference?: string | null; providerStatus?: number | null } = {},
-): Uncertain {
-  return {
-    kind: 'uncertain',
-    reason,
-    providerReference: extra.providerReference ?? null,
-    providerStatus: extra.providerStatus ?? null,
-    diagnostics: diagnosticsFor(reason, extra.code, httpStatus),
-  };
 }
 
 /**
@@ -169,9 +140,21 @@ function paymentMethodCode(value: unknown): string | null {
   return null;
 }
 
-/** The Safe2Pay adapter's capabilities: both of today's are always there. */
+/** The Safe2Pay adapter's capabilities: all of today's are always there. */
 export interface Safe2PayAdapter extends ProviderPort {
   readonly payouts: NonNullable<ProviderPort['payouts']>;
+  readonly cards: NonNullable<ProviderPort['cards']>;
+}
+
+/**
+ * A card refund's answer (wire doc wave 2b §1.7): `true` (Z22) or an object with `isCancelled` (OFF-NET; the
+ * PascalCase spelling is read too, as .NET serializers may write it). Anything else is not an answer.
+ */
+function cancelledFlag(detail: unknown): boolean | null {
+  if (typeof detail === 'boolean') return detail;
+  if (!isRecord(detail)) return null;
+  const flag = detail.isCancelled ?? detail.IsCancelled;
+  return typeof flag === 'boolean' ? flag : null;
 }
 
 export function createSafe2PayAdapter(config: Safe2PayConfig = {}): Safe2PayAdapter {
@@ -278,7 +261,11 @@ export function createSafe2PayAdapter(config: Safe2PayConfig = {}): Safe2PayAdap
     const id = idOf(value.IdTransaction);
     if (!id) return uncertain('incomplete', http);
     const code = statusCode(value.Status ?? value.TransactionStatus);
-    const status = mapStatus(code);
+    const remoteMethod = paymentMethodCode(value.PaymentMethod);
+    // By reference the method is not known locally: a card reads as method 2 (wire doc wave 2b §1.1).
+    const isCard =
+      method === 'credit_card' || (method === null && remoteMethod === PAYMENT_METHOD.credit_card);
+    const status = isCard ? mapCardStatus(code) : mapStatus(code);
     if (code === null || status === null) {
       return uncertain('unknown_status', http, { providerReference: id, providerStatus: code });
     }
@@ -286,12 +273,12 @@ export function createSafe2PayAdapter(config: Safe2PayConfig = {}): Safe2PayAdap
     if (amount === null)
       return uncertain('unparsable', http, { providerReference: id, providerStatus: code });
     const reference = typeof value.Reference === 'string' ? value.Reference : null;
-    const remoteMethod = paymentMethodCode(value.PaymentMethod);
     const po = value.PaymentObject;
     // By reference the method is not known locally: a boleto reads as method 1 or carries boleto fields.
     const isBoleto =
       method === 'boleto' ||
       (method === null &&
+        !isCard &&
         (remoteMethod === PAYMENT_METHOD.boleto || (isRecord(po) && po.Barcode !== undefined)));
     let artifacts: TransactionArtifacts | null = null;
     let dueDate: string | null = null;
@@ -303,7 +290,7 @@ export function createSafe2PayAdapter(config: Safe2PayConfig = {}): Safe2PayAdap
         return uncertain('mismatch', http, { providerReference: id, providerStatus: code });
       dueDate = b.dueDate;
       artifacts = { provider_reference: id, expires_at: null, ...b.artifacts };
-    } else if (!isBoleto && isRecord(po)) {
+    } else if (!isBoleto && !isCard && isRecord(po)) {
       // A Pix read carries `PaymentObject{QrCode, Key}` (wire doc 2.10): kept only when the Key is a valid BR Code.
       const copyPaste = pixCopyPaste(po.Key);
       if (copyPaste) {
@@ -319,8 +306,15 @@ export function createSafe2PayAdapter(config: Safe2PayConfig = {}): Safe2PayAdap
     // The wire doc shows no field that tells a boleto paid by its Pix apart (section 3). The transaction's
     // `PaymentMethod` is read: code 6 (Pix) on a boleto read means its Pix paid it; anything else is boleto.
     // Only a paid read says how it was paid; a later refund keeps the paid_with recorded at payment (SPEC 2.2).
+    // A card's read shows no masked number the gateway needs (it keeps its own): no artifacts.
     const paidWith =
-      status === 'paid' && isBoleto ? (remoteMethod === PAYMENT_METHOD.pix ? 'pix' : 'boleto') : null;
+      status === 'paid' && isCard
+        ? 'credit_card'
+        : status === 'paid' && isBoleto
+          ? remoteMethod === PAYMENT_METHOD.pix
+            ? 'pix'
+            : 'boleto'
+          : null;
     // Nor one for a double payment: `AmountPayment`, what the payer paid, at twice the amount or more means the
     // boleto and its Pix were both paid (a late boleto's interest alone never doubles it). Emulator convention.
     const amountPaid = value.AmountPayment === undefined ? null : reaisToCentavos(value.AmountPayment);
@@ -337,6 +331,21 @@ export function createSafe2PayAdapter(config: Safe2PayConfig = {}): Safe2PayAdap
       boletoDueDate: dueDate,
       artifacts,
     };
+  }
+
+  /** Wire doc wave 2b §1.7: the integral card refund; a timeout is uncertain, read before asking again. */
+  async function refundCard(
+    target: RefundTarget,
+    ctx: ProviderContext,
+  ): Promise<Outcome<{ readonly refundStatus: 'succeeded' }>> {
+    const url = `${apiHost}/v2/CreditCard/Cancel/${encodeURIComponent(target.providerReference)}`;
+    const result = await call(ctx, 'DELETE', url);
+    if (!('ok' in result)) return result;
+    const cancelled = cancelledFlag(result.detail);
+    if (cancelled === true) return { kind: 'issued', refundStatus: 'succeeded' };
+    if (cancelled === false)
+      return refused('status_refused', null, result.httpStatus, target.providerReference);
+    return uncertain('incomplete', result.httpStatus, { providerReference: target.providerReference });
   }
 
   const charges: ChargesCapability = {
@@ -424,6 +433,7 @@ export function createSafe2PayAdapter(config: Safe2PayConfig = {}): Safe2PayAdap
       // by Pix (SPEC 4.8) through the same call on the boleto's transaction id, the only id the wire shows for
       // it. A boleto paid by boleto is refunded by bank transfer in the provider's panel, not through the API
       // (wire doc 2.11): refused locally, nothing is sent.
+      if (target.method === 'credit_card') return refundCard(target, ctx);
       const byPix = target.method === 'pix' || target.paidWith === 'pix';
       if (!byPix) return refused('not_supported', null, null);
       const url = `${apiHost}/v2/Pix/Cancel/${encodeURIComponent(target.providerReference)}`;
@@ -435,6 +445,9 @@ export function createSafe2PayAdapter(config: Safe2PayConfig = {}): Safe2PayAdap
     },
 
     async changeDueDate(target: DueDateTarget, ctx) {
+      // Only a boleto has a due date; the gateway always passes its options, so a target without them (a card
+      // or a Pix) is refused unsent.
+      if (target.boleto === null) return refused('not_supported', null, null);
       // Wire doc 2.7: `Command 1` + `DueDate` on the payment host; the answer is a boleto response.
       const body = {
         Id: Number(target.providerReference),
@@ -459,6 +472,8 @@ export function createSafe2PayAdapter(config: Safe2PayConfig = {}): Safe2PayAdap
     },
 
     async cancel(target: CancelTarget, ctx) {
+      // A card is captured at once (SPEC 4.9): undone only by a refund, never cancelled.
+      if (target.method === 'credit_card') return refused('not_supported', null, null);
       // Wire doc 2.11: Pix cancel and boleto write-off ("baixa"), both answering `ResponseDetail: true`.
       const id = encodeURIComponent(target.providerReference);
       const url =
@@ -478,5 +493,7 @@ export function createSafe2PayAdapter(config: Safe2PayConfig = {}): Safe2PayAdap
     charges,
     // Issue 22 item 4.2: payouts over `v2/Transfer` (transfers.ts), same hosts, key and envelope rules.
     payouts: createSafe2PayPayouts({ paymentHost, apiHost, call }),
+    // Issue 25: tokenize and charge by token (cards.ts); card reads and refunds are `charges` above.
+    cards: createSafe2PayCards({ paymentHost, buildOptions, call }),
   };
 }

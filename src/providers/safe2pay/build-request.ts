@@ -1,4 +1,4 @@
-import type { PortCharge, ProviderEnvironment } from '../port.ts';
+import type { PortCharge, ProviderCustomer, ProviderEnvironment } from '../port.ts';
 import { toProviderDate } from './dates.ts';
 import { centavosToReais } from './money.ts';
 
@@ -17,8 +17,8 @@ export interface BuildOptions {
   readonly notificationUrl: string | null;
 }
 
-function customer(charge: PortCharge): Record<string, unknown> {
-  const c = charge.customer;
+/** The payer as the official `Customer` model (wire doc 2.4); shared by every charge body (cards.ts too). */
+export function customer(c: ProviderCustomer): Record<string, unknown> {
   const a = c.address;
   return {
     Name: c.name ?? '',
@@ -60,8 +60,21 @@ function paymentObject(charge: PortCharge): Record<string, unknown> {
   };
 }
 
-export function buildPaymentBody(
-  charge: PortCharge,
+/** What every `/v2/Payment` body carries besides its method's `PaymentObject`. */
+export interface PaymentBodyBase {
+  /** `txn_…`, sent as `Reference`. */
+  readonly transactionId: string;
+  /** Integer centavos; decimal reais only on the wire. */
+  readonly amount: number;
+  readonly description: string;
+  readonly customer: ProviderCustomer;
+}
+
+/** A `/v2/Payment` body of `method` with its `PaymentObject` (wire doc 2.4; wave 2b §1.3 for the card). */
+export function paymentBody(
+  charge: PaymentBodyBase,
+  method: keyof typeof PAYMENT_METHOD,
+  object: Record<string, unknown>,
   environment: ProviderEnvironment,
   options: BuildOptions,
 ): Record<string, unknown> {
@@ -70,12 +83,20 @@ export function buildPaymentBody(
     Application: options.application,
     ...(options.notificationUrl ? { CallbackUrl: options.notificationUrl } : {}),
     Reference: charge.transactionId,
-    PaymentMethod: PAYMENT_METHOD[charge.method],
-    PaymentObject: paymentObject(charge),
-    Customer: customer(charge),
+    PaymentMethod: PAYMENT_METHOD[method],
+    PaymentObject: object,
+    Customer: customer(charge.customer),
     // No top-level amount in the official SDKs: the charge value is the sum of the products (wire doc 2.4).
     Products: [
       { Code: '1', Description: charge.description, UnitPrice: centavosToReais(charge.amount), Quantity: 1 },
     ],
   };
+}
+
+export function buildPaymentBody(
+  charge: PortCharge,
+  environment: ProviderEnvironment,
+  options: BuildOptions,
+): Record<string, unknown> {
+  return paymentBody(charge, charge.method, paymentObject(charge), environment, options);
 }

@@ -29,3 +29,24 @@ export function statusCode(value: unknown): number | null {
 export function mapStatus(code: number | null): RemoteStatus | null {
   return code === null ? null : (MAPPED[code] ?? null);
 }
+
+/**
+ * A card charge's statuses (wire doc wave 2b §1.3; issue 25): 1/2 while antifraud or the acquirer is pending
+ * are `processing`, never `pending` (a card is captured at once, SPEC 4.9); 5 "Em disputa" stays `paid` (a
+ * chargeback requested, no SPEC state; nothing else is recorded); 13 "Chargeback" is `refunded`, the only SPEC
+ * exit from `paid`. 14 "Pré-autorizado" (never asked for) and every other code are null: `uncertain`.
+ */
+const CARD: Readonly<Record<number, RemoteStatus>> = {
+  1: 'processing',
+  2: 'processing',
+  3: 'paid',
+  4: 'paid',
+  5: 'paid',
+  6: 'refunded',
+  8: 'failed',
+  13: 'refunded',
+};
+
+export function mapCardStatus(code: number | null): RemoteStatus | null {
+  return code === null ? null : (CARD[code] ?? null);
+}
