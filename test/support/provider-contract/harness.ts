@@ -22,7 +22,20 @@ export type ContractOperation =
   | 'change_due_date'
   | 'cancel'
   | 'transfer_create'
-  | 'transfer_get';
+  | 'transfer_get'
+  | 'tokenize';
+
+/**
+ * Card numbers that give each outcome on a subject (issue 25): the simulator's documented test cards
+ * (src/providers/test-cards.ts) or the emulator's last-digit sandbox cards (src/providers/emulator/cards.ts).
+ */
+export interface ContractTestCards {
+  readonly approved: string;
+  /** Declined by the issuer with return code "05". */
+  readonly declined: string;
+  /** The acquirer never answers: uncertain (a remote one after the context's signal ends). */
+  readonly uncertain: string;
+}
 
 export interface ContractHarness {
   readonly adapter: ProviderPort;
@@ -32,6 +45,7 @@ export interface ContractHarness {
   settle(providerReference: string, via: 'pix' | 'boleto'): Promise<void>;
   /** The bank confirms a payout's transfer with `confirmation` (a provider that confirms at once: nothing). */
   confirmTransfer(transferId: string, confirmation: string): Promise<void>;
+  readonly testCards: ContractTestCards;
 }
 
 /** What only a remote provider can be made to do (the simulator never refuses nor fails; SPEC 1). */
@@ -118,6 +132,7 @@ export function simulatorSubject(): ContractSubject {
     },
     // A simulated payout is transferred from its first poll.
     confirmTransfer: async () => {},
+    testCards: { approved: '4111111111111111', declined: '4000000000000002', uncertain: '4000000000000119' },
   };
   return { name: 'simulator', simulated: true, harness: () => harness };
 }
@@ -159,6 +174,8 @@ export function emulatorSubject(): ContractSubject {
       control.move(providerReference, via === 'pix' ? 'paid_pix' : 'paid_boleto'),
     confirmTransfer: (transferId, confirmation) =>
       control.moveTransfer(transferId, { to: 'transferred', hash: confirmation }),
+    // Cielo's last-digit rule: 1 authorized, 2 declined "05", 6 charged without an answer.
+    testCards: { approved: '4111111111111111', declined: '4000000000000002', uncertain: '4000000000000036' },
   };
   return { name: 'Safe2Pay adapter over the emulator', simulated: false, harness: () => harness };
 }
