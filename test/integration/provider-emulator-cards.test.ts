@@ -359,7 +359,7 @@ describe('faults, call counting and kept data on the card routes', () => {
     const [kept] = await control.charges('kept-2');
     assert.deepEqual(kept?.card, { last4: '0051', brand: 'visa', installments: 2, returnCode: '00' });
     const [logged] = await control.calls({ reference: 'kept-2' });
-    assert.deepEqual((logged?.body as Record<string, unknown>).PaymentObject, {
+    assert.deepEqual((logged?.body as Record<string, unknown> | undefined)?.PaymentObject, {
       InstallmentQuantity: 2,
       Holder: 'JOAO DA SILVA',
       CardNumber: '************0051',
