@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import cardValidator from 'card-validator';
-import type { Environment } from './wire.ts';
+import type { ProviderEnvironment as Environment } from '../port.ts';
 
 /**
  * The emulator's cards (issue 25; wire doc wave 2b §1.2, §1.7, §1.9, §7.7): its token vault, its test-card
