@@ -280,6 +280,7 @@ export function createSafe2PayAdapter(config: Safe2PayConfig = {}): Safe2PayAdap
       (method === null &&
         !isCard &&
         (remoteMethod === PAYMENT_METHOD.boleto || (isRecord(po) && po.Barcode !== undefined)));
+    // A card read has no artifacts: its masked number is the gateway's own, kept at reservation.
     let artifacts: TransactionArtifacts | null = null;
     let dueDate: string | null = null;
     if (isBoleto && isRecord(po) && po.Barcode !== undefined) {
@@ -306,15 +307,9 @@ export function createSafe2PayAdapter(config: Safe2PayConfig = {}): Safe2PayAdap
     // The wire doc shows no field that tells a boleto paid by its Pix apart (section 3). The transaction's
     // `PaymentMethod` is read: code 6 (Pix) on a boleto read means its Pix paid it; anything else is boleto.
     // Only a paid read says how it was paid; a later refund keeps the paid_with recorded at payment (SPEC 2.2).
-    // A card's read shows no masked number the gateway needs (it keeps its own): no artifacts.
-    const paidWith =
-      status === 'paid' && isCard
-        ? 'credit_card'
-        : status === 'paid' && isBoleto
-          ? remoteMethod === PAYMENT_METHOD.pix
-            ? 'pix'
-            : 'boleto'
-          : null;
+    let paidWith: ChargeMethod | null = null;
+    if (status === 'paid' && isCard) paidWith = 'credit_card';
+    else if (status === 'paid' && isBoleto) paidWith = remoteMethod === PAYMENT_METHOD.pix ? 'pix' : 'boleto';
     // Nor one for a double payment: `AmountPayment`, what the payer paid, at twice the amount or more means the
     // boleto and its Pix were both paid (a late boleto's interest alone never doubles it). Emulator convention.
     const amountPaid = value.AmountPayment === undefined ? null : reaisToCentavos(value.AmountPayment);
