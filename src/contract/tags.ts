@@ -4,7 +4,7 @@
  * a raw route sets it in its schema.
  */
 export const TAGS = [
-  { name: 'Charges', description: 'Pix and boleto creation.' },
+  { name: 'Charges', description: 'Pix, boleto and card charges.' },
   {
     name: 'Transactions',
     description:

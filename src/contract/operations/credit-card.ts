@@ -1,8 +1,7 @@
 import { creditCardBody } from '../credit-card.ts';
-import { dataEnvelope, errorEnvelope } from '../envelopes.ts';
 import { customer, paidTransaction } from '../examples.ts';
 import { operation } from '../operation.ts';
-import { transactionView } from '../transactions.ts';
+import { chargeResponses } from './transactions.ts';
 
 /** The card charge (SPEC 4.9, 8; issue 25). */
 
@@ -34,21 +33,7 @@ export const createCreditCard = operation({
     description:
       'Captured at once, 1 to 12 installments. Send `credit_card.card_id` (a card an earlier approved charge kept) or the card data (`holder`, `number`, `expiration`, `security_code`), never both; the number and code are used for one provider call and never stored, logged or returned. Requires Idempotency-Key (scope: tenant + key, shared with Pix and boleto). 201 `paid`; 200 replay with `Idempotency-Replayed: true`; 202 `unknown` (the card may have been charged: never send it again, refresh instead); 502 provider_rejected with error.transaction_id when declined. Test keys take only the test cards listed in the README and never reach a provider.',
     body: creditCardBody,
-    response: {
-      200: dataEnvelope(transactionView).meta({ description: 'Replay (`Idempotency-Replayed: true`).' }),
-      201: dataEnvelope(transactionView).meta({ description: 'Captured (`paid`).' }),
-      202: dataEnvelope(transactionView).meta({
-        description: 'Unknown outcome, or a replay still processing.',
-      }),
-      400: errorEnvelope,
-      404: errorEnvelope,
-      409: errorEnvelope,
-      413: errorEnvelope,
-      422: errorEnvelope,
-      500: errorEnvelope,
-      502: errorEnvelope,
-      503: errorEnvelope,
-    },
+    response: chargeResponses,
   },
   examples: {
     request: {

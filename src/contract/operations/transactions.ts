@@ -32,7 +32,8 @@ import {
 } from '../transactions.ts';
 
 const created = dataEnvelope(transactionView);
-const chargeResponses = {
+/** The answers of a charge creation (SPEC 4.1, 4.2, 4.9). */
+export const chargeResponses = {
   200: created.meta({ description: 'Replay (`Idempotency-Replayed: true`), including failed/unknown.' }),
   201: dataEnvelope(transactionView).meta({ description: 'Created.' }),
   202: dataEnvelope(transactionView).meta({ description: 'Unknown outcome, or a replay still processing.' }),

@@ -4,6 +4,7 @@ import { type TransactionEvent, transaction } from '../../../aggregates/transact
 import type { TransactionsTable } from '../../../db/schema.ts';
 import { transactionRowFromState } from '../../../projections/transactions.ts';
 import type { AppContext } from '../../context.ts';
+import { canonicalJson } from '../../idempotency.ts';
 
 /** One field where the read model disagrees with the fold of the stream (DESIGN.md: the event is the record). */
 export interface ReplayDifference {
@@ -27,11 +28,14 @@ export type ReplayContext = Pick<AppContext, 'db' | 'store' | 'events'>;
 const PREFIX = 'transaction-';
 const BATCH = 500;
 
-/** A comparable text form of a column value (timestamps as ISO instants, bigints and numbers as text). */
+/**
+ * A comparable text form of a column value (timestamps as ISO instants, bigints and numbers as text; a jsonb
+ * object with its keys sorted, since PostgreSQL's jsonb keeps its own key order).
+ */
 function text(value: unknown): string | null {
   if (value === null || value === undefined) return null;
   if (value instanceof Date) return value.toISOString();
-  if (typeof value === 'object') return JSON.stringify(value);
+  if (typeof value === 'object') return canonicalJson(value);
   return String(value);
 }
 
