@@ -5,7 +5,7 @@
  * verdict table. Everything runs on loopback and is removed at the end (or on SIGINT/SIGTERM).
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { chmodSync, chownSync, createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -36,7 +36,10 @@ export const ADMIN_URL = process.env.CHAOS_DATABASE_URL ?? 'postgres://postgres@
 
 /** Secrets for the gateway under test (loopback only, thrown away with the database). */
 export const DOCUMENT_SIGNING_SECRET = 'chaos-document-signing-secret-0123456789abcdef';
-export const CREDENTIALS_ENCRYPTION_KEY = Buffer.alloc(32, 9).toString('base64');
+// A fixed key of 32 distinct-looking bytes: a repeated byte is refused at start as no key (issue 23 item 2.8).
+export const CREDENTIALS_ENCRYPTION_KEY = createHash('sha256')
+  .update('calebe chaos credentials')
+  .digest('base64');
 export const ADMIN_EMAIL = 'chaos-admin@example.com';
 export const ADMIN_PASSWORD = 'chaos admin password 0123';
 
