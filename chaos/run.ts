@@ -14,6 +14,7 @@ import { runF5 } from './f5-bad-input.ts';
 import { runF6 } from './f6-provider.ts';
 import { runF7 } from './f7-two-processes.ts';
 import { runF8 } from './f8-pdf-load.ts';
+import { runF9 } from './f9-card-crash.ts';
 import { ADMIN_URL, type ChaosOptions, runCleanups } from './support.ts';
 
 const USAGE = `usage: npm run chaos -- <name> [flags]
@@ -39,8 +40,10 @@ names:
   f8-pdf-load   --workers clients hammer one payer's boleto PDF link, from one loopback address then from
                 256, while one client times the API beside them: 429 past 120/min per address, one render
                 for the one version, the API's p50 within 50 ms (the finding: 647 ms)     (--seconds)
+  f9-card-crash the API SIGKILLed between a card's tokenize and its charge at the emulator, twice: no card
+                charged twice, replays answer the record, no card number or code on disk or in the database (~1.5 min)
   all           every scenario, one after the other
-  (f1 .. f8 are accepted as short names)
+  (f1 .. f9 are accepted as short names)
 
 flags (environment variable in brackets):
   --seconds N     load (F1-F3, F6) or flapping (F4) duration        [CHAOS_SECONDS]     default 60
@@ -70,6 +73,7 @@ const SCENARIOS: Record<string, (opts: ChaosOptions) => Promise<boolean>> = {
   'f6-provider': runF6,
   'f7-two-processes': runF7,
   'f8-pdf-load': runF8,
+  'f9-card-crash': runF9,
 };
 
 function parse(argv: readonly string[]): { name: string | undefined; opts: ChaosOptions } {

@@ -1,12 +1,18 @@
 import assert from 'node:assert/strict';
-import { randomInt, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { passesLuhn } from '../../src/contract/credit-card.ts';
 import { WebhookDeliveryWorker } from '../../src/workers/webhook-delivery.ts';
 import { assertError } from '../support/admin.ts';
-import { type CardCalls, cardBody, countingCards, expirationMonths, newCardCalls } from '../support/cards.ts';
+import {
+  type CardCalls,
+  cardBody,
+  countingCards,
+  expirationMonths,
+  newCardCalls,
+  uniqueCardNumber,
+} from '../support/cards.ts';
 import { dumpEveryTable } from '../support/database-dump.ts';
 import { type ExternalProviderWorld, startExternalProviderWorld } from '../support/external-provider.ts';
 import type { TestResponse } from '../support/http.ts';
@@ -20,15 +26,6 @@ import { decorateProviders } from '../support/provider-registry.ts';
  * security codes and the provider's tokens. The numbers are random Luhn-valid ones made here and the codes
  * unusual, so a hit can only be a leak.
  */
-
-/** A Luhn-valid 16-digit number starting with 4 whose last digit is `last` (the emulator's test-card rule). */
-function uniqueNumber(last: number): string {
-  for (;;) {
-    const body = `4${Array.from({ length: 14 }, () => randomInt(10)).join('')}`;
-    const n = `${body}${last}`;
-    if (passesLuhn(n)) return n;
-  }
-}
 
 const CODES = ['7391', '8264', '5927', '6483', '3719', '4856', '2947', '9173'] as const;
 
@@ -124,17 +121,17 @@ describe('card data never rests (issue 25 item 2; SPEC 2.2, 2.3, 6, 8)', () => {
     const outcomes: TestResponse[] = [];
 
     // The emulator (production provider): approved, declined, no answer, HTTP 500.
-    const approved = await charge(live, uniqueNumber(0), CODES[0]);
+    const approved = await charge(live, uniqueCardNumber(0), CODES[0]);
     assert.equal(approved.status, 201, approved.text);
     outcomes.push(approved);
-    const declined = await charge(live, uniqueNumber(2), CODES[1]);
+    const declined = await charge(live, uniqueCardNumber(2), CODES[1]);
     assertError(declined, 502, 'provider_rejected');
     outcomes.push(declined);
-    const uncertain = await charge(live, uniqueNumber(6), CODES[2]);
+    const uncertain = await charge(live, uniqueCardNumber(6), CODES[2]);
     assert.equal(uncertain.status, 202, uncertain.text);
     outcomes.push(uncertain);
     await world.control.fault({ operation: 'create', times: 1, fault: { type: 'http_error', status: 500 } });
-    const failing = await charge(live, uniqueNumber(4), CODES[3]);
+    const failing = await charge(live, uniqueCardNumber(4), CODES[3]);
     assert.equal(failing.status, 202, failing.text);
     outcomes.push(failing);
     await world.control.fault({
@@ -142,15 +139,15 @@ describe('card data never rests (issue 25 item 2; SPEC 2.2, 2.3, 6, 8)', () => {
       times: 1,
       fault: { type: 'http_error', status: 500, body: 'internal error' },
     });
-    const tokenizeFails = await charge(live, uniqueNumber(9), CODES[4]);
+    const tokenizeFails = await charge(live, uniqueCardNumber(9), CODES[4]);
     assert.ok([502, 202].includes(tokenizeFails.status), tokenizeFails.text);
     outcomes.push(tokenizeFails);
 
     // Validation errors: an expiration in the past with a valid number; a malformed body carrying a number.
-    const approvedAgain = await charge(live, uniqueNumber(1), CODES[5]);
+    const approvedAgain = await charge(live, uniqueCardNumber(1), CODES[5]);
     assert.equal(approvedAgain.status, 201, approvedAgain.text);
     outcomes.push(approvedAgain);
-    const pastNumber = uniqueNumber(1);
+    const pastNumber = uniqueCardNumber(1);
     used.numbers.push(pastNumber);
     used.codes.push(CODES[6]);
     const past = await world.app.request('POST', '/v1/credit-card', {

@@ -1,4 +1,6 @@
+import { randomInt } from 'node:crypto';
 import { saoPauloDate } from '../../src/aggregates/transaction.ts';
+import { passesLuhn } from '../../src/contract/credit-card.ts';
 import type { CardsCapability, ChargesCapability, ProviderPort } from '../../src/providers/port.ts';
 import { pixBody } from './charges.ts';
 
@@ -66,4 +68,15 @@ export function countingCards(adapter: ProviderPort, calls: CardCalls): Provider
     },
   };
   return { ...adapter, cards: counted, charges };
+}
+
+/**
+ * A random Luhn-valid 16-digit Visa-like number ending in `last` (the emulator's test-card rule picks the
+ * outcome by the last digit): unique to a run, so finding it anywhere is a leak, not a coincidence.
+ */
+export function uniqueCardNumber(last: number): string {
+  for (;;) {
+    const n = `4${Array.from({ length: 14 }, () => randomInt(10)).join('')}${last}`;
+    if (passesLuhn(n)) return n;
+  }
 }
