@@ -418,7 +418,7 @@ describe('scopes, profiles, reads and actions (SPEC 4.3-4.8, 5.3-5.5)', () => {
       headers: { 'x-api-key': testKey.key },
       json: { status: 'paid' },
     });
-    assert.equal(sim.status === 409 ? sim.body.error.code : sim.text, 'simulation_not_allowed');
+    assertError(sim, 409, 'simulation_not_allowed');
   });
 
   test('list method=credit_card; GET from another tenant or the other mode: 404', async () => {
