@@ -14,7 +14,7 @@ import type { ProviderEnvironment as Environment } from '../port.ts';
  *
  * | Last digit | Outcome of `POST /v2/Payment` | Example |
  * |---|---|---|
- * | 0, 1, 4, 9 | authorized: status 3 | 4000000000000010, 4024007153763191, 4000000000000044, 4000000000000069 |
+ * | 0, 1, 4, 9 | authorized: status 3 | 4000000000000010, 4012888888881881, 4000000000000044, 4000000000000069 |
  * | 2 | refused: status 8, `ReturnCode` "05" (not authorized) | 4000000000000002 |
  * | 3 | refused: status 8, "57" (not permitted) | 4000000000000093 |
  * | 5 | refused: status 8, "78" (blocked) | 4000000000000085 |
