@@ -142,6 +142,8 @@ export async function startHttpBench(
   title: string,
   opts: BenchOptions,
   http: HttpBenchOptions,
+  /** Added to the gateway's environment (e.g. the card bench's CREDENTIALS_ENCRYPTION_KEY). */
+  env: Record<string, string> = {},
 ): Promise<{ bench: BenchDatabase; gateway: GatewayProcess }> {
   console.log(
     `\n## ${title}, ${opts.clients} connections, ${opts.seconds} s per run, ${opts.runs} runs per side`,
@@ -156,6 +158,7 @@ export async function startHttpBench(
       pool: opts.pool,
       role: http.role,
       cpuProfDir: http.cpuProfDir,
+      env,
     });
     console.log(
       `gateway tree ${process.env.BENCH_GATEWAY_ROOT ?? '(this one)'}; database ${bench.name}; gateway pid ${gateway.pid} (serve --role ${http.role}, pool ${opts.pool}) at ${gateway.url}`,

@@ -203,7 +203,7 @@ export async function floorProcess(
 }
 
 /** A fresh bench database bootstrapped (`calebe bootstrap`: the Demo tenant and its test key), then served. */
-export async function startGatewayProcess(opts: GatewayProcessOptions): Promise<GatewayProcess> {
+export async function startGatewayProcess(opts: ServeOptions): Promise<GatewayProcess> {
   const env = serverEnv(opts.databaseUrl, opts.pool, 0, 'calebe:bench:bootstrap', {});
   const printed = await run(['bootstrap'], env);
   const tenant = /Demo tenant: Demo \((ten_[A-Za-z0-9]+)\)/.exec(printed);

@@ -113,24 +113,31 @@ export function printProfile(summary: ProfileSummary, requests: number): void {
 
 type BenchGateway = Awaited<ReturnType<typeof startHttpBench>>['gateway'];
 
-/** What a profiled load sends: the headers, and per-request ones (a fresh key) when each request needs them. */
+/**
+ * What a profiled load sends: the headers, and per-request ones (a fresh key) when each request needs them;
+ * POST /v1/pix with the B1 body unless `path` and `body` say otherwise.
+ */
 interface ProfiledLoad {
   headers: Record<string, string>;
   perRequestHeaders?: () => Record<string, string>;
+  path?: string;
+  body?: string;
 }
 
 /**
- * A POST /v1/pix load against a `calebe serve` child under `node --cpu-prof`, summarized over the measured
- * run only; `prepare` runs first (e.g. the creation a replay load repeats). profile-create and profile-replay.
+ * A POST load (/v1/pix unless `prepare` names another) against a `calebe serve` child under `node --cpu-prof`,
+ * summarized over the measured run only; `prepare` runs first (e.g. the creation a replay load repeats).
+ * profile-create, profile-card and profile-replay.
  */
 export async function profileHttpLoad(
   title: string,
   opts: BenchOptions,
   http: HttpBenchOptions,
   prepare: (gateway: BenchGateway) => Promise<ProfiledLoad>,
+  env: Record<string, string> = {},
 ): Promise<ProfileSummary> {
   const dir = http.cpuProfDir ?? mkdtempSync(join(tmpdir(), 'calebe-profile-'));
-  const { bench, gateway } = await startHttpBench(title, opts, { ...http, cpuProfDir: dir });
+  const { bench, gateway } = await startHttpBench(title, opts, { ...http, cpuProfDir: dir }, env);
   let stopped = false;
   try {
     const spec = {

@@ -6,9 +6,11 @@
 import { writeFileSync } from 'node:fs';
 import { benchAppend } from './append.ts';
 import { benchCatchup } from './catchup.ts';
+import { benchCreateCard } from './create-card.ts';
 import { benchCreatePix, type HttpBenchOptions } from './create-pix.ts';
 import { parseFlags, runnerArguments, UsageError } from './flags.ts';
 import { benchList } from './list.ts';
+import { benchProfileCard } from './profile-card.ts';
 import { benchProfileCreate } from './profile-create.ts';
 import { benchProfileReplay } from './profile-replay.ts';
 import { benchRebuild } from './rebuild.ts';
@@ -35,9 +37,17 @@ names:
             CPU <= 2.5 ms per creation. Also interleaved: the floor server (bench/floor-server.ts: bare
             node:http + pg + ioredis doing only the key lookup, rate limit and the two transactions), with
             its CPU per request and the gateway/floor CPU ratio
+  create-card
+            issue 25: POST /v1/credit-card (simulator, approved test card, fresh Idempotency-Key per request)
+            vs POST /v1/pix (the same customer and amount) vs GET /health on one gateway process, interleaved;
+            CPU per request (gateway + PostgreSQL backends) and the card/pix ratio of each run, then a
+            counting pass; target card/pix <= 1.25 (the gateway gets a random CREDENTIALS_ENCRYPTION_KEY)
   profile-create
             the create load for --seconds against a gateway under node --cpu-prof; prints the top functions
             by self time and self time by area (profile kept with --cpu-prof DIR)
+  profile-card
+            the create-card load (POST /v1/credit-card) for --seconds under node --cpu-prof; summarized as
+            profile-create
   profile-replay
             the replay load (one key and body) for --seconds against a gateway under node --cpu-prof;
             summarized as profile-create
@@ -113,7 +123,15 @@ const FLAGS: Record<string, string> = {
  * ~900 creations (its worker threads 19 % of its CPU, a creation ~2.3 ms) and much less after ~3,900
  * (10 %, ~1.6 ms; BENCHMARKS.md "Issue 14: gateway CPU per creation"), so they warm up for 20 s by default.
  */
-const JIT_WARMUP_BENCHMARKS = new Set(['create', 'replay', 'profile-create', 'profile-replay', 'list']);
+const JIT_WARMUP_BENCHMARKS = new Set([
+  'create',
+  'create-card',
+  'replay',
+  'profile-create',
+  'profile-card',
+  'profile-replay',
+  'list',
+]);
 
 function httpRole(role: string): HttpBenchOptions['role'] {
   if (role !== 'api' && role !== 'all') throw new UsageError(`--role must be api or all, got ${role}`);
@@ -168,7 +186,9 @@ async function main(): Promise<number> {
     'catchup',
     'webhooks',
     'create',
+    'create-card',
     'profile-create',
+    'profile-card',
     'profile-replay',
     'replay',
     'all',
@@ -207,6 +227,8 @@ async function main(): Promise<number> {
     }
   }
   if (name === 'create') results.create = await benchCreatePix(opts, http);
+  if (name === 'create-card') results.createCard = await benchCreateCard(opts, http);
+  if (name === 'profile-card') results.profile = await benchProfileCard(opts, http);
   if (name === 'replay') results.replay = await benchReplay(opts, http);
   if (name === 'profile-create') results.profile = await benchProfileCreate(opts, http);
   if (name === 'profile-replay') results.profile = await benchProfileReplay(opts, http);
