@@ -244,6 +244,7 @@ type Autocannon = (opts: {
   url: string;
   connections: number;
   duration: number;
+  amount?: number;
   timeout?: number;
   requests: AutocannonRequest[];
 }) => AutocannonInstance;
@@ -259,6 +260,8 @@ export interface LoadSpec {
   perRequestHeaders?: () => Record<string, string>;
   connections: number;
   seconds: number;
+  /** Stop after this many requests instead (autocannon `amount`): a cheap route's run stays bounded. */
+  amount?: number;
   /** Server process, for its CPU time per request. */
   server: Pick<GatewayProcess, 'cpuSeconds'>;
   /** The bench database, whose PostgreSQL backends' CPU is added to the server's (issue 14). */
@@ -317,6 +320,7 @@ export async function loadRun(spec: LoadSpec): Promise<LoadRun> {
     url: spec.url,
     connections: spec.connections,
     duration: spec.seconds,
+    ...(spec.amount !== undefined ? { amount: spec.amount } : {}),
     timeout: 30,
     requests: [request],
   });
