@@ -60,9 +60,40 @@ export interface CardReport {
   wire: Record<string, WireFigures>;
 }
 
-type Side = 'card' | 'pix' | 'health';
+export type Side = 'card' | 'pix' | 'health';
 
 const HEALTH_REQUESTS = 2_000;
+
+/** The three loads of one gateway, each card and Pix request with a fresh Idempotency-Key under `keyPrefix`. */
+export function sideSpecs(
+  gateway: GatewayProcess,
+  database: string,
+  connections: number,
+  keyPrefix: string,
+): Record<Side, Omit<LoadSpec, 'seconds'>> {
+  let seq = 0;
+  const base = { url: gateway.url, connections, server: gateway, database };
+  return {
+    card: {
+      ...base,
+      method: 'POST',
+      path: '/v1/credit-card',
+      headers: pixHeaders(gateway),
+      body: cardBody(),
+      perRequestHeaders: () => ({ 'idempotency-key': `${keyPrefix}-card-${seq++}` }),
+    },
+    pix: {
+      ...base,
+      method: 'POST',
+      path: '/v1/pix',
+      headers: pixHeaders(gateway),
+      body: PIX_BODY,
+      perRequestHeaders: () => ({ 'idempotency-key': `${keyPrefix}-pix-${seq++}` }),
+    },
+    // /health answers thousands a second: bounded by count (issue 25 bench: a few thousand per run at most).
+    health: { ...base, method: 'GET', path: '/health', headers: {}, amount: HEALTH_REQUESTS },
+  };
+}
 
 export async function benchCreateCard(opts: BenchOptions, http: HttpBenchOptions): Promise<CardReport> {
   const env = cardEnv();
@@ -74,28 +105,7 @@ export async function benchCreateCard(opts: BenchOptions, http: HttpBenchOptions
   );
   try {
     const keyPrefix = `b25-${randomBytes(4).toString('hex')}`;
-    let seq = 0;
-    const base = { url: gateway.url, connections: opts.clients, server: gateway, database: bench.name };
-    const specs: Record<Side, Omit<LoadSpec, 'seconds'>> = {
-      card: {
-        ...base,
-        method: 'POST',
-        path: '/v1/credit-card',
-        headers: pixHeaders(gateway),
-        body: cardBody(),
-        perRequestHeaders: () => ({ 'idempotency-key': `${keyPrefix}-card-${seq++}` }),
-      },
-      pix: {
-        ...base,
-        method: 'POST',
-        path: '/v1/pix',
-        headers: pixHeaders(gateway),
-        body: PIX_BODY,
-        perRequestHeaders: () => ({ 'idempotency-key': `${keyPrefix}-pix-${seq++}` }),
-      },
-      // /health answers thousands a second: bounded by count (issue 25 bench: a few thousand per run at most).
-      health: { ...base, method: 'GET', path: '/health', headers: {}, amount: HEALTH_REQUESTS },
-    };
+    const specs = sideSpecs(gateway, bench.name, opts.clients, keyPrefix);
     await checkAnswers(gateway, keyPrefix);
     if (opts.warmup > 0) {
       for (const side of ['card', 'pix'] as const) {
@@ -137,6 +147,7 @@ export async function benchCreateCard(opts: BenchOptions, http: HttpBenchOptions
         fmt(p.totalCpuUs / h.totalCpuUs, 2),
       ]),
     );
+    let wireSeq = 0;
     const wire = await wirePass(
       bench.url,
       {
@@ -145,14 +156,14 @@ export async function benchCreateCard(opts: BenchOptions, http: HttpBenchOptions
           path: '/v1/credit-card',
           headers: pixHeaders(gateway),
           body: cardBody(),
-          perRequestHeaders: () => ({ 'idempotency-key': `${keyPrefix}-wire-card-${seq++}` }),
+          perRequestHeaders: () => ({ 'idempotency-key': `${keyPrefix}-wire-card-${wireSeq++}` }),
         },
         'POST /v1/pix': {
           method: 'POST',
           path: '/v1/pix',
           headers: pixHeaders(gateway),
           body: PIX_BODY,
-          perRequestHeaders: () => ({ 'idempotency-key': `${keyPrefix}-wire-pix-${seq++}` }),
+          perRequestHeaders: () => ({ 'idempotency-key': `${keyPrefix}-wire-pix-${wireSeq++}` }),
         },
       },
       { role: http.role, env },
@@ -196,7 +207,7 @@ export async function benchCreateCard(opts: BenchOptions, http: HttpBenchOptions
 }
 
 /** One card charge and one Pix before any load: both must be created (201, `paid` / `pending`). */
-async function checkAnswers(gateway: GatewayProcess, keyPrefix: string): Promise<void> {
+export async function checkAnswers(gateway: GatewayProcess, keyPrefix: string): Promise<void> {
   const sizes: string[] = [];
   for (const [side, path, body] of [
     ['card', '/v1/credit-card', cardBody()],

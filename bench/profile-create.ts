@@ -15,6 +15,7 @@ import { type BenchOptions, fmt, printTable } from './support.ts';
 interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
 }
 export interface CpuProfile {
   nodes: ProfileNode[];
@@ -28,6 +29,14 @@ export interface ProfileSummary {
   busyUs: number;
   top: { name: string; where: string; selfUs: number; share: number }[];
   areas: { area: string; selfUs: number; share: number }[];
+  /** This tree's own functions (src/) by inclusive time: samples with the function anywhere on the stack. */
+  inclusive: { name: string; where: string; totalUs: number; share: number }[];
+}
+
+/** A stretch of the profile's clock (µs, the monotonic clock `process.hrtime` reads) whose samples count. */
+export interface ProfileWindow {
+  fromUs: number;
+  toUs: number;
 }
 
 function areaOf(url: string, name: string): string {
@@ -49,31 +58,62 @@ export function summarizeProfile(
   toUs: number,
   top = 30,
 ): ProfileSummary {
+  return summarizeWindows(profile, [{ fromUs, toUs }], top);
+}
+
+function whereOf(node: ProfileNode): string {
+  const { url, lineNumber } = node.callFrame;
+  const short = url
+    .replace(/^file:\/\//, '')
+    .replace(/^.*\/node_modules\//, '')
+    .replace(/^.*\/(src|bench)\//, '$1/');
+  return url === '' ? '' : `${short}:${lineNumber + 1}`;
+}
+
+/** {@link summarizeProfile} over several windows (e.g. the interleaved runs of one side), summed. */
+export function summarizeWindows(
+  profile: CpuProfile,
+  windows: readonly ProfileWindow[],
+  top = 30,
+): ProfileSummary {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const fn = new Map<string, { name: string; where: string; selfUs: number }>();
   const areas = new Map<string, number>();
+  const inclusive = new Map<string, { name: string; where: string; totalUs: number }>();
   let t = profile.startTime;
   let busy = 0;
   for (let i = 0; i < profile.samples.length; i++) {
     t += profile.timeDeltas[i] ?? 0;
     const dt = profile.timeDeltas[i + 1] ?? 0;
-    if (t < fromUs || t > toUs) continue;
+    if (!windows.some((w) => t >= w.fromUs && t <= w.toUs)) continue;
     const node = byId.get(profile.samples[i] as number);
     if (!node) continue;
-    const { functionName, url, lineNumber } = node.callFrame;
+    const { functionName, url } = node.callFrame;
     if (functionName === '(idle)') continue;
     busy += dt;
-    const short = url
-      .replace(/^file:\/\//, '')
-      .replace(/^.*\/node_modules\//, '')
-      .replace(/^.*\/(src|bench)\//, '$1/');
-    const where = url === '' ? '' : `${short}:${lineNumber + 1}`;
+    const where = whereOf(node);
     const key = `${functionName}@${where}`;
     const entry = fn.get(key) ?? { name: functionName || '(anonymous)', where, selfUs: 0 };
     entry.selfUs += dt;
     fn.set(key, entry);
     const area = areaOf(url, functionName);
     areas.set(area, (areas.get(area) ?? 0) + dt);
+    // Each own function on this sample's stack once, however deep it recurses.
+    const seen = new Set<string>();
+    for (let id: number | undefined = node.id; id !== undefined; id = parent.get(id)) {
+      const frame = byId.get(id);
+      if (!frame || !/\/src\//.test(frame.callFrame.url)) continue;
+      const name = frame.callFrame.functionName || '(anonymous)';
+      const w = whereOf(frame);
+      const k = `${name}@${w}`;
+      if (seen.has(k)) continue;
+      seen.add(k);
+      const e = inclusive.get(k) ?? { name, where: w, totalUs: 0 };
+      e.totalUs += dt;
+      inclusive.set(k, e);
+    }
   }
   const share = (us: number) => us / Math.max(1, busy);
   return {
@@ -85,6 +125,9 @@ export function summarizeProfile(
     areas: [...areas.entries()]
       .map(([area, selfUs]) => ({ area, selfUs, share: share(selfUs) }))
       .sort((a, b) => b.selfUs - a.selfUs),
+    inclusive: [...inclusive.values()]
+      .sort((a, b) => b.totalUs - a.totalUs)
+      .map((e) => ({ ...e, share: share(e.totalUs) })),
   };
 }
 
@@ -113,31 +156,24 @@ export function printProfile(summary: ProfileSummary, requests: number): void {
 
 type BenchGateway = Awaited<ReturnType<typeof startHttpBench>>['gateway'];
 
-/**
- * What a profiled load sends: the headers, and per-request ones (a fresh key) when each request needs them;
- * POST /v1/pix with the B1 body unless `path` and `body` say otherwise.
- */
+/** What a profiled load sends: the headers, and per-request ones (a fresh key) when each request needs them. */
 interface ProfiledLoad {
   headers: Record<string, string>;
   perRequestHeaders?: () => Record<string, string>;
-  path?: string;
-  body?: string;
 }
 
 /**
- * A POST load (/v1/pix unless `prepare` names another) against a `calebe serve` child under `node --cpu-prof`,
- * summarized over the measured run only; `prepare` runs first (e.g. the creation a replay load repeats).
- * profile-create, profile-card and profile-replay.
+ * A POST /v1/pix load against a `calebe serve` child under `node --cpu-prof`, summarized over the measured
+ * run only; `prepare` runs first (e.g. the creation a replay load repeats). profile-create and profile-replay.
  */
 export async function profileHttpLoad(
   title: string,
   opts: BenchOptions,
   http: HttpBenchOptions,
   prepare: (gateway: BenchGateway) => Promise<ProfiledLoad>,
-  env: Record<string, string> = {},
 ): Promise<ProfileSummary> {
   const dir = http.cpuProfDir ?? mkdtempSync(join(tmpdir(), 'calebe-profile-'));
-  const { bench, gateway } = await startHttpBench(title, opts, { ...http, cpuProfDir: dir }, env);
+  const { bench, gateway } = await startHttpBench(title, opts, { ...http, cpuProfDir: dir });
   let stopped = false;
   try {
     const spec = {

@@ -46,8 +46,9 @@ names:
             the create load for --seconds against a gateway under node --cpu-prof; prints the top functions
             by self time and self time by area (profile kept with --cpu-prof DIR)
   profile-card
-            the create-card load (POST /v1/credit-card) for --seconds under node --cpu-prof; summarized as
-            profile-create
+            the create-card loads (card, Pix) in --runs interleaved pairs of --seconds against one gateway
+            under node --cpu-prof; each side's samples summed over its own windows, set side by side per
+            request (self time by area, own functions by inclusive time)
   profile-replay
             the replay load (one key and body) for --seconds against a gateway under node --cpu-prof;
             summarized as profile-create
