@@ -181,7 +181,7 @@ export async function benchCreateCard(opts: BenchOptions, http: HttpBenchOptions
       wire,
     };
     const line = (side: Side) =>
-      `${side} ${fmt(m(side, (r) => r.totalCpuUs))} µs (gateway ${fmt(m(side, (r) => r.serverCpuUs))} + PostgreSQL ${fmt(
+      `${side} ${fmt(m(side, (r) => r.totalCpuUs))} µs (medians of its parts: gateway ${fmt(m(side, (r) => r.serverCpuUs))}, PostgreSQL ${fmt(
         m(side, (r) => r.pgCpuUs),
       )}; ${fmt(m(side, (r) => r.rate))} requests/s, p99 ${fmt(
         m(side, (r) => r.p99),
