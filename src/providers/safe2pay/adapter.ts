@@ -29,7 +29,7 @@ import { createSafe2PayCards } from './cards.ts';
 import { endOfDueDayUtc, parseProviderDate, toProviderDate } from './dates.ts';
 import { exchange } from './http.ts';
 import { reaisToCentavos } from './money.ts';
-import { refused, uncertain } from './outcomes.ts';
+import { chargeAnswer, refused, uncertain } from './outcomes.ts';
 import { mapCardStatus, mapStatus, statusCode } from './status.ts';
 import { createSafe2PayPayouts } from './transfers.ts';
 import { type Detail, type Interpreted, idOf, isRecord } from './wire-values.ts';
@@ -197,14 +197,9 @@ export function createSafe2PayAdapter(config: Safe2PayConfig = {}): Safe2PayAdap
     method: ChargeMethod,
     check: BoletoCheck & { expiresAt: string | null; expectedId: string | null },
   ): Outcome<IssuedCharge & { readonly providerReference: string }> {
-    if (!('ok' in result)) return result;
-    const http = result.httpStatus;
-    if (!isRecord(result.detail)) return uncertain('incomplete', http);
-    const detail = result.detail;
-    const id = idOf(detail.IdTransaction);
-    if (!id) return uncertain('incomplete', http);
-    if (check.expectedId !== null && id !== check.expectedId)
-      return uncertain('mismatch', http, { providerReference: id });
+    const answer = chargeAnswer(result, check.expectedId);
+    if (!('id' in answer)) return answer;
+    const { detail, id, http } = answer;
     const code = statusCode(detail.Status);
     const status = mapStatus(code);
     // SPEC 3.1: a confirmed refusal also when the error flag is false but the charge status shows failure.

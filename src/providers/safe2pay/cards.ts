@@ -2,9 +2,9 @@ import { NO_ARTIFACTS } from '../../aggregates/transaction.ts';
 import { type CardsCapability, type ProviderContext, REDACTED, sanitizeDiagnostics } from '../port.ts';
 import { type BuildOptions, paymentBody } from './build-request.ts';
 import { declineDiagnostics } from './card-declines.ts';
-import { uncertain } from './outcomes.ts';
+import { chargeAnswer, uncertain } from './outcomes.ts';
 import { mapCardStatus, statusCode } from './status.ts';
-import { type Interpreted, idOf, isRecord } from './wire-values.ts';
+import { type Interpreted, isRecord } from './wire-values.ts';
 
 /**
  * Safe2Pay's card wire (issue 25; wire doc wave 2b §1.1-1.3, §1.8, §7.1): tokenize on the payment host
@@ -102,13 +102,9 @@ export function createSafe2PayCards(deps: {
       }
       // A copy: the caller's body stays redacted (it is the kept SPEC 2.3 `provider_request`).
       const sent = { ...body, PaymentObject: { ...po, Token: token } };
-      const result = await call(ctx, 'POST', `${paymentHost}/v2/Payment`, sent);
-      if (!('ok' in result)) return result;
-      const http = result.httpStatus;
-      if (!isRecord(result.detail)) return uncertain('incomplete', http);
-      const detail = result.detail;
-      const id = idOf(detail.IdTransaction);
-      if (!id) return uncertain('incomplete', http);
+      const answer = chargeAnswer(await call(ctx, 'POST', `${paymentHost}/v2/Payment`, sent));
+      if (!('id' in answer)) return answer;
+      const { detail, id, http } = answer;
       // The card answer has no `Reference` in the SDK models (§1.3); one that names another charge is not ours.
       if (detail.Reference !== undefined && detail.Reference !== charge.transactionId) {
         return uncertain('mismatch', http, { providerReference: id });
