@@ -21,6 +21,7 @@ import * as m0019 from './0019_provider_refund_payout.ts';
 import * as m0020 from './0020_boleto_pdf_cache.ts';
 import * as m0021 from './0021_refund_route.ts';
 import * as m0022 from './0022_credit_card.ts';
+import * as m0023 from './0023_checkouts.ts';
 
 /** Every migration, in order. Kept as static imports so the same list works under tsx and a bundle. */
 export const migrations: Record<string, Migration> = {
@@ -46,4 +47,5 @@ export const migrations: Record<string, Migration> = {
   '0020_boleto_pdf_cache': m0020,
   '0021_refund_route': m0021,
   '0022_credit_card': m0022,
+  '0023_checkouts': m0023,
 };

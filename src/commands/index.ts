@@ -4,6 +4,7 @@ import { createAuditProjection } from '../projections/audit.ts';
 import { streamCatalog } from '../projections/stream-catalog.ts';
 import { apiKeysFeature } from './api-keys/feature.ts';
 import { auditFeature } from './audit/feature.ts';
+import { checkoutsFeature } from './checkouts/feature.ts';
 import { costCentersFeature } from './cost-centers/feature.ts';
 import { creditCardFeature } from './credit-card/feature.ts';
 import type { Feature, MountedOperation } from './feature.ts';
@@ -42,6 +43,7 @@ export const FEATURES: readonly Feature[] = [
   webhookDeliveriesFeature,
   transactionsFeature,
   creditCardFeature,
+  checkoutsFeature,
 ];
 
 /** Every domain event type the gateway writes, with its schema, upcasters and audit action name. */

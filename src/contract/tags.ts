@@ -10,6 +10,10 @@ export const TAGS = [
     description:
       'Reading, refreshing, simulating, refunding and re-dating charges, and the refunds a person completes.',
   },
+  {
+    name: 'Checkouts',
+    description: 'Hosted checkout links: the payer picks Pix or boleto on a page of the gateway.',
+  },
   { name: 'Cost centers', description: "Cost centers of the key's tenant." },
   { name: 'Payer pages', description: 'The charge page and boleto PDF links; the signed URL is the access.' },
   { name: 'Panel: sessions', description: 'Panel login and logout.' },

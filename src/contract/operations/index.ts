@@ -1,5 +1,6 @@
 import * as apiKeys from './api-keys.ts';
 import * as audit from './audit.ts';
+import * as checkouts from './checkouts.ts';
 import * as costCenters from './cost-centers.ts';
 import * as creditCard from './credit-card.ts';
 import * as paymentSettings from './payment-settings.ts';
@@ -33,4 +34,5 @@ export const OPERATION_MODULES = [
   webhookDeliveries,
   transactions,
   creditCard,
+  checkouts,
 ] as const;

@@ -1,0 +1,115 @@
+import {
+  acceptsPayments,
+  type CheckoutCustomer,
+  type CheckoutMethod,
+  checkout,
+} from '../../../aggregates/checkout.ts';
+import { DomainError } from '../../../aggregates/decider.ts';
+import { saoPauloDate } from '../../../aggregates/transaction.ts';
+import { newBoletoBody, newPixBody } from '../../../contract/charges.ts';
+import type { EventMetadata } from '../../../events/event-store.ts';
+import { handleCommand } from '../../command-handler.ts';
+import type { AppContext } from '../../context.ts';
+import { type ChargeBody, createCharge } from '../../transactions/create/handler.ts';
+import { checkoutStream, foldCheckout } from '../record.ts';
+
+/** The route a checkout's charges are hashed under (their Idempotency-Key is the checkout's, see below). */
+export const CHECKOUT_CHARGE_ROUTE = '/checkout/{id}/pay';
+
+/** A form nonce: 16 random bytes as base64url, made when the page is rendered. */
+export const NONCE_SHAPE = /^[A-Za-z0-9_-]{22}$/;
+
+export interface PayInput {
+  checkoutId: string;
+  method: string;
+  /** The one-time nonce of the form the payer posted. */
+  nonce: string;
+  /** The payer's data from the form, only when the checkout has no customer. */
+  payer?: CheckoutCustomer | undefined;
+}
+
+export type PayOutcome = { kind: 'charged'; transactionId: string } | { kind: 'closed' };
+
+function addDays(date: string, days: number): string {
+  const d = new Date(`${date}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + days);
+  return d.toISOString().slice(0, 10);
+}
+
+/** SPEC 4.1, 4.2 payer rules, read by the charge bodies' own schemas: the first field at fault. */
+function payerIssue(method: CheckoutMethod, customer: CheckoutCustomer): DomainError | undefined {
+  const schema = (method === 'boleto' ? newBoletoBody : newPixBody).shape.customer;
+  const parsed = schema.safeParse(customer);
+  if (parsed.success) return undefined;
+  const issue = parsed.error.issues[0];
+  const param = ['customer', ...(issue?.path ?? []).map(String)].join('.');
+  return new DomainError('validation_error', issue?.message ?? 'invalid', { param });
+}
+
+/**
+ * The payer picked a method on the page (docs/decisions.md "Hosted checkout (issue 25)"): the charge is made
+ * by the command of POST /v1/pix and /v1/boleto (`createCharge`: same validation, routing, production
+ * controls, money-once reservation), for the checkout's tenant and mode, with the checkout's amount,
+ * reference, description, cost center and callback_url (SPEC 6: the checkout's callback_url receives its
+ * charges' events). Its Idempotency-Key is `checkout.<checkout id>.<form nonce>`, so a double submit of one
+ * form makes one charge, and another form (another nonce) a new attempt. The charge is then linked to the
+ * checkout (`Checkout.PaymentStarted`; a repeat is a no-op), whatever its outcome; a refused charge is
+ * followed at once, so the page offers the methods again.
+ */
+export async function payCheckout(
+  ctx: AppContext,
+  input: PayInput,
+  metadata: EventMetadata,
+): Promise<PayOutcome> {
+  const folded = await foldCheckout(ctx, input.checkoutId);
+  if (!folded) throw new DomainError('not_found', 'The checkout does not exist.');
+  const c = folded.state.created;
+  const method = c.methods.find((m) => m === input.method);
+  if (!method)
+    throw new DomainError('validation_error', 'Choose one of the offered methods.', { param: 'method' });
+  if (!NONCE_SHAPE.test(input.nonce)) {
+    throw new DomainError('validation_error', 'The form expired; reload the page.', { param: 'nonce' });
+  }
+  if (!acceptsPayments(folded.state, ctx.now())) return { kind: 'closed' };
+  const customer = c.customer ?? input.payer ?? {};
+  const issue = payerIssue(method, customer);
+  if (issue) throw issue;
+  const body: ChargeBody = {
+    amount: c.amount,
+    reference: c.reference,
+    description: c.description,
+    customer,
+    ...(c.cost_center_id !== null ? { cost_center_id: c.cost_center_id } : {}),
+    ...(c.callback_url !== null ? { callback_url: c.callback_url } : {}),
+  };
+  if (method === 'boleto') {
+    const o = c.boleto ?? { due_in_days: 3 };
+    body.boleto = {
+      due_date: addDays(saoPauloDate(ctx.now()), o.due_in_days),
+      ...(o.instruction !== undefined ? { instruction: o.instruction } : {}),
+      ...(o.cancel_after_due !== undefined ? { cancel_after_due: o.cancel_after_due } : {}),
+      ...(o.days_before_cancel !== undefined ? { days_before_cancel: o.days_before_cancel } : {}),
+    };
+  }
+  const charged = await createCharge(
+    ctx,
+    {
+      tenantId: c.tenant_id,
+      livemode: c.livemode,
+      method,
+      idempotencyKey: `checkout.${c.checkout_id}.${input.nonce}`,
+      route: CHECKOUT_CHARGE_ROUTE,
+      body,
+    },
+    metadata,
+  );
+  const deps = { store: ctx.store, registry: ctx.events, now: () => ctx.now() };
+  await handleCommand(
+    deps,
+    checkout,
+    checkoutStream(c.checkout_id),
+    { kind: 'start', transactionId: charged.transactionId, method },
+    { metadata, retryOnConflict: true },
+  );
+  return { kind: 'charged', transactionId: charged.transactionId };
+}

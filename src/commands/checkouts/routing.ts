@@ -1,0 +1,34 @@
+import type { CheckoutMethod } from '../../aggregates/checkout.ts';
+import { DomainError } from '../../aggregates/decider.ts';
+import { policyOf } from '../../aggregates/transaction.ts';
+import { resolveProviderFor } from '../../routing/resolve-provider.ts';
+import type { AppContext } from '../context.ts';
+import { simulatorEnabled } from '../providers/bootstrap-simulator.ts';
+
+/**
+ * SPEC 2.8 at a checkout's creation, for each offered method, as a charge of that method would be routed
+ * now (src/commands/transactions/create/handler.ts `route`): no rule or provider
+ * (`provider_not_configured`), method disabled, `max_amount`, a marketplace provider, Pix at an external
+ * sandbox, the simulator switch. So a link that cannot be paid is never created. The payer-dependent checks
+ * (the external provider's payer rules) and the production controls of SPEC 5.8 run when the payer picks a
+ * method: the charge is created then, by the same command as POST /v1/pix or /v1/boleto.
+ */
+export async function requirePayableRoute(
+  ctx: Pick<AppContext, 'db' | 'config'>,
+  input: { tenantId: string; livemode: boolean; method: CheckoutMethod; amount: number },
+): Promise<void> {
+  const { provider: p } = await resolveProviderFor(ctx.db, {
+    tenantId: input.tenantId,
+    method: input.method,
+    amount: input.amount,
+  });
+  if (p.kind === 'external' && p.isMarketplace) {
+    throw new DomainError('subaccount_not_configured', 'Marketplace subaccounts are not available yet.');
+  }
+  if (p.kind === 'external' && !policyOf(input.method).sandbox && p.environment === 'sandbox') {
+    throw new DomainError('provider_pix_sandbox_unsupported', 'The external provider has no Pix sandbox.');
+  }
+  if (input.livemode && p.kind === 'simulator' && !simulatorEnabled(ctx.config)) {
+    throw new DomainError('simulator_disabled', 'The simulator is disabled (ENABLE_SIMULATOR).');
+  }
+}
