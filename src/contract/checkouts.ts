@@ -42,15 +42,9 @@ export const createCheckoutBody = z.strictObject({
     .meta({ description: 'Seconds the link accepts a choice, 300 to 2592000 (30 days); default 86400.' }),
   boleto: z
     .strictObject({
-      due_in_days: z
-        .number()
-        .int()
-        .min(0)
-        .max(365)
-        .optional()
-        .meta({
-          description: "Days from the payer's choice (São Paulo) to the due date, 0 to 365; default 3.",
-        }),
+      due_in_days: z.number().int().min(0).max(365).optional().meta({
+        description: "Days from the payer's choice (São Paulo) to the due date, 0 to 365; default 3.",
+      }),
       instruction: utf8Text(0, 200).optional(),
       cancel_after_due: z.boolean().optional(),
       days_before_cancel: z.number().int().min(0).max(120).optional(),
