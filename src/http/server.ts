@@ -21,6 +21,7 @@ import { mountOperations } from './mount.ts';
 import { refuseNulCharacters } from './nul-guard.ts';
 import { describeRoutes, registerOpenApi } from './openapi.ts';
 import { registerChargePageRoutes } from './routes/charge-page.ts';
+import { registerCheckoutPageRoutes } from './routes/checkout-page.ts';
 import { registerHealthRoutes } from './routes/health.ts';
 
 export interface HttpDeps {
@@ -97,6 +98,7 @@ export async function buildHttpServer({ ctx, authenticators, inFlight }: HttpDep
   // Every feature's operations, in FEATURES order (src/commands/index.ts), between the raw platform routes.
   mountOperations(app, routes, ctx);
   registerChargePageRoutes(app, ctx);
+  registerCheckoutPageRoutes(app, ctx);
   return app;
 }
 
