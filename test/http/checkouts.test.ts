@@ -1,0 +1,515 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, test } from 'vitest';
+import { SCOPES } from '../../src/aggregates/access.ts';
+import { issueApiKey } from '../../src/commands/api-keys/issue/handler.ts';
+import { checkoutFollowJob } from '../../src/commands/checkouts/follow/job.ts';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, assertError, bearer, logIn, startAdminApp } from '../support/admin.ts';
+import { pixBody } from '../support/charges.ts';
+import { createTestDatabase } from '../support/databases.ts';
+import { commandDeps, type SeededKey, seedChildTenant, seedTenantAndKey } from '../support/fixtures.ts';
+import { startTestApp, type TestApp, type TestResponse } from '../support/http.ts';
+import { jobDeps } from '../support/jobs.ts';
+
+/**
+ * Hosted checkouts over HTTP (issue 25; SPEC 2.7, 3.5, 4 common rules, 4.9, 5.3, 5.4, 6, 7, 8;
+ * docs/decisions.md "Hosted checkout (issue 25)"): creation, replay and conflict, every 4xx the three
+ * endpoints answer, tenancy, mode, scopes and the developer profile, list filters and paging; then the payer
+ * page's POST (a charge per choice, one per form), the follower (payment, late payment, expiry) and the
+ * checkout's callback_url on its charges (SPEC 6).
+ */
+
+const metadata = { actor: 'system:test', request_id: 'req_test' };
+let app: TestApp;
+let parent: SeededKey;
+let child: SeededKey;
+let outsider: SeededKey;
+let parentLive: string;
+let pixOnly: string;
+let readOnly: string;
+let developer: string;
+let adminToken: string;
+
+const customer = pixBody().customer as Record<string, unknown>;
+const body = (over: Record<string, unknown> = {}) => ({
+  methods: ['pix', 'boleto'],
+  amount: 15990,
+  reference: 'pedido-1',
+  description: 'Pedido 1',
+  customer,
+  ...over,
+});
+
+function post(key: string, json: unknown, idempotencyKey: string | null = randomUUID()) {
+  return app.request('POST', '/v1/checkouts', {
+    headers: { 'x-api-key': key, ...(idempotencyKey === null ? {} : { 'idempotency-key': idempotencyKey }) },
+    json,
+  });
+}
+const get = (key: string, path: string) => app.request('GET', path, { headers: { 'x-api-key': key } });
+
+// biome-ignore lint/suspicious/noExplicitAny: response JSON, already validated against /openapi.json
+async function created(key: string, over: Record<string, unknown> = {}): Promise<Record<string, any>> {
+  const res = await post(key, body(over));
+  assert.equal(res.status, 201, res.text);
+  return res.body.data;
+}
+
+async function issueKey(tenantId: string, opts: Partial<Parameters<typeof issueApiKey>[1]> = {}) {
+  const { key } = await issueApiKey(
+    commandDeps(app.gateway.ctx),
+    {
+      tenantId,
+      livemode: false,
+      name: 'extra key',
+      scopes: SCOPES,
+      accessProfile: 'standard',
+      createdBy: 'system:test',
+      ...opts,
+    },
+    metadata,
+  );
+  return key;
+}
+
+beforeAll(async () => {
+  app = await startAdminApp({ ENABLE_SIMULATOR: 'true' });
+  parent = await seedTenantAndKey(app.gateway.ctx, { tenantName: 'Loja da Ana' });
+  child = await seedChildTenant(app.gateway.ctx, parent.tenantId);
+  outsider = await seedTenantAndKey(app.gateway.ctx);
+  parentLive = await issueKey(parent.tenantId, { livemode: true });
+  pixOnly = await issueKey(parent.tenantId, { scopes: ['pix:write', 'transactions:read'] });
+  readOnly = await issueKey(parent.tenantId, { scopes: ['transactions:read'] });
+  developer = await issueKey(parent.tenantId, { accessProfile: 'developer' });
+  adminToken = await logIn(app, ADMIN_EMAIL, ADMIN_PASSWORD);
+});
+
+afterAll(async () => {
+  await app.close();
+});
+
+describe('POST /v1/checkouts (SPEC 4 common rules, 4.9)', () => {
+  test('201: an open checkout of the key tenant and mode, with its signed url and defaults', async () => {
+    const before = Date.now();
+    const res = await post(parent.key, body({ callback_url: 'https://loja.example.com/hooks' }));
+    assert.equal(res.status, 201, res.text);
+    const c = res.body.data;
+    assert.match(c.id, /^chk_/);
+    assert.equal(c.tenant_id, parent.tenantId);
+    assert.equal(c.livemode, false);
+    assert.equal(c.status, 'open');
+    assert.deepEqual(c.methods, ['pix', 'boleto']);
+    assert.equal(c.amount, 15990);
+    assert.equal(c.currency, 'BRL');
+    assert.equal(c.reference, 'pedido-1');
+    assert.equal(c.description, 'Pedido 1');
+    // SPEC 2.2 rule 4 by analogy: phone and address never returned.
+    assert.deepEqual(c.customer, {
+      name: 'Maria Silva',
+      document: '12345678901',
+      email: 'maria@example.com',
+    });
+    assert.match(c.url, new RegExp(`/checkout/${c.id}/[A-Za-z0-9_-]{32}$`));
+    // Default expiry: 86400 s (docs/decisions.md).
+    const expires = Date.parse(c.expires_at);
+    assert.ok(expires >= before + 86_400_000 - 1000 && expires <= Date.now() + 86_400_000 + 1000);
+    assert.deepEqual(c.transaction_ids, []);
+    assert.equal(c.paid_transaction_id, null);
+    assert.deepEqual(c.late_payments, []);
+    assert.equal(c.callback_url, 'https://loja.example.com/hooks');
+    assert.equal(c.cost_center_id, null);
+    assert.equal(c.cost_center_name, null);
+  });
+
+  test('replay: 200 with Idempotency-Replayed and the same checkout; another body is 409 idempotency_conflict', async () => {
+    const key = randomUUID();
+    const first = await post(parent.key, body(), key);
+    assert.equal(first.status, 201, first.text);
+    const again = await post(parent.key, { ...body(), methods: ['pix', 'boleto'] }, key);
+    assert.equal(again.status, 200, again.text);
+    assert.equal(again.headers.get('idempotency-replayed'), 'true');
+    assert.equal(again.body.data.id, first.body.data.id);
+    assertError(await post(parent.key, body({ amount: 100 }), key), 409, 'idempotency_conflict');
+    // SPEC 4: the scope is tenant + key; the same key in another tenant is another checkout.
+    const elsewhere = await post(outsider.key, body(), key);
+    assert.equal(elsewhere.status, 201, elsewhere.text);
+    assert.notEqual(elsewhere.body.data.id, first.body.data.id);
+  });
+
+  test('expires_in sets the deadline (300 to 2592000)', async () => {
+    const c = await created(parent.key, { expires_in: 300 });
+    const left = Date.parse(c.expires_at) - Date.parse(c.created_at);
+    assert.ok(Math.abs(left - 300_000) < 2000, String(left));
+    for (const bad of [299, 2_592_001]) {
+      const res = await post(parent.key, body({ expires_in: bad }));
+      assertError(res, 422, 'validation_error');
+    }
+    // A fraction is not an integer of seconds: the strict JSON reader refuses it (SPEC 7 invalid_json).
+    assertError(await post(parent.key, body({ expires_in: 300.5 })), 400, 'invalid_json');
+  });
+
+  test('400 idempotency_key_required: missing or outside the pattern', async () => {
+    assertError(await post(parent.key, body(), null), 400, 'idempotency_key_required');
+    assertError(await post(parent.key, body(), 'not valid!'), 400, 'idempotency_key_required');
+  });
+
+  test('400 invalid_json: unknown field, null body', async () => {
+    assertError(await post(parent.key, { ...body(), provider_id: 'prv_x' }), 400, 'invalid_json');
+    const res = await app.request('POST', '/v1/checkouts', {
+      headers: { 'x-api-key': parent.key, 'idempotency-key': randomUUID() },
+      raw: 'null',
+    });
+    assert.equal(res.status, 400, res.text);
+  });
+
+  test('401 unauthorized without a key or with a wrong one', async () => {
+    const res = await app.request('POST', '/v1/checkouts', {
+      headers: { 'idempotency-key': randomUUID() },
+      json: body(),
+    });
+    assertError(res, 401, 'unauthorized');
+    assertError(await post('sk_test_nope', body()), 401, 'unauthorized');
+  });
+
+  test('403 insufficient_scope: the write scope of EACH offered method (SPEC 5.3)', async () => {
+    assertError(await post(pixOnly, body()), 403, 'insufficient_scope');
+    assertError(await post(readOnly, body({ methods: ['pix'] })), 403, 'insufficient_scope');
+    const pixOnlyOk = await post(pixOnly, body({ methods: ['pix'] }));
+    assert.equal(pixOnlyOk.status, 201, pixOnlyOk.text);
+  });
+
+  test('developer keys create and read checkouts (SPEC 5.4)', async () => {
+    const c = await created(developer);
+    assert.equal((await get(developer, `/v1/checkouts/${c.id}`)).status, 200);
+  });
+
+  test('413 request_too_large', async () => {
+    const res = await post(parent.key, body({ description: 'x'.repeat(1024 * 1024 + 10) }));
+    assertError(res, 413, 'request_too_large');
+  });
+
+  test('422 tenant_from_api_key', async () => {
+    const res = await post(parent.key, body({ tenant_id: parent.tenantId }));
+    assertError(res, 422, 'tenant_from_api_key');
+  });
+
+  test('422 validation_error naming the field', async () => {
+    const cases: [Record<string, unknown>, string | undefined][] = [
+      [{ methods: [] }, undefined],
+      [{ methods: ['pix', 'pix'] }, undefined],
+      [{ methods: ['ted'] }, undefined],
+      [{ amount: 0 }, undefined],
+      [{ amount: 100_000_001 }, undefined],
+      [{ reference: '' }, undefined],
+      // Card is not offered on checkouts until POST /v1/credit-card lands (docs/decisions.md).
+      [{ methods: ['pix', 'credit_card'] }, 'methods'],
+      [{ methods: ['pix'], boleto: { due_in_days: 3 } }, 'boleto'],
+      [{ boleto: { due_in_days: 366 } }, undefined],
+      [{ customer: { ...customer, phone: undefined } }, 'customer.phone'],
+      [{ customer: { ...customer, address: undefined } }, 'customer.address'],
+      [{ customer: { ...customer, email: undefined } }, 'customer.email'],
+      [{ callback_url: 'https://127.0.0.1/hook' }, 'callback_url'],
+      [{ callback_url: 'http://loja.example.com/hook' }, undefined],
+    ];
+    for (const [over, param] of cases) {
+      const res = await post(parent.key, body(over));
+      assertError(res, 422, 'validation_error');
+      if (param) assert.equal(res.body.error.param, param, JSON.stringify(over));
+    }
+  });
+
+  test('a customer without e-mail is enough for a Pix-only checkout', async () => {
+    const c = await created(parent.key, { methods: ['pix'], customer: { ...customer, email: undefined } });
+    assert.deepEqual(c.methods, ['pix']);
+  });
+
+  test('422 invalid_cost_center; a center of the tenant is named', async () => {
+    assertError(await post(parent.key, body({ cost_center_id: 'cc_missing' })), 422, 'invalid_cost_center');
+    const cc = await app.request('POST', '/v1/cost-centers', {
+      headers: { 'x-api-key': parent.key },
+      json: { name: 'Loja Centro' },
+    });
+    assert.equal(cc.status, 201, cc.text);
+    assertError(
+      await post(outsider.key, body({ cost_center_id: cc.body.data.id })),
+      422,
+      'invalid_cost_center',
+    );
+    const c = await created(parent.key, { cost_center_id: cc.body.data.id });
+    assert.equal(c.cost_center_id, cc.body.data.id);
+    assert.equal(c.cost_center_name, 'Loja Centro');
+  });
+
+  test('403 tenant_suspended', async () => {
+    const other = await seedTenantAndKey(app.gateway.ctx);
+    const res = await app.request('POST', `/admin/tenants/${other.tenantId}/suspend`, {
+      headers: bearer(adminToken),
+    });
+    assert.equal(res.status, 200, res.text);
+    assertError(await post(other.key, body()), 403, 'tenant_suspended');
+  });
+
+  test('422 provider_not_configured: routing is checked for each method at creation (nothing stored)', async () => {
+    const db = await createTestDatabase();
+    const off = await startTestApp({ ENABLE_SIMULATOR: 'false' }, undefined, db);
+    try {
+      const demo = await seedTenantAndKey(off.gateway.ctx);
+      const res = await off.request('POST', '/v1/checkouts', {
+        headers: { 'x-api-key': demo.key, 'idempotency-key': randomUUID() },
+        json: body(),
+      });
+      assertError(res, 422, 'provider_not_configured');
+      await off.settle();
+      const list = await off.request('GET', '/v1/checkouts', { headers: { 'x-api-key': demo.key } });
+      assert.deepEqual(list.body.data, []);
+    } finally {
+      await off.close();
+      await db.drop();
+    }
+  });
+});
+
+describe('GET /v1/checkouts/{id} and GET /v1/checkouts (SPEC 4.9 with 4.3, 4.4)', () => {
+  test('a parent reads its own and its child checkouts; the child not the parent; another tree 404', async () => {
+    const own = await created(parent.key);
+    const ofChild = await created(child.key);
+    assert.equal((await get(parent.key, `/v1/checkouts/${own.id}`)).body.data.id, own.id);
+    assert.equal((await get(parent.key, `/v1/checkouts/${ofChild.id}`)).status, 200);
+    assertError(await get(child.key, `/v1/checkouts/${own.id}`), 404, 'not_found');
+    assertError(await get(outsider.key, `/v1/checkouts/${own.id}`), 404, 'not_found');
+    assertError(await get(parent.key, '/v1/checkouts/chk_missing'), 404, 'not_found');
+    assertError(await get(parent.key, '/v1/checkouts/txn_whatever'), 404, 'not_found');
+  });
+
+  test('the other mode: 404 and not listed (SPEC 5.2)', async () => {
+    const testMode = await created(parent.key, { reference: 'mode-check' });
+    assertError(await get(parentLive, `/v1/checkouts/${testMode.id}`), 404, 'not_found');
+    await app.settle();
+    const live = await get(parentLive, '/v1/checkouts?reference=mode-check');
+    assert.equal(live.status, 200, live.text);
+    assert.deepEqual(live.body.data, []);
+  });
+
+  test('scope transactions:read: 403 without it; 401 without a key', async () => {
+    const noRead = await issueKey(parent.tenantId, { scopes: ['pix:write'] });
+    assertError(await get(noRead, '/v1/checkouts'), 403, 'insufficient_scope');
+    assertError(await get(noRead, '/v1/checkouts/chk_x'), 403, 'insufficient_scope');
+    assertError(await app.request('GET', '/v1/checkouts'), 401, 'unauthorized');
+  });
+
+  test('filters: reference (exact), include_descendants, tenant_id; newest first; limit and offset', async () => {
+    const ref = `ref-${randomUUID()}`;
+    const a = await created(parent.key, { reference: ref });
+    const b = await created(parent.key, { reference: ref });
+    const c = await created(child.key, { reference: ref });
+    await app.settle();
+    const own = await get(parent.key, `/v1/checkouts?reference=${ref}`);
+    assert.deepEqual(
+      own.body.data.map((x: { id: string }) => x.id),
+      [b.id, a.id],
+    );
+    assert.deepEqual(own.body.meta, { limit: 50, offset: 0, count: 2 });
+    const tree = await get(parent.key, `/v1/checkouts?reference=${ref}&include_descendants=true`);
+    assert.deepEqual(
+      tree.body.data.map((x: { id: string }) => x.id),
+      [c.id, b.id, a.id],
+    );
+    const childOnly = await get(parent.key, `/v1/checkouts?reference=${ref}&tenant_id=${child.tenantId}`);
+    assert.deepEqual(
+      childOnly.body.data.map((x: { id: string }) => x.id),
+      [c.id],
+    );
+    assertError(await get(child.key, `/v1/checkouts?tenant_id=${parent.tenantId}`), 404, 'not_found');
+    const page1 = await get(parent.key, `/v1/checkouts?reference=${ref}&include_descendants=true&limit=2`);
+    const page2 = await get(
+      parent.key,
+      `/v1/checkouts?reference=${ref}&include_descendants=true&limit=2&offset=2`,
+    );
+    assert.deepEqual(
+      [...page1.body.data, ...page2.body.data].map((x: { id: string }) => x.id),
+      [c.id, b.id, a.id],
+    );
+    assert.equal(page2.body.meta.count, 1);
+    // Listed without phone or address.
+    assert.deepEqual(Object.keys(own.body.data[0].customer).sort(), ['document', 'email', 'name']);
+    assertError(await get(parent.key, '/v1/checkouts?limit=0'), 422, 'validation_error');
+    assertError(await get(parent.key, '/v1/checkouts?include_descendants=yes'), 422, 'validation_error');
+  });
+});
+
+/** The page's path, nonce of a method's form, and a form post to it. */
+async function openPage(url: string) {
+  const path = new URL(url).pathname;
+  const page = await app.request('GET', path);
+  assert.equal(page.status, 200, page.text);
+  return { path, page };
+}
+function nonceOf(html: string, method: string): string {
+  const m = new RegExp(
+    `name="method" value="${method}">\\s*<input type="hidden" name="nonce" value="([^"]+)"`,
+  ).exec(html);
+  assert.ok(m?.[1], `a ${method} form`);
+  return m[1];
+}
+async function choose(path: string, fields: Record<string, string>): Promise<Response> {
+  return fetch(`${app.baseUrl + path}/pay`, {
+    method: 'POST',
+    body: new URLSearchParams(fields),
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: app.baseUrl },
+  });
+}
+const payer = {
+  name: 'Maria Silva',
+  document: '12345678901',
+  email: 'maria@example.com',
+  phone: '11987654321',
+  zip_code: '01310100',
+  street: 'Avenida Paulista',
+  number: '1000',
+  district: 'Bela Vista',
+  city: 'Sao Paulo',
+  state: 'SP',
+};
+async function simulate(id: string, status: 'paid' | 'expired'): Promise<TestResponse> {
+  const res = await app.request('POST', `/v1/transactions/${id}/simulate`, {
+    headers: { 'x-api-key': parent.key },
+    json: { status },
+  });
+  assert.equal(res.status, 200, res.text);
+  return res;
+}
+
+describe('the payer page makes the charges; the checkout follows them (SPEC 2.7, 3.5, 6)', () => {
+  test('wrong signature, another id, a charge link signature: the same 404 page', async () => {
+    const c = await created(parent.key);
+    const path = new URL(c.url).pathname;
+    const wrong = await app.request('GET', `${path.slice(0, -1)}${path.endsWith('A') ? 'B' : 'A'}`);
+    assert.equal(wrong.status, 404);
+    assert.match(wrong.headers.get('content-type') ?? '', /text\/html/);
+    assert.equal((await app.request('GET', `/checkout/chk_other/${path.split('/').at(-1)}`)).status, 404);
+    assert.equal(
+      (await choose(`${path.slice(0, -1)}x`, { method: 'pix', nonce: 'a'.repeat(22) })).status,
+      404,
+    );
+  });
+
+  test('the page: headers, merchant, amount, methods; no customer asks the payer', async () => {
+    const c = await created(parent.key, { customer: undefined });
+    const { page } = await openPage(c.url);
+    assert.equal(page.headers.get('cache-control'), 'no-store');
+    assert.equal(page.headers.get('x-frame-options'), 'DENY');
+    assert.equal(page.headers.get('referrer-policy'), 'same-origin');
+    assert.match(page.headers.get('content-security-policy') ?? '', /default-src 'none'.*form-action 'self'/);
+    assert.ok(page.text.includes('Loja da Ana'));
+    assert.ok(page.text.includes('R$&#160;159,90') || page.text.includes('R$\u00a0159,90'), 'amount');
+    assert.ok(page.text.includes('Pagar com Pix') && page.text.includes('Gerar boleto'));
+    assert.ok(page.text.includes('autocomplete="postal-code"'), 'asks the payer');
+  });
+
+  test('Pix chosen: one charge per form (double submit), linked, paid -> completed; the charge carries the checkout facts', async () => {
+    const c = await created(parent.key, {
+      customer: undefined,
+      callback_url: 'https://loja.example.com/hooks',
+    });
+    const { path, page } = await openPage(c.url);
+    const nonce = nonceOf(page.text, 'pix');
+    const first = await choose(path, { method: 'pix', nonce, ...payer });
+    assert.equal(first.status, 303);
+    assert.equal(first.headers.get('location'), path);
+    const second = await choose(path, { method: 'pix', nonce, ...payer });
+    assert.equal(second.status, 303);
+    const after = (await get(parent.key, `/v1/checkouts/${c.id}`)).body.data;
+    assert.equal(after.status, 'processing');
+    assert.equal(after.transaction_ids.length, 1, 'a double submit makes one charge');
+    const txnId = after.transaction_ids[0];
+    const txn = (await get(parent.key, `/v1/transactions/${txnId}`)).body.data;
+    assert.equal(txn.method, 'pix');
+    assert.equal(txn.amount, 15990);
+    assert.equal(txn.reference, 'pedido-1');
+    assert.equal(txn.livemode, false);
+    assert.equal(txn.tenant_id, parent.tenantId);
+    // SPEC 6: the checkout's callback_url receives its charges' events.
+    assert.equal(txn.callback_url, 'https://loja.example.com/hooks');
+    const shown = await app.request('GET', path);
+    assert.ok(shown.text.includes('SIMULADO — não pagável'));
+    assert.ok(!shown.text.includes('<svg'), 'nothing scannable for a simulated charge');
+    await simulate(txnId, 'paid');
+    const status = await app.request('GET', `${path}/status`);
+    assert.equal(status.body.status, 'completed');
+    assert.equal(status.body.final, true);
+    const done = (await get(parent.key, `/v1/checkouts/${c.id}`)).body.data;
+    assert.equal(done.status, 'completed');
+    assert.equal(done.paid_transaction_id, txnId);
+    const closed = await choose(path, { method: 'boleto', nonce: nonceOf(page.text, 'boleto'), ...payer });
+    assert.equal(closed.status, 303, 'a completed checkout takes no new choice');
+    assert.equal((await get(parent.key, `/v1/checkouts/${c.id}`)).body.data.transaction_ids.length, 1);
+  });
+
+  test('a refused payer field answers the page again (422) naming it; nothing is charged', async () => {
+    const c = await created(parent.key, { customer: undefined });
+    const { path, page } = await openPage(c.url);
+    const res = await choose(path, {
+      method: 'boleto',
+      nonce: nonceOf(page.text, 'boleto'),
+      ...payer,
+      email: '',
+    });
+    assert.equal(res.status, 422);
+    const html = await res.text();
+    assert.ok(html.includes('Confira o e-mail.'), html.slice(0, 400));
+    assert.ok(html.includes('value="Maria Silva"'), 'what the payer typed is kept');
+    assert.deepEqual((await get(parent.key, `/v1/checkouts/${c.id}`)).body.data.transaction_ids, []);
+  });
+
+  test('Pix expired unpaid, then boleto; a second payment after completion is a late payment (never lost)', async () => {
+    const c = await created(parent.key);
+    const { path, page } = await openPage(c.url);
+    assert.ok(!page.text.includes('autocomplete="postal-code"'), 'a customer: nothing asked');
+    await choose(path, { method: 'pix', nonce: nonceOf(page.text, 'pix') });
+    const pixId = (await get(parent.key, `/v1/checkouts/${c.id}`)).body.data.transaction_ids[0];
+    await simulate(pixId, 'expired');
+    const reopened = await app.request('GET', path);
+    assert.ok(reopened.text.includes('O pagamento anterior não foi concluído'));
+    assert.equal((await get(parent.key, `/v1/checkouts/${c.id}`)).body.data.status, 'open');
+    await choose(path, { method: 'boleto', nonce: nonceOf(reopened.text, 'boleto') });
+    // While the boleto is pending the payer may still switch to Pix.
+    const again = await app.request('GET', path);
+    await choose(path, { method: 'pix', nonce: nonceOf(again.text, 'pix') });
+    const three = (await get(parent.key, `/v1/checkouts/${c.id}`)).body.data;
+    assert.equal(three.transaction_ids.length, 3);
+    const [, boletoId, pix2Id] = three.transaction_ids;
+    assert.equal((await get(parent.key, `/v1/transactions/${boletoId}`)).body.data.method, 'boleto');
+    await simulate(boletoId, 'paid');
+    await app.request('GET', `${path}/status`);
+    await simulate(pix2Id, 'paid');
+    await app.request('GET', `${path}/status`);
+    const end = (await get(parent.key, `/v1/checkouts/${c.id}`)).body.data;
+    assert.equal(end.status, 'completed');
+    assert.equal(end.paid_transaction_id, boletoId);
+    assert.deepEqual(end.late_payments, [pix2Id]);
+    await app.settle();
+    const listed = (await get(parent.key, `/v1/checkouts?reference=pedido-1&limit=100`)).body.data.find(
+      (x: { id: string }) => x.id === c.id,
+    );
+    assert.deepEqual(listed.late_payments, [pix2Id]);
+    assert.equal(listed.status, 'completed');
+  });
+
+  test('the follower job: a payment seen without any page read; an open checkout expires at its deadline', async () => {
+    const paid = await created(parent.key);
+    const { path, page } = await openPage(paid.url);
+    await choose(path, { method: 'pix', nonce: nonceOf(page.text, 'pix') });
+    const txnId = (await get(parent.key, `/v1/checkouts/${paid.id}`)).body.data.transaction_ids[0];
+    await simulate(txnId, 'paid');
+    const stale = await created(parent.key, { expires_in: 300 });
+    await app.settle();
+    const job = checkoutFollowJob({ batchSize: 1000 });
+    const deps = jobDeps(app.gateway.ctx.db, app.gateway.ctx.store);
+    await job.run(deps, { now: new Date() });
+    assert.equal((await get(parent.key, `/v1/checkouts/${paid.id}`)).body.data.status, 'completed');
+    assert.equal((await get(parent.key, `/v1/checkouts/${stale.id}`)).body.data.status, 'open');
+    await job.run(deps, { now: new Date(Date.now() + 301_000) });
+    assert.equal((await get(parent.key, `/v1/checkouts/${stale.id}`)).body.data.status, 'expired');
+  });
+});
