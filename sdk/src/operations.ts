@@ -164,6 +164,14 @@ export const OPERATIONS = {
     params: chargePageParams,
     response: 'bytes',
   }),
+  // The hosted checkout's page (a Checkout's `url`, issue 25), a raw route like the charge page.
+  getCheckoutPage: op({
+    method: 'GET',
+    path: '/checkout/{id}/{signature}',
+    auth: 'none',
+    params: chargePageParams,
+    response: 'text',
+  }),
 } as const satisfies Record<string, Operation>;
 
 export type Operations = typeof OPERATIONS;

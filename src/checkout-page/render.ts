@@ -86,7 +86,8 @@ export const FINAL_NOTE: Partial<Record<CheckoutStatus, string>> = {
 
 /**
  * The page's only script: copy buttons, and a poll of the status route every 3 s (then every 10 s after a
- * minute) that reloads the page when the state changes; it stops on a final state.
+ * minute) that opens the page again (a GET, also after a form post) when the state changes; it stops on a
+ * final state.
  */
 const SCRIPT =
   "document.querySelectorAll('button[data-copy]').forEach(function(b){b.addEventListener('click',function(){" +
@@ -95,7 +96,7 @@ const SCRIPT =
   "b.textContent='Copiado!';});});" +
   "(function(){var m=document.querySelector('main[data-status]');if(!m)return;var u=m.getAttribute('data-status')," +
   "s=m.getAttribute('data-state'),n=0;function t(){fetch(u,{cache:'no-store'}).then(function(r){return r.json()})" +
-  '.then(function(j){if(j.state!==s){location.reload();return}if(!j.final)setTimeout(t,n++<20?3000:10000)})' +
+  ".then(function(j){if(j.state!==s){location.replace(m.getAttribute('data-page'));return}if(!j.final)setTimeout(t,n++<20?3000:10000)})" +
   '.catch(function(){setTimeout(t,10000)})}setTimeout(t,3000)})();';
 
 /** The page's Content-Security-Policy: nothing from anywhere else; forms and the poll go to the gateway only. */
@@ -423,7 +424,7 @@ ${choices}
 <style>${CSS}</style>
 </head>
 <body>
-<main data-status="${escapeHtml(view.path)}/status" data-state="${escapeHtml(view.stateToken)}">
+<main data-page="${escapeHtml(view.path)}" data-status="${escapeHtml(view.path)}/status" data-state="${escapeHtml(view.stateToken)}">
 ${main}</main>
 <script>${SCRIPT}</script>
 </body>

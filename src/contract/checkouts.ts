@@ -31,7 +31,7 @@ export const createCheckoutBody = z.strictObject({
   description: charge.description,
   customer: charge.customer.optional().meta({
     description:
-      'The payer (SPEC 4.1 shapes). When sent it must hold what every offered method needs (phone and address; e-mail too for boleto) and the page asks nothing; when absent the page asks the payer.',
+      'The payer, in the shape of POST /v1/pix. When sent it must hold what every offered method needs (phone and address; e-mail too for boleto) and the page asks nothing; when absent the page asks the payer.',
   }),
   expires_in: z
     .number()
@@ -72,7 +72,7 @@ export const checkoutView = z
       .nullable()
       .meta({
         description:
-          'Name, document and e-mail only: phone and address are never returned (SPEC 2.2 rule 4).',
+          'Name, document and e-mail only: like transaction listings, a checkout never returns the payer phone or address.',
       }),
     url: z.string().meta({ description: 'The signed payer page: `{base_url}/checkout/<id>/<signature>`.' }),
     expires_at: z.iso.datetime(),

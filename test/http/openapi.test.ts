@@ -45,6 +45,7 @@ interface Doc {
 const REQUIRES_KEY = [
   'createApiKey',
   'createBoleto',
+  'createCheckout',
   'createCreditCard',
   'createPanelBoleto',
   'createPix',
@@ -56,7 +57,14 @@ const REQUIRES_KEY = [
   'updateBoletoDueDate',
 ];
 const OPTIONAL_KEY = ['createCostCenter'];
-const PUBLIC = ['getHealth', 'getReadiness', 'createSession', 'getChargePage', 'getBoletoPdf'];
+const PUBLIC = [
+  'getHealth',
+  'getReadiness',
+  'createSession',
+  'getChargePage',
+  'getBoletoPdf',
+  'getCheckoutPage',
+];
 
 let app: TestApp;
 let doc: Doc;

@@ -63,7 +63,7 @@ export const createCheckout = operation({
       boleto: { due_in_days: 3 },
       callback_url: 'https://loja.example.com/webhooks/calebe',
     },
-    responses: { 201: { data: openCheckout } },
+    responses: { 200: { data: openCheckout }, 201: { data: openCheckout } },
   },
 });
 

@@ -256,6 +256,8 @@ export function registerCheckoutPageRoutes(app: HttpServer, ctx: AppContext): vo
       '/checkout/:id/:signature/status',
       {
         schema: {
+          // The page's own traffic, not an integrator's operation: kept out of /openapi.json and the SDK.
+          hide: true,
           operationId: 'getCheckoutPageStatus',
           summary: "The checkout page's state, polled by the page (no key)",
           description:
@@ -271,6 +273,11 @@ export function registerCheckoutPageRoutes(app: HttpServer, ctx: AppContext): vo
               final: z.boolean().meta({ description: 'Nothing will change any more: stop polling.' }),
             }),
             404: notFoundResponse,
+          },
+        },
+        config: {
+          examples: {
+            responses: { 200: { status: 'processing', state: 'processing.1.pending', final: false } },
           },
         },
         errorHandler: notFoundAsPage,
@@ -294,16 +301,30 @@ export function registerCheckoutPageRoutes(app: HttpServer, ctx: AppContext): vo
       '/checkout/:id/:signature/pay',
       {
         schema: {
+          // The page's own traffic, not an integrator's operation: kept out of /openapi.json and the SDK.
+          hide: true,
           operationId: 'payCheckoutPage',
           summary: 'The payer picks a method on the checkout page (form post; no key)',
           description:
-            "The form of the page (`application/x-www-form-urlencoded`: `method`, `nonce` and, when the checkout has no customer, the payer's data). Creates the charge with the same command as POST /v1/pix or /v1/boleto, for the checkout's tenant and mode, with the Idempotency-Key `checkout.<id>.<nonce>` (a double submit makes one charge), links it to the checkout, and answers 303 back to the page. A refused payer field answers the page again with the message (422).",
+            "The form of the page (`application/x-www-form-urlencoded`: `method`, `nonce` and, when the checkout has no customer, the payer's data). Creates the charge with the same command as POST /v1/pix or /v1/boleto, for the checkout's tenant and mode, with the Idempotency-Key `checkout.<id>.<nonce>` (a double submit makes one charge), links it to the checkout, and answers 303 back to the page; a checkout that no longer takes a choice answers its page (200), charging nothing. A refused payer field answers the page again with the message (422).",
           tags,
           params: chargePageParams,
           response: {
+            200: {
+              description:
+                'Nothing charged: the checkout no longer takes a choice (paid, expired or failed meanwhile); the page as it is now',
+              content: html,
+            },
             303: z.null().meta({ description: 'Back to the checkout page, which shows the charge' }),
             404: notFoundResponse,
             422: { description: 'The page again, with what to correct', content: html },
+          },
+        },
+        config: {
+          examples: {
+            responses: {
+              200: '<!doctype html><html lang="pt-BR"><head><meta charset="utf-8"><title>Pagamento para Loja da Ana: R$ 159,90 — Pago</title></head><body>…</body></html>',
+            },
           },
         },
         errorHandler: notFoundAsPage,
@@ -316,8 +337,9 @@ export function registerCheckoutPageRoutes(app: HttpServer, ctx: AppContext): vo
         const body = (request.body ?? {}) as Record<string, string>;
         const form = new URLSearchParams(body);
         const method = form.get('method') ?? '';
+        let outcome: Awaited<ReturnType<typeof payCheckout>>;
         try {
-          await payCheckout(
+          outcome = await payCheckout(
             ctx,
             {
               checkoutId: id,
@@ -341,7 +363,9 @@ export function registerCheckoutPageRoutes(app: HttpServer, ctx: AppContext): vo
           return page(reply, fresh ?? folded, { ...payerMessage(error), method: chosen }, values);
         }
         // A refused charge is followed at once, so the page offers the methods again.
-        await advanceCheckout(ctx, id, ctx.now(), metadata(request, folded));
+        const now = await advanceCheckout(ctx, id, ctx.now(), metadata(request, folded));
+        // Nothing was charged (the checkout ended meanwhile): the page as it is now.
+        if (outcome.kind === 'closed') return page(reply, now ?? folded);
         const secret = await documentSigningSecret(ctx.config);
         return reply.code(303).header('location', checkoutPath(secret, id)).send(null);
       },
