@@ -118,6 +118,7 @@ main{max-width:34rem;margin:0 auto;padding:1rem}
 .card{background:#fff;border-radius:12px;padding:1.25rem;box-shadow:0 1px 3px rgba(0,0,0,.12);margin-bottom:1rem}
 h1{font-size:1.1rem;margin:0 0 .25rem;color:#374151}
 h2{font-size:1.05rem;margin:1rem 0 .5rem}
+h3{font-size:1rem;margin:1rem 0 .25rem}
 .amount{font-size:2.25rem;font-weight:700;margin:.25rem 0}
 .status{display:inline-block;padding:.2rem .65rem;border-radius:999px;font-weight:600;font-size:.95rem}
 .status-pending{background:#fef3c7;color:#92400e}.status-paid{background:#d1fae5;color:#065f46}
@@ -273,7 +274,7 @@ function methodForm(method: CheckoutMethod, view: CheckoutPageView): string {
         ? 'Receba a linha digitável e o PDF do boleto (com um Pix para pagar mais rápido, quando disponível).'
         : '';
   return `<section class="method" aria-labelledby="${method}-title">
-  <h2 id="${method}-title">${escapeHtml(METHOD_NAME[method])}</h2>
+  <h3 id="${method}-title">${escapeHtml(METHOD_NAME[method])}</h3>
   <p class="muted">${escapeHtml(what)}</p>
   ${error}
   <form method="post" action="${escapeHtml(view.path)}/pay">
