@@ -253,6 +253,35 @@ function stateSelect(method: CheckoutMethod, view: CheckoutPageView): string {
       <select id="${method}-state" name="state" autocomplete="address-level1" required><option value="">Escolha</option>${options}</select>`;
 }
 
+/**
+ * The card's inputs (issue 25 item 3): the browser's `cc-*` autocomplete tokens, posted to the gateway only
+ * (form-action 'self'), never filled back after a post.
+ */
+function cardFields(view: CheckoutPageView): string {
+  const invalid = (name: string) =>
+    view.error?.method === 'credit_card' && view.error.field === name
+      ? ' aria-invalid="true" aria-describedby="credit_card-error"'
+      : '';
+  return `<fieldset>
+      <legend>Cartão</legend>
+      <label for="cc-holder">Nome impresso no cartão</label>
+      <input id="cc-holder" name="cc_holder" type="text" autocomplete="cc-name" required${invalid('cc_holder')}>
+      <label for="cc-number">Número do cartão</label>
+      <input id="cc-number" name="cc_number" type="text" inputmode="numeric" autocomplete="cc-number" required${invalid('cc_number')}>
+      <div class="row">
+        <div>
+          <label for="cc-exp">Validade (MM/AAAA)</label>
+          <input id="cc-exp" name="cc_exp" type="text" inputmode="numeric" autocomplete="cc-exp" placeholder="MM/AAAA" required${invalid('cc_exp')}>
+        </div>
+        <div>
+          <label for="cc-csc">Código de segurança</label>
+          <input id="cc-csc" name="cc_csc" type="password" inputmode="numeric" autocomplete="cc-csc" required${invalid('cc_csc')}>
+        </div>
+      </div>
+      <p class="muted">À vista, em 1 parcela. Os dados do cartão vão só para o processador do pagamento e não ficam guardados nesta página.</p>
+    </fieldset>`;
+}
+
 function methodForm(method: CheckoutMethod, view: CheckoutPageView): string {
   const error =
     view.error?.method === method
@@ -272,7 +301,7 @@ function methodForm(method: CheckoutMethod, view: CheckoutPageView): string {
       ? 'Receba um QR code e um código Pix Copia e Cola; o pagamento é confirmado em instantes.'
       : method === 'boleto'
         ? 'Receba a linha digitável e o PDF do boleto (com um Pix para pagar mais rápido, quando disponível).'
-        : '';
+        : 'Pague à vista com cartão de crédito; a confirmação aparece nesta página.';
   return `<section class="method" aria-labelledby="${method}-title">
   <h3 id="${method}-title">${escapeHtml(METHOD_NAME[method])}</h3>
   <p class="muted">${escapeHtml(what)}</p>
@@ -280,6 +309,7 @@ function methodForm(method: CheckoutMethod, view: CheckoutPageView): string {
   <form method="post" action="${escapeHtml(view.path)}/pay">
     <input type="hidden" name="method" value="${method}">
     <input type="hidden" name="nonce" value="${escapeHtml(view.nonces[method])}">
+    ${method === 'credit_card' ? cardFields(view) : ''}
     ${payer}
     <button type="submit">${escapeHtml(METHOD_BUTTON[method])}</button>
   </form>
@@ -381,9 +411,14 @@ export async function renderCheckoutPage(
           : final,
       )}</p>`
     : '';
+  const declined = view.charge?.method === 'credit_card' && view.charge.status === 'failed';
   const retry =
     view.acceptsPayments && view.lastAttemptFailed
-      ? '<p class="alert" role="alert">O pagamento anterior não foi concluído. Escolha uma forma de pagamento para tentar de novo.</p>'
+      ? `<p class="alert" role="alert">${
+          declined
+            ? 'O cartão foi recusado. Tente outro cartão ou outra forma de pagamento.'
+            : 'O pagamento anterior não foi concluído. Escolha uma forma de pagamento para tentar de novo.'
+        }</p>`
       : '';
   const pending = view.status === 'processing' ? await chargeInstructions(view.charge, now) : '';
   let choices = '';

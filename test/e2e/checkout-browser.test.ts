@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
@@ -13,8 +13,9 @@ import { startTestApp, type TestApp } from '../support/http.ts';
 
 /**
  * The hosted checkout's payer page (issue 25; SPEC 2.7, 3.5, 4.9) in headless Chromium, served by the real
- * gateway on a PostgreSQL test database: a payer completes Pix (typing their data, the checkout has none) and
- * boleto (the checkout's customer), the page following the payment by itself; an expired link. Screenshots at
+ * gateway on a PostgreSQL test database: a payer completes Pix (typing their data, the checkout has none),
+ * boleto (the checkout's customer) and card, a declined card then a Pix, the page following the payment by
+ * itself; an expired link. Screenshots at
  * 390 px and 1280 px go to test-artifacts/checkout-*.png; axe-core finds no serious or critical violation.
  * Chromium is required: a missing browser fails here, it does not skip.
  */
@@ -34,6 +35,7 @@ beforeAll(async () => {
   app = await startTestApp({
     DOCUMENT_SIGNING_SECRET: 'checkout-browser-document-signing-secret-012345',
     ENABLE_SIMULATOR: 'true',
+    CREDENTIALS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
   });
   merchant = await seedTenantAndKey(app.gateway.ctx, { livemode: false, tenantName: MERCHANT });
 });
@@ -203,6 +205,81 @@ describe('checkout page in headless Chromium (issue 25)', () => {
       sameOriginOnly(opened);
     } finally {
       await page.context().close();
+    }
+  });
+
+  test('card: a declined card, then Pix; and a card approved at once (test cards of the simulator)', async () => {
+    const checkout = await createCheckout({ methods: ['credit_card', 'pix'], customer: pixBody().customer });
+    const opened = await open(checkout.url, 390);
+    const { page } = opened;
+    const typeCard = async (number: string) => {
+      const form = page.locator('form:has(input[name="method"][value="credit_card"])');
+      await form.getByLabel('Nome impresso no cartão').fill('MARIA SILVA');
+      await form.getByLabel('Número do cartão').fill(number);
+      await form.getByLabel('Validade (MM/AAAA)').fill('12/2035');
+      await form.getByLabel('Código de segurança').fill('123');
+      return form;
+    };
+    try {
+      for (const [name, token] of [
+        ['Nome impresso no cartão', 'cc-name'],
+        ['Número do cartão', 'cc-number'],
+        ['Validade (MM/AAAA)', 'cc-exp'],
+        ['Código de segurança', 'cc-csc'],
+      ]) {
+        assert.equal(await page.getByLabel(name as string).getAttribute('autocomplete'), token);
+      }
+      await accessible(page, 'card form at 390 px');
+      await page.screenshot({ path: `${ARTIFACTS}/checkout-card-390.png`, fullPage: true });
+      const form = await typeCard('4000000000000002');
+      await Promise.all([
+        page.waitForURL(checkout.url),
+        form.getByRole('button', { name: 'Pagar com cartão' }).click(),
+      ]);
+      const declined = await text(page);
+      assert.ok(declined.includes('O cartão foi recusado'), declined);
+      assert.ok(
+        !(await page.content()).includes('4000000000000002'),
+        'the card is not in the page after the post',
+      );
+      assert.equal(await page.locator('#cc-number').inputValue(), '', 'nor filled back');
+      await accessible(page, 'declined card at 390 px');
+      await page.screenshot({ path: `${ARTIFACTS}/checkout-card-declined-390.png`, fullPage: true });
+      await Promise.all([
+        page.waitForURL(checkout.url),
+        page.getByRole('button', { name: 'Pagar com Pix' }).click(),
+      ]);
+      const { transaction_ids } = await checkoutOf(checkout.id);
+      assert.equal(transaction_ids.length, 2);
+      await simulatePaid(transaction_ids[1]);
+      await page.getByText('Pagamento simulado confirmado').waitFor({ timeout: 15_000 });
+      const done = await checkoutOf(checkout.id);
+      assert.equal(done.status, 'completed');
+      assert.equal(done.paid_transaction_id, transaction_ids[1]);
+      sameOriginOnly(opened);
+    } finally {
+      await page.context().close();
+    }
+
+    const approvedCheckout = await createCheckout({ methods: ['credit_card'], customer: pixBody().customer });
+    const second = await open(approvedCheckout.url, 1280);
+    try {
+      const form = second.page.locator('form:has(input[name="method"][value="credit_card"])');
+      await form.getByLabel('Nome impresso no cartão').fill('MARIA SILVA');
+      await form.getByLabel('Número do cartão').fill('4111111111111111');
+      await form.getByLabel('Validade (MM/AAAA)').fill('12/2035');
+      await form.getByLabel('Código de segurança').fill('123');
+      await Promise.all([
+        second.page.waitForURL(approvedCheckout.url),
+        form.getByRole('button', { name: 'Pagar com cartão' }).click(),
+      ]);
+      assert.ok((await text(second.page)).includes('Pagamento simulado confirmado'));
+      assert.ok(!(await second.page.content()).includes('4111111111111111'));
+      await accessible(second.page, 'card paid at 1280 px');
+      await second.page.screenshot({ path: `${ARTIFACTS}/checkout-card-paid-1280.png`, fullPage: true });
+      assert.equal((await checkoutOf(approvedCheckout.id)).status, 'completed');
+    } finally {
+      await second.page.context().close();
     }
   });
 

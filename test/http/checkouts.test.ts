@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { SCOPES } from '../../src/aggregates/access.ts';
 import { issueApiKey } from '../../src/commands/api-keys/issue/handler.ts';
@@ -73,7 +73,10 @@ async function issueKey(tenantId: string, opts: Partial<Parameters<typeof issueA
 }
 
 beforeAll(async () => {
-  app = await startAdminApp({ ENABLE_SIMULATOR: 'true' });
+  app = await startAdminApp({
+    ENABLE_SIMULATOR: 'true',
+    CREDENTIALS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+  });
   parent = await seedTenantAndKey(app.gateway.ctx, { tenantName: 'Loja da Ana' });
   child = await seedChildTenant(app.gateway.ctx, parent.tenantId);
   outsider = await seedTenantAndKey(app.gateway.ctx);
@@ -174,6 +177,7 @@ describe('POST /v1/checkouts (SPEC 4 common rules, 4.9)', () => {
   test('403 insufficient_scope: the write scope of EACH offered method (SPEC 5.3)', async () => {
     assertError(await post(pixOnly, body()), 403, 'insufficient_scope');
     assertError(await post(readOnly, body({ methods: ['pix'] })), 403, 'insufficient_scope');
+    assertError(await post(pixOnly, body({ methods: ['pix', 'credit_card'] })), 403, 'insufficient_scope');
     const pixOnlyOk = await post(pixOnly, body({ methods: ['pix'] }));
     assert.equal(pixOnlyOk.status, 201, pixOnlyOk.text);
   });
@@ -201,8 +205,6 @@ describe('POST /v1/checkouts (SPEC 4 common rules, 4.9)', () => {
       [{ amount: 0 }, undefined],
       [{ amount: 100_000_001 }, undefined],
       [{ reference: '' }, undefined],
-      // Card is not offered on checkouts until POST /v1/credit-card lands (docs/decisions.md).
-      [{ methods: ['pix', 'credit_card'] }, 'methods'],
       [{ methods: ['pix'], boleto: { due_in_days: 3 } }, 'boleto'],
       [{ boleto: { due_in_days: 366 } }, undefined],
       [{ customer: { ...customer, phone: undefined } }, 'customer.phone'],
@@ -259,6 +261,13 @@ describe('POST /v1/checkouts (SPEC 4 common rules, 4.9)', () => {
         json: body(),
       });
       assertError(res, 422, 'provider_not_configured');
+      // A card needs the key that seals card tokens (none configured here): refused at creation too.
+      const card = await off.request('POST', '/v1/checkouts', {
+        headers: { 'x-api-key': demo.key, 'idempotency-key': randomUUID() },
+        json: body({ methods: ['credit_card'] }),
+      });
+      assertError(card, 422, 'provider_not_configured');
+      assert.match(card.body.error.message, /CREDENTIALS_ENCRYPTION_KEY/);
       await off.settle();
       const list = await off.request('GET', '/v1/checkouts', { headers: { 'x-api-key': demo.key } });
       assert.deepEqual(list.body.data, []);
@@ -502,6 +511,57 @@ describe('the payer page makes the charges; the checkout follows them (SPEC 2.7,
     );
     assert.deepEqual(listed.late_payments, [pix2Id]);
     assert.equal(listed.status, 'completed');
+  });
+
+  test('card: a declined card, then another card approved -> completed; the card never rests in the checkout, the page or the read models', async () => {
+    const c = await created(parent.key, { methods: ['credit_card', 'pix'] });
+    const { path, page } = await openPage(c.url);
+    assert.ok(page.text.includes('autocomplete="cc-number"') && page.text.includes('autocomplete="cc-csc"'));
+    const card = (number: string, nonce: string) => ({
+      method: 'credit_card',
+      nonce,
+      cc_holder: 'MARIA SILVA',
+      cc_number: number,
+      cc_exp: '12/2035',
+      cc_csc: '123',
+    });
+    const declined = await choose(path, card('4000000000000002', nonceOf(page.text, 'credit_card')));
+    assert.equal(declined.status, 303);
+    const afterDecline = await app.request('GET', path);
+    assert.ok(afterDecline.text.includes('O cartão foi recusado'), 'the payer may try again');
+    const mid = (await get(parent.key, `/v1/checkouts/${c.id}`)).body.data;
+    assert.equal(mid.status, 'open');
+    const first = (await get(parent.key, `/v1/transactions/${mid.transaction_ids[0]}`)).body.data;
+    assert.equal(first.method, 'credit_card');
+    assert.equal(first.status, 'failed');
+    const bad = await choose(path, {
+      ...card('4111111111111112', nonceOf(afterDecline.text, 'credit_card')),
+    });
+    assert.equal(bad.status, 422, 'a number failing Luhn is refused on the page');
+    const badHtml = await bad.text();
+    assert.ok(badHtml.includes('Confira o número do cartão.'));
+    assert.ok(!badHtml.includes('4111111111111112'), 'the card is never shown back');
+    const approved = await choose(path, card('4111111111111111', nonceOf(afterDecline.text, 'credit_card')));
+    assert.equal(approved.status, 303);
+    const done = (await get(parent.key, `/v1/checkouts/${c.id}`)).body.data;
+    assert.equal(done.status, 'completed');
+    assert.equal(done.transaction_ids.length, 2);
+    assert.equal(done.paid_transaction_id, done.transaction_ids[1]);
+    const events = await app.gateway.ctx.db
+      .selectFrom('events')
+      .select('data')
+      .where('stream_id', 'like', `checkout-${c.id}%`)
+      .execute();
+    await app.settle();
+    const rows = await app.gateway.ctx.db
+      .selectFrom('checkouts')
+      .selectAll()
+      .where('id', '=', c.id)
+      .execute();
+    const stored = JSON.stringify([events, rows]);
+    for (const secret of ['4111111111111111', '4000000000000002', '"123"'])
+      assert.ok(!stored.includes(secret));
+    assert.ok(!app.logs.some((l) => l.includes('4111111111111111') || l.includes('4000000000000002')));
   });
 
   test('the follower job: a payment seen without any page read; an open checkout expires at its deadline', async () => {

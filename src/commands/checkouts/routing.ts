@@ -8,8 +8,8 @@ import { simulatorEnabled } from '../providers/bootstrap-simulator.ts';
 /**
  * SPEC 2.8 at a checkout's creation, for each offered method, as a charge of that method would be routed
  * now (src/commands/transactions/create/handler.ts `route`): no rule or provider
- * (`provider_not_configured`), method disabled, `max_amount`, a marketplace provider, Pix at an external
- * sandbox, the simulator switch. So a link that cannot be paid is never created. The payer-dependent checks
+ * (`provider_not_configured`), method disabled, `max_amount`, a marketplace provider, Pix or card at an
+ * external sandbox, the simulator switch. So a link that cannot be paid is never created. The payer-dependent checks
  * (the external provider's payer rules) and the production controls of SPEC 5.8 run when the payer picks a
  * method: the charge is created then, by the same command as POST /v1/pix or /v1/boleto.
  */
@@ -25,8 +25,10 @@ export async function requirePayableRoute(
   if (p.kind === 'external' && p.isMarketplace) {
     throw new DomainError('subaccount_not_configured', 'Marketplace subaccounts are not available yet.');
   }
-  if (p.kind === 'external' && !policyOf(input.method).sandbox && p.environment === 'sandbox') {
-    throw new DomainError('provider_pix_sandbox_unsupported', 'The external provider has no Pix sandbox.');
+  // SPEC 1: the external provider's sandbox serves boleto only (the method's policy names the refusal).
+  const sandboxRefusal = policyOf(input.method).sandboxRefusal;
+  if (p.kind === 'external' && p.environment === 'sandbox' && sandboxRefusal) {
+    throw new DomainError(sandboxRefusal.code, sandboxRefusal.message);
   }
   if (input.livemode && p.kind === 'simulator' && !simulatorEnabled(ctx.config)) {
     throw new DomainError('simulator_disabled', 'The simulator is disabled (ENABLE_SIMULATOR).');

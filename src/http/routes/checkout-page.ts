@@ -84,12 +84,25 @@ const FIELD_LABEL: Record<string, string> = {
   'customer.address.district': 'o bairro',
   'customer.address.city': 'a cidade',
   'customer.address.state': 'o estado',
+  'credit_card.holder': 'o nome impresso no cartão (2 a 25 letras)',
+  'credit_card.number': 'o número do cartão',
+  'credit_card.expiration': 'a validade do cartão (MM/AAAA, não vencida)',
+  'credit_card.security_code': 'o código de segurança (3 ou 4 números)',
+};
+
+/** The page's card inputs by the card contract's field. */
+const CARD_FIELD: Record<string, string> = {
+  'credit_card.holder': 'cc_holder',
+  'credit_card.number': 'cc_number',
+  'credit_card.expiration': 'cc_exp',
+  'credit_card.security_code': 'cc_csc',
 };
 
 function payerMessage(error: DomainError): { message: string; field?: string | undefined } {
   const param = typeof error.details.param === 'string' ? error.details.param : undefined;
   if (error.code === 'validation_error' && param && FIELD_LABEL[param]) {
-    return { message: `Confira ${FIELD_LABEL[param]}.`, field: param.split('.').at(-1) };
+    const field = param.startsWith('credit_card.') ? CARD_FIELD[param] : param.split('.').at(-1);
+    return { message: `Confira ${FIELD_LABEL[param]}.`, field };
   }
   if (error.code === 'idempotency_conflict') {
     return {
@@ -306,7 +319,7 @@ export function registerCheckoutPageRoutes(app: HttpServer, ctx: AppContext): vo
           operationId: 'payCheckoutPage',
           summary: 'The payer picks a method on the checkout page (form post; no key)',
           description:
-            "The form of the page (`application/x-www-form-urlencoded`: `method`, `nonce` and, when the checkout has no customer, the payer's data). Creates the charge with the same command as POST /v1/pix or /v1/boleto, for the checkout's tenant and mode, with the Idempotency-Key `checkout.<id>.<nonce>` (a double submit makes one charge), links it to the checkout, and answers 303 back to the page; a checkout that no longer takes a choice answers its page (200), charging nothing. A refused payer field answers the page again with the message (422).",
+            "The form of the page (`application/x-www-form-urlencoded`: `method`, `nonce`, the card for a card (`cc_holder`, `cc_number`, `cc_exp`, `cc_csc`) and, when the checkout has no customer, the payer's data). Creates the charge with the same command as POST /v1/pix, /v1/boleto or /v1/credit-card, for the checkout's tenant and mode, with the Idempotency-Key `checkout.<id>.<nonce>` (a double submit makes one charge), links it to the checkout, and answers 303 back to the page; a checkout that no longer takes a choice answers its page (200), charging nothing. A refused payer field answers the page again with the message (422).",
           tags,
           params: chargePageParams,
           response: {
@@ -346,6 +359,17 @@ export function registerCheckoutPageRoutes(app: HttpServer, ctx: AppContext): vo
               method,
               nonce: form.get('nonce') ?? '',
               payer: folded.state.created.customer ? undefined : payerFromForm(form),
+              // Read only for a card; never kept in `values` below nor in any log line.
+              ...(method === 'credit_card'
+                ? {
+                    card: {
+                      holder: form.get('cc_holder') ?? undefined,
+                      number: form.get('cc_number') ?? undefined,
+                      expiration: form.get('cc_exp') ?? undefined,
+                      security_code: form.get('cc_csc') ?? undefined,
+                    },
+                  }
+                : {}),
             },
             metadata(request, folded),
           );

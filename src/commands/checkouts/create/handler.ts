@@ -17,6 +17,7 @@ import { checkDestinationSyntax, destinationPolicy } from '../../../webhooks/ssr
 import { handleCommand } from '../../command-handler.ts';
 import type { AppContext } from '../../context.ts';
 import { resolveCostCenter } from '../../cost-centers/resolve.ts';
+import { cardKey } from '../../credit-card/card-token.ts';
 import { claimIdempotencyKey, type JsonValue, readClaim, requestHash } from '../../idempotency.ts';
 import { type ApiKeyPrincipal, requireScopes } from '../../principal.ts';
 import { checkoutStream, type FoldedCheckout, foldCheckout } from '../record.ts';
@@ -28,12 +29,6 @@ export const METHOD_SCOPE: Readonly<Record<CheckoutMethod, Scope>> = {
   boleto: 'boleto:write',
   credit_card: 'credit_card:write',
 };
-
-/**
- * Whether the page can take card data yet: the card charge command (`POST /v1/credit-card`) is another
- * session's work; until it lands a checkout offering card is refused (docs/decisions.md "Hosted checkout").
- */
-export const CARD_ON_CHECKOUT = false;
 
 export type CheckoutContext = Pick<AppContext, 'store' | 'events' | 'db' | 'now' | 'config'>;
 
@@ -52,7 +47,7 @@ export function missingPayerField(customer: CheckoutCustomer, method: CheckoutMe
 
 /**
  * `POST /v1/checkouts` (SPEC 4 common rules, 4.9, 5.3). Checks, in order: each method's scope (403), the
- * tenant from the key (422), card not offered yet, boleto options only with boleto, a sent customer complete
+ * tenant from the key (422), boleto options only with boleto, a sent customer complete
  * for every offered method, the callback_url's syntax, the cost center, routing of each method; then claims
  * the key (scope tenant + key, in the key's mode; the hash covers the normalized body with its defaults) and
  * appends `Checkout.Created`. A replay answers the checkout as it is now; a claim whose checkout was never
@@ -160,9 +155,6 @@ async function validate(
   principal: ApiKeyPrincipal,
   b: CreateCheckoutBody,
 ): Promise<void> {
-  if (!CARD_ON_CHECKOUT && b.methods.includes('credit_card')) {
-    throw invalid('methods', 'credit_card is not offered on checkouts yet; offer pix and/or boleto.');
-  }
   if (b.boleto !== undefined && !b.methods.includes('boleto')) {
     throw invalid('boleto', 'boleto options are accepted only when boleto is offered.');
   }
@@ -179,6 +171,8 @@ async function validate(
   if (b.cost_center_id !== undefined) {
     await resolveCostCenter(ctx, principal.tenantId, b.cost_center_id);
   }
+  // A card is charged only with a key to seal its token: refused now rather than on the payer's page.
+  if (b.methods.includes('credit_card')) await cardKey(ctx.config);
   for (const method of b.methods) {
     await requirePayableRoute(ctx, {
       tenantId: principal.tenantId,

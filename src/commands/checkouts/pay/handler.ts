@@ -7,9 +7,13 @@ import {
 import { DomainError } from '../../../aggregates/decider.ts';
 import { saoPauloDate } from '../../../aggregates/transaction.ts';
 import { newBoletoBody, newPixBody } from '../../../contract/charges.ts';
+import { creditCardInput } from '../../../contract/credit-card.ts';
 import type { EventMetadata } from '../../../events/event-store.ts';
 import { handleCommand } from '../../command-handler.ts';
 import type { AppContext } from '../../context.ts';
+import { cardBrand } from '../../credit-card/brand.ts';
+import type { CardCharge } from '../../credit-card/card-charge.ts';
+import { cardFingerprint, cardKey } from '../../credit-card/card-token.ts';
 import { type ChargeBody, createCharge } from '../../transactions/create/handler.ts';
 import { checkoutStream, foldCheckout } from '../record.ts';
 
@@ -26,6 +30,18 @@ export interface PayInput {
   nonce: string;
   /** The payer's data from the form, only when the checkout has no customer. */
   payer?: CheckoutCustomer | undefined;
+  /**
+   * The card typed on the page (method credit_card): held in this request's memory for the one provider
+   * call only, never stored, logged or shown again (the card charge's own rules, src/commands/credit-card/).
+   */
+  card?: PayerCard | undefined;
+}
+
+export interface PayerCard {
+  holder?: string | undefined;
+  number?: string | undefined;
+  expiration?: string | undefined;
+  security_code?: string | undefined;
 }
 
 export type PayOutcome = { kind: 'charged'; transactionId: string } | { kind: 'closed' };
@@ -47,14 +63,50 @@ function payerIssue(method: CheckoutMethod, customer: CheckoutCustomer): DomainE
 }
 
 /**
+ * The card a payer typed, as POST /v1/credit-card takes it (src/commands/credit-card/create/route.ts): shape
+ * and Luhn by the card contract, one installment, the masked card and the keyed fingerprint idempotency
+ * compares. A refused field names it (`credit_card.<field>`), never its value.
+ */
+async function cardCharge(ctx: AppContext, typed: PayerCard): Promise<CardCharge> {
+  const parsed = creditCardInput.safeParse({
+    holder: typed.holder,
+    number: typed.number?.replace(/[\s.-]/g, ''),
+    expiration: typed.expiration?.trim(),
+    security_code: typed.security_code?.trim(),
+  });
+  if (!parsed.success) {
+    const field = String(parsed.error.issues[0]?.path[0] ?? 'number');
+    throw new DomainError('validation_error', 'The card data is invalid.', { param: `credit_card.${field}` });
+  }
+  const data = {
+    holder: (parsed.data.holder as string).trim(),
+    number: parsed.data.number as string,
+    expiration: parsed.data.expiration as string,
+    securityCode: parsed.data.security_code as string,
+  };
+  return {
+    installments: 1,
+    masked: {
+      card_id: null,
+      brand: cardBrand(data.number),
+      last_four: data.number.slice(-4),
+      holder: data.holder,
+      expiration: data.expiration,
+    },
+    fingerprint: cardFingerprint(await cardKey(ctx.config), data),
+    secret: { kind: 'data', data },
+  };
+}
+
+/**
  * The payer picked a method on the page (docs/decisions.md "Hosted checkout (issue 25)"): the charge is made
- * by the command of POST /v1/pix and /v1/boleto (`createCharge`: same validation, routing, production
+ * by the command of POST /v1/pix, /v1/boleto and /v1/credit-card (`createCharge`: same validation, routing, production
  * controls, money-once reservation), for the checkout's tenant and mode, with the checkout's amount,
  * reference, description, cost center and callback_url (SPEC 6: the checkout's callback_url receives its
  * charges' events). Its Idempotency-Key is `checkout.<checkout id>.<form nonce>`, so a double submit of one
  * form makes one charge, and another form (another nonce) a new attempt. The charge is then linked to the
- * checkout (`Checkout.PaymentStarted`; a repeat is a no-op), whatever its outcome; a refused charge is
- * followed at once, so the page offers the methods again.
+ * checkout (`Checkout.PaymentStarted`; a repeat is a no-op), whatever its outcome; a refused charge (a
+ * declined card) is followed at once, so the page offers the methods again.
  */
 export async function payCheckout(
   ctx: AppContext,
@@ -74,6 +126,7 @@ export async function payCheckout(
   const customer = c.customer ?? input.payer ?? {};
   const issue = payerIssue(method, customer);
   if (issue) throw issue;
+  const card = method === 'credit_card' ? await cardCharge(ctx, input.card ?? {}) : undefined;
   const body: ChargeBody = {
     amount: c.amount,
     reference: c.reference,
@@ -100,6 +153,7 @@ export async function payCheckout(
       idempotencyKey: `checkout.${c.checkout_id}.${input.nonce}`,
       route: CHECKOUT_CHARGE_ROUTE,
       body,
+      ...(card ? { card } : {}),
     },
     metadata,
   );
