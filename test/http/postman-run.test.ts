@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { COLLECTION_FILE } from '../../scripts/collection.ts';
@@ -48,7 +48,11 @@ const DOCUMENTED: Record<string, number> = { 'GET /cobranca/:id/:signature/bolet
 let app: TestApp;
 let key: SeededKey;
 beforeAll(async () => {
-  app = await startTestApp({ ENABLE_SIMULATOR: 'true' });
+  // Card charges seal their token with the credentials key (issue 25).
+  app = await startTestApp({
+    ENABLE_SIMULATOR: 'true',
+    CREDENTIALS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+  });
   key = await seedTenantAndKey(app.gateway.ctx, { livemode: false });
 });
 afterAll(() => app.close());
@@ -124,6 +128,7 @@ describe('issue 23 item 1.9: the Postman collection runs as sent', () => {
     assert.deepEqual(sent, [
       'POST /v1/pix',
       'POST /v1/boleto',
+      'POST /v1/credit-card',
       'GET /v1/transactions/:id',
       'GET /v1/transactions/:id/request',
       'POST /v1/transactions/:id/simulate',
@@ -131,12 +136,16 @@ describe('issue 23 item 1.9: the Postman collection runs as sent', () => {
       'POST /v1/transactions/:id/refund',
       'PATCH /v1/transactions/:id/boleto',
       'GET /v1/transactions',
+      'POST /v1/checkouts',
+      'GET /v1/checkouts',
+      'GET /v1/checkouts/:id',
       'GET /v1/cost-centers',
       'POST /v1/cost-centers',
       'GET /v1/cost-centers/:id',
       'PATCH /v1/cost-centers/:id',
       'GET /cobranca/:id/:signature',
       'GET /cobranca/:id/:signature/boleto.pdf',
+      'GET /checkout/:id/:signature',
       'GET /health',
       'GET /ready',
     ]);
