@@ -144,6 +144,15 @@ export async function payCheckout(
       ...(o.days_before_cancel !== undefined ? { days_before_cancel: o.days_before_cancel } : {}),
     };
   }
+  const deps = { store: ctx.store, registry: ctx.events, now: () => ctx.now() };
+  const link = (transactionId: string) =>
+    handleCommand(
+      deps,
+      checkout,
+      checkoutStream(c.checkout_id),
+      { kind: 'start', transactionId, method },
+      { metadata, retryOnConflict: true },
+    );
   const charged = await createCharge(
     ctx,
     {
@@ -156,14 +165,15 @@ export async function payCheckout(
       ...(card ? { card } : {}),
     },
     metadata,
-  );
-  const deps = { store: ctx.store, registry: ctx.events, now: () => ctx.now() };
-  await handleCommand(
-    deps,
-    checkout,
-    checkoutStream(c.checkout_id),
-    { kind: 'start', transactionId: charged.transactionId, method },
-    { metadata, retryOnConflict: true },
-  );
+  ).catch(async (error: unknown) => {
+    // Reserved, but its result not saved (SPEC 7 reconciliation_required): the charge exists and may be
+    // settled paid by the reconciler, so it is linked before the refusal goes up; never lost.
+    const id = error instanceof DomainError ? error.details.transaction_id : undefined;
+    if (error instanceof DomainError && error.code === 'reconciliation_required' && typeof id === 'string') {
+      await link(id);
+    }
+    throw error;
+  });
+  await link(charged.transactionId);
   return { kind: 'charged', transactionId: charged.transactionId };
 }
