@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
-import { AxeBuilder } from '@axe-core/playwright';
-import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { SIMULATED_BANNER } from '../../src/charge-page/render.ts';
-import { CHECKOUT_PAGE_CSP } from '../../src/checkout-page/render.ts';
-import { ARTIFACTS, launchChromium } from '../support/browser.ts';
+import { ARTIFACTS } from '../support/browser.ts';
 import { pixBody } from '../support/charges.ts';
+import { accessible, checkoutBrowser, text } from '../support/checkout-browser.ts';
 import { type SeededKey, seedTenantAndKey } from '../support/fixtures.ts';
 import { startTestApp, type TestApp } from '../support/http.ts';
 
@@ -23,12 +21,7 @@ import { startTestApp, type TestApp } from '../support/http.ts';
 const MERCHANT = 'Loja da Ana';
 let app: TestApp;
 let merchant: SeededKey;
-let launched: Promise<Browser> | undefined;
-
-function chromiumBrowser(): Promise<Browser> {
-  launched ??= launchChromium();
-  return launched;
-}
+const { open, sameOriginOnly, close } = checkoutBrowser(() => app.baseUrl);
 
 beforeAll(async () => {
   await mkdir(ARTIFACTS, { recursive: true });
@@ -41,7 +34,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (launched) await (await launched).close();
+  await close();
   await app?.close();
 });
 
@@ -73,51 +66,6 @@ async function simulatePaid(transactionId: string): Promise<void> {
     json: { status: 'paid' },
   });
   assert.equal(res.status, 200, res.text);
-}
-
-interface Opened {
-  page: Page;
-  requests: string[];
-  errors: string[];
-}
-
-async function open(url: string, width: number): Promise<Opened> {
-  const browser = await chromiumBrowser();
-  const context = await browser.newContext({ viewport: { width, height: 900 }, locale: 'pt-BR' });
-  const page = await context.newPage();
-  const requests: string[] = [];
-  const errors: string[] = [];
-  page.on('request', (r) => requests.push(r.url()));
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text());
-  });
-  page.on('pageerror', (e) => errors.push(e.message));
-  const response = await page.goto(url, { waitUntil: 'load' });
-  assert.equal(response?.status(), 200);
-  assert.equal(await response?.headerValue('content-security-policy'), CHECKOUT_PAGE_CSP);
-  return { page, requests, errors };
-}
-
-/** axe-core on the page as it is: no serious or critical violation. */
-async function accessible(page: Page, what: string): Promise<void> {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  assert.deepEqual(
-    bad.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`),
-    [],
-    what,
-  );
-}
-
-const text = async (page: Page) => (await page.locator('body').innerText()).replace(/\u00a0/g, ' ');
-
-/** Everything the page loaded came from the gateway itself, and nothing broke the CSP. */
-function sameOriginOnly(opened: Opened): void {
-  for (const r of opened.requests) assert.ok(r.startsWith(app.baseUrl), `loaded from elsewhere: ${r}`);
-  assert.deepEqual(
-    opened.errors.filter((e) => /Content Security Policy|Refused/i.test(e)),
-    [],
-  );
 }
 
 describe('checkout page in headless Chromium (issue 25)', () => {
