@@ -10,6 +10,7 @@ import { benchCreateCard } from './create-card.ts';
 import { benchCreatePix, type HttpBenchOptions } from './create-pix.ts';
 import { parseFlags, runnerArguments, UsageError } from './flags.ts';
 import { benchList } from './list.ts';
+import { benchPayerPage } from './payer-page.ts';
 import { benchProfileCard } from './profile-card.ts';
 import { benchProfileCreate } from './profile-create.ts';
 import { benchProfileReplay } from './profile-replay.ts';
@@ -56,6 +57,11 @@ names:
             the same charge, GET /health (the HTTP stack alone) and the floor server replaying the same key
             (key lookup, rate limit, stored-record read, nothing else), interleaved; target >= 10,000
             requests/s, CPU <= 0.6 ms per replay
+  page      issue 25: GET of the checkout payer page (one open checkout, pix + boleto) vs an authenticated
+            GET /v1/transactions/{id} and GET /health on the same gateway process, interleaved bounded runs of
+            --requests requests at --clients connections (default 16); the per-address page limit is passed
+            behind TRUST_PROXY=loopback with one X-Forwarded-For address per request; target CPU per request
+            <= 1.5 × the GET, p99 <= 20 ms
   seed      issue 7 item 1: \`calebe dev seed\` on a fresh database (--tenants, --transactions, --primary),
             timed as the command a developer runs; prints the database's shape
   list      B3: GET /v1/transactions?limit=100 and filtered variants over HTTP for the primary tenant
@@ -72,7 +78,9 @@ names:
 flags (environment variable in brackets):
   --seconds N        seconds per measured run, each side                   [BENCH_SECONDS]      default 10
   --runs N           measured runs per side; medians are quoted            [BENCH_RUNS]         default 3
-  --clients N        append clients / HTTP connections (and pgbench -c)    [BENCH_CLIENTS]      default 32
+  --clients N        append clients / HTTP connections (and pgbench -c)    [BENCH_CLIENTS]      default 32;
+                     16 for page
+  --requests N       page: requests per bounded run                        [BENCH_REQUESTS]     default 3000
   --pool N           gateway pool size (create/replay: DATABASE_POOL_SIZE) [BENCH_POOL]         default 32
   --warmup N         seconds of discarded gateway load before run 1        [BENCH_WARMUP]       default 2;
                      20 for create, replay, list and the profiles (the JIT's steady state)
@@ -82,7 +90,7 @@ flags (environment variable in brackets):
   --pgbench PATH     pgbench binary                                        [PGBENCH]            default /usr/bin/pgbench
   --rate N           events/s offered by the webhook lag benchmark         [BENCH_RATE]         default 500
   --role R           create/replay: gateway 'serve --role' (api or all)    [BENCH_ROLE]         default api
-  --cpu-prof DIR     create/replay/list: the gateway (and the floor server, in DIR/floor), rebuild: the
+  --cpu-prof DIR     create/replay/list/page: the gateway (and the floor server, in DIR/floor), rebuild: the
                      CLI, under node --cpu-prof                                                [BENCH_CPU_PROF]
   --out FILE         also write the raw results as JSON                    [BENCH_OUT]
   --tenants N        seed: tenants (a quarter roots)                       [BENCH_TENANTS]      default 12
@@ -117,6 +125,7 @@ const FLAGS: Record<string, string> = {
   keep: 'BENCH_KEEP',
   concurrency: 'BENCH_CONCURRENCY',
   duration: 'BENCH_DURATION',
+  requests: 'BENCH_REQUESTS',
 };
 
 /**
@@ -132,6 +141,7 @@ const JIT_WARMUP_BENCHMARKS = new Set([
   'profile-card',
   'profile-replay',
   'list',
+  'page',
 ]);
 
 function httpRole(role: string): HttpBenchOptions['role'] {
@@ -143,6 +153,7 @@ function parse(argv: readonly string[]): {
   name: string | undefined;
   opts: BenchOptions;
   http: HttpBenchOptions;
+  requests: number;
 } {
   const flags = parseFlags(argv, FLAGS);
   const { name } = flags;
@@ -157,7 +168,7 @@ function parse(argv: readonly string[]): {
     opts: {
       seconds: int('seconds', 10, 1, 600),
       runs: int('runs', 3, 1, 20),
-      clients: int('clients', 32, 1, 64),
+      clients: int('clients', name === 'page' ? 16 : 32, 1, 64),
       pool: int('pool', 32, 1, 64),
       warmup: int('warmup', JIT_WARMUP_BENCHMARKS.has(name ?? '') ? 20 : 2, 0, 120),
       events: int('events', 200_000, 1, 5_000_000),
@@ -175,13 +186,14 @@ function parse(argv: readonly string[]): {
       duration: int('duration', 3, 1, 600),
     },
     http: { role: httpRole(flags.get('role') ?? 'api'), cpuProfDir: flags.get('cpu-prof') },
+    requests: int('requests', 3000, 100, 1_000_000),
   };
 }
 
 async function main(): Promise<number> {
   const parsed = runnerArguments(USAGE, parse);
   if (typeof parsed === 'number') return parsed;
-  const { name, opts, http } = parsed;
+  const { name, opts, http, requests } = parsed;
   const known = [
     'append',
     'catchup',
@@ -192,6 +204,7 @@ async function main(): Promise<number> {
     'profile-card',
     'profile-replay',
     'replay',
+    'page',
     'all',
   ];
   if (![...known, 'seed', 'list', 'rebuild', 'summary', 'b345'].includes(name)) {
@@ -231,6 +244,7 @@ async function main(): Promise<number> {
   if (name === 'create-card') results.createCard = await benchCreateCard(opts, http);
   if (name === 'profile-card') results.profile = await benchProfileCard(opts, http);
   if (name === 'replay') results.replay = await benchReplay(opts, http);
+  if (name === 'page') results.page = await benchPayerPage(opts, http, requests);
   if (name === 'profile-create') results.profile = await benchProfileCreate(opts, http);
   if (name === 'profile-replay') results.profile = await benchProfileReplay(opts, http);
   console.log(`\ndone in ${((Date.now() - started.getTime()) / 1000).toFixed(0)} s`);
