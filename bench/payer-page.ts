@@ -23,6 +23,7 @@ import {
   startHttpBench,
 } from './create-pix.ts';
 import { type LoadRun, type LoadSpec, loadRun } from './http-server.ts';
+import { type ProfileSummary, profileHttpLoad } from './profile-create.ts';
 import { type BenchOptions, fmt, median, printTable, settle } from './support.ts';
 import { type WireFigures, wirePass } from './wire-pass.ts';
 
@@ -69,6 +70,44 @@ async function expectStatus(res: Response, status: number, what: string): Promis
   return text;
 }
 
+type Gateway = Awaited<ReturnType<typeof startHttpBench>>['gateway'];
+
+/** One open checkout (test key, pix + boleto) created through the API; the path of its `url`. */
+async function openCheckout(
+  gateway: Gateway,
+): Promise<{ checkout: { data: { id: string; url: string; status: string } }; pagePath: string }> {
+  const checkout = JSON.parse(
+    await expectStatus(
+      await fetch(`${gateway.url}/v1/checkouts`, {
+        method: 'POST',
+        headers: {
+          ...pixHeaders(gateway),
+          'idempotency-key': `bpage-checkout-${randomBytes(6).toString('hex')}`,
+        },
+        body: CHECKOUT_BODY,
+      }),
+      201,
+      'POST /v1/checkouts',
+    ),
+  ) as { data: { id: string; url: string; status: string } };
+  return { checkout, pagePath: new URL(checkout.data.url).pathname };
+}
+
+/** `profile-page`: the page load alone for --seconds against a gateway under node --cpu-prof. */
+export function benchProfilePage(opts: BenchOptions, http: HttpBenchOptions): Promise<ProfileSummary> {
+  return profileHttpLoad(
+    'profile-page: GET /checkout/{id}/{signature} under --cpu-prof',
+    opts,
+    http,
+    async (gateway) => ({
+      headers: {},
+      perRequestHeaders: payerAddresses(),
+      request: { method: 'GET', path: (await openCheckout(gateway)).pagePath },
+    }),
+    PROXY_ENV,
+  );
+}
+
 export async function benchPayerPage(
   opts: BenchOptions,
   http: HttpBenchOptions,
@@ -81,19 +120,8 @@ export async function benchPayerPage(
     PROXY_ENV,
   );
   try {
+    const { checkout, pagePath } = await openCheckout(gateway);
     const key = randomBytes(6).toString('hex');
-    const checkout = JSON.parse(
-      await expectStatus(
-        await fetch(`${gateway.url}/v1/checkouts`, {
-          method: 'POST',
-          headers: { ...pixHeaders(gateway), 'idempotency-key': `bpage-checkout-${key}` },
-          body: CHECKOUT_BODY,
-        }),
-        201,
-        'POST /v1/checkouts',
-      ),
-    ) as { data: { id: string; url: string; status: string } };
-    const pagePath = new URL(checkout.data.url).pathname;
     const pix = JSON.parse(
       await expectStatus(
         await fetch(`${gateway.url}/v1/pix`, {

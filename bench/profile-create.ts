@@ -157,9 +157,11 @@ export function printProfile(summary: ProfileSummary, requests: number): void {
 type BenchGateway = Awaited<ReturnType<typeof startHttpBench>>['gateway'];
 
 /** What a profiled load sends: the headers, and per-request ones (a fresh key) when each request needs them. */
-interface ProfiledLoad {
+export interface ProfiledLoad {
   headers: Record<string, string>;
   perRequestHeaders?: () => Record<string, string>;
+  /** Another request than POST /v1/pix with PIX_BODY (the payer page's GET). */
+  request?: { method: 'GET' | 'POST'; path: string; body?: string };
 }
 
 /**
@@ -171,20 +173,21 @@ export async function profileHttpLoad(
   opts: BenchOptions,
   http: HttpBenchOptions,
   prepare: (gateway: BenchGateway) => Promise<ProfiledLoad>,
+  /** Added to the gateway's bench environment. */
+  env: Record<string, string> = {},
 ): Promise<ProfileSummary> {
   const dir = http.cpuProfDir ?? mkdtempSync(join(tmpdir(), 'calebe-profile-'));
-  const { bench, gateway } = await startHttpBench(title, opts, { ...http, cpuProfDir: dir });
+  const { bench, gateway } = await startHttpBench(title, opts, { ...http, cpuProfDir: dir }, env);
   let stopped = false;
   try {
+    const { request, ...load } = await prepare(gateway);
     const spec = {
       url: gateway.url,
-      method: 'POST' as const,
-      path: '/v1/pix',
-      body: PIX_BODY,
       connections: opts.clients,
       server: gateway,
       database: bench.name,
-      ...(await prepare(gateway)),
+      ...(request ?? { method: 'POST' as const, path: '/v1/pix', body: PIX_BODY }),
+      ...load,
     };
     if (opts.warmup > 0)
       console.log(describeRun('warm-up (discarded)', await loadRun({ ...spec, seconds: opts.warmup })));

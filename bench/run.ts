@@ -10,7 +10,7 @@ import { benchCreateCard } from './create-card.ts';
 import { benchCreatePix, type HttpBenchOptions } from './create-pix.ts';
 import { parseFlags, runnerArguments, UsageError } from './flags.ts';
 import { benchList } from './list.ts';
-import { benchPayerPage } from './payer-page.ts';
+import { benchPayerPage, benchProfilePage } from './payer-page.ts';
 import { benchProfileCard } from './profile-card.ts';
 import { benchProfileCreate } from './profile-create.ts';
 import { benchProfileReplay } from './profile-replay.ts';
@@ -50,6 +50,9 @@ names:
             the create-card loads (card, Pix) in --runs interleaved pairs of --seconds against one gateway
             under node --cpu-prof; each side's samples summed over its own windows, set side by side per
             request (self time by area, own functions by inclusive time)
+  profile-page
+            the page load (bench page) for --seconds against a gateway under node --cpu-prof; summarized
+            as profile-create
   profile-replay
             the replay load (one key and body) for --seconds against a gateway under node --cpu-prof;
             summarized as profile-create
@@ -79,7 +82,7 @@ flags (environment variable in brackets):
   --seconds N        seconds per measured run, each side                   [BENCH_SECONDS]      default 10
   --runs N           measured runs per side; medians are quoted            [BENCH_RUNS]         default 3
   --clients N        append clients / HTTP connections (and pgbench -c)    [BENCH_CLIENTS]      default 32;
-                     16 for page
+                     16 for page and profile-page
   --requests N       page: requests per bounded run                        [BENCH_REQUESTS]     default 3000
   --pool N           gateway pool size (create/replay: DATABASE_POOL_SIZE) [BENCH_POOL]         default 32
   --warmup N         seconds of discarded gateway load before run 1        [BENCH_WARMUP]       default 2;
@@ -168,7 +171,7 @@ function parse(argv: readonly string[]): {
     opts: {
       seconds: int('seconds', 10, 1, 600),
       runs: int('runs', 3, 1, 20),
-      clients: int('clients', name === 'page' ? 16 : 32, 1, 64),
+      clients: int('clients', name === 'page' || name === 'profile-page' ? 16 : 32, 1, 64),
       pool: int('pool', 32, 1, 64),
       warmup: int('warmup', JIT_WARMUP_BENCHMARKS.has(name ?? '') ? 20 : 2, 0, 120),
       events: int('events', 200_000, 1, 5_000_000),
@@ -205,6 +208,7 @@ async function main(): Promise<number> {
     'profile-replay',
     'replay',
     'page',
+    'profile-page',
     'all',
   ];
   if (![...known, 'seed', 'list', 'rebuild', 'summary', 'b345'].includes(name)) {
@@ -246,6 +250,7 @@ async function main(): Promise<number> {
   if (name === 'replay') results.replay = await benchReplay(opts, http);
   if (name === 'page') results.page = await benchPayerPage(opts, http, requests);
   if (name === 'profile-create') results.profile = await benchProfileCreate(opts, http);
+  if (name === 'profile-page') results.profile = await benchProfilePage(opts, http);
   if (name === 'profile-replay') results.profile = await benchProfileReplay(opts, http);
   console.log(`\ndone in ${((Date.now() - started.getTime()) / 1000).toFixed(0)} s`);
   if (opts.out) {
