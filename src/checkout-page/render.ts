@@ -434,11 +434,12 @@ ${forms}
 ${forms}
 </div>`;
   }
-  const title = `${view.merchantName ? `Pagamento para ${view.merchantName}` : 'Pagamento'}: ${formatBRL(view.amount)} — ${status}`;
+  const amount = formatBRL(view.amount);
+  const title = `${view.merchantName ? `Pagamento para ${view.merchantName}` : 'Pagamento'}: ${amount} — ${status}`;
   const main = `${banner}
 <div class="card">
   <h1>${view.merchantName ? `Pagamento para <span class="merchant">${escapeHtml(view.merchantName)}</span>` : 'Pagamento'}</h1>
-  <p class="amount">${escapeHtml(formatBRL(view.amount))}</p>
+  <p class="amount">${escapeHtml(amount)}</p>
   <p><span class="status status-${STATUS_CLASS[view.status]}">${escapeHtml(status)}</span></p>
   ${finalNote}
   ${retry}
