@@ -10,6 +10,7 @@ import {
   SIMULATED_BANNER,
   TEST_BANNER,
 } from '../charge-page/render.ts';
+import { BRAZILIAN_STATES } from '../contract/charges.ts';
 
 /**
  * The hosted checkout page (issue 25; SPEC 2.7, 4.9; docs/decisions.md "Hosted checkout (issue 25)"),
@@ -145,36 +146,6 @@ footer{color:#4b5563;font-size:.8rem;text-align:center;margin-top:1rem}
 @media (min-width:48rem){main{max-width:40rem;padding:2rem}}
 `;
 
-const STATES = [
-  'AC',
-  'AL',
-  'AP',
-  'AM',
-  'BA',
-  'CE',
-  'DF',
-  'ES',
-  'GO',
-  'MA',
-  'MT',
-  'MS',
-  'MG',
-  'PA',
-  'PB',
-  'PR',
-  'PE',
-  'PI',
-  'RJ',
-  'RN',
-  'RS',
-  'RO',
-  'RR',
-  'SC',
-  'SP',
-  'SE',
-  'TO',
-];
-
 interface Field {
   name: string;
   label: string;
@@ -246,9 +217,9 @@ function fieldHtml(method: CheckoutMethod, f: Field, view: CheckoutPageView): st
 
 function stateSelect(method: CheckoutMethod, view: CheckoutPageView): string {
   const chosen = view.error?.method === method ? (view.values?.state ?? '') : '';
-  const options = STATES.map(
-    (s) => `<option value="${s}"${s === chosen ? ' selected' : ''}>${s}</option>`,
-  ).join('');
+  const options = [...BRAZILIAN_STATES]
+    .map((s) => `<option value="${s}"${s === chosen ? ' selected' : ''}>${s}</option>`)
+    .join('');
   return `<label for="${method}-state">Estado</label>
       <select id="${method}-state" name="state" autocomplete="address-level1" required><option value="">Escolha</option>${options}</select>`;
 }

@@ -1,4 +1,4 @@
-import { type CheckoutCommand, checkout } from '../../../aggregates/checkout.ts';
+import { type CheckoutCommand, type CheckoutState, checkout } from '../../../aggregates/checkout.ts';
 import type { EventMetadata } from '../../../events/event-store.ts';
 import { handleCommand } from '../../command-handler.ts';
 import type { AppContext } from '../../context.ts';
@@ -43,11 +43,16 @@ export async function advanceCheckout(
   commands.push({ kind: 'expire' });
   const deps = { store: ctx.store, registry: ctx.events, now: () => now };
   let appended = false;
+  // Each decision starts from the state already folded (a page read costs no second read of the stream); a
+  // concurrent append fails the version check and is re-decided from the stream.
+  let known: { state: CheckoutState; version: number } = { state: before.state, version: before.version };
   for (const command of commands) {
     const r = await handleCommand(deps, checkout, checkoutStream(checkoutId), command, {
       metadata,
       retryOnConflict: true,
+      from: known,
     });
+    known = { state: r.state, version: r.version };
     appended ||= r.events.length > 0;
   }
   return appended ? foldCheckout(ctx, checkoutId) : before;

@@ -11,9 +11,8 @@ import { creditCardInput } from '../../../contract/credit-card.ts';
 import type { EventMetadata } from '../../../events/event-store.ts';
 import { handleCommand } from '../../command-handler.ts';
 import type { AppContext } from '../../context.ts';
-import { cardBrand } from '../../credit-card/brand.ts';
 import type { CardCharge } from '../../credit-card/card-charge.ts';
-import { cardFingerprint, cardKey } from '../../credit-card/card-token.ts';
+import { cardChargeFromData } from '../../credit-card/card-from-data.ts';
 import { type ChargeBody, createCharge } from '../../transactions/create/handler.ts';
 import { checkoutStream, foldCheckout } from '../record.ts';
 
@@ -84,18 +83,7 @@ async function cardCharge(ctx: AppContext, typed: PayerCard): Promise<CardCharge
     expiration: parsed.data.expiration as string,
     securityCode: parsed.data.security_code as string,
   };
-  return {
-    installments: 1,
-    masked: {
-      card_id: null,
-      brand: cardBrand(data.number),
-      last_four: data.number.slice(-4),
-      holder: data.holder,
-      expiration: data.expiration,
-    },
-    fingerprint: cardFingerprint(await cardKey(ctx.config), data),
-    secret: { kind: 'data', data },
-  };
+  return cardChargeFromData(ctx.config, data, 1);
 }
 
 /**

@@ -3,9 +3,8 @@ import { createCreditCard } from '../../../contract/operations/credit-card.ts';
 import type { CardData } from '../../../providers/port.ts';
 import { bind } from '../../bind.ts';
 import { create } from '../../transactions/create/route.ts';
-import { cardBrand } from '../brand.ts';
 import type { CardCharge } from '../card-charge.ts';
-import { cardFingerprint, cardKey } from '../card-token.ts';
+import { cardChargeFromData } from '../card-from-data.ts';
 import { ownedCard } from '../stored-card.ts';
 
 /**
@@ -41,18 +40,7 @@ export const createRoute = bind(createCreditCard, async (call, ctx) => {
       expiration: credit_card.expiration as string,
       securityCode: credit_card.security_code as string,
     };
-    card = {
-      installments: installments ?? 1,
-      masked: {
-        card_id: null,
-        brand: cardBrand(data.number),
-        last_four: data.number.slice(-4),
-        holder: data.holder,
-        expiration: data.expiration,
-      },
-      fingerprint: cardFingerprint(await cardKey(ctx.config), data),
-      secret: { kind: 'data', data },
-    };
+    card = await cardChargeFromData(ctx.config, data, installments ?? 1);
   }
   return create(ctx, 'credit_card', '/v1/credit-card', call, body, owner, card);
 });
