@@ -253,7 +253,7 @@ export async function runF9(_opts: ChaosOptions): Promise<boolean> {
       ['database', dump],
     ] as const) {
       if (text.includes(round.number)) leaks.push(`${where}: number …${round.number.slice(-4)}`);
-      if (new RegExp(`(?<![0-9A-Za-z])${round.code}(?![0-9A-Za-z])`).test(text))
+      if (new RegExp(`(?<![0-9A-Za-z.])${round.code}(?![0-9A-Za-z.])`).test(text))
         leaks.push(`${where}: code ${round.code}`);
     }
   }

@@ -96,9 +96,17 @@ function charge(key: string, number: string, code: string, top: Record<string, u
   });
 }
 
-/** `needle` standing alone (not inside a longer run of letters or digits, such as an id or a hash). */
-function standsAlone(haystack: string, needle: string): boolean {
-  return new RegExp(`(?<![0-9A-Za-z])${needle}(?![0-9A-Za-z])`).test(haystack);
+/**
+ * `needle` standing alone: not inside a longer run of letters or digits (an id, a hash), nor a number's
+ * decimals or a timestamp's fraction (PostgreSQL prints `…:39.7391+00` when the microseconds end in 00, and a
+ * log's `responseTime` may be `12.7391`): a CI run once met such a coincidence.
+ */
+function standsAlone(haystack: string, needle: string): string | null {
+  const hit = new RegExp(`(?<![0-9A-Za-z.])${needle}(?![0-9A-Za-z.])`).exec(haystack);
+  // The surroundings (never the code itself: the message shows where, so a coincidence can be told apart).
+  return hit
+    ? `${haystack.slice(Math.max(0, hit.index - 24), hit.index)}<code>${haystack.slice(hit.index + needle.length, hit.index + needle.length + 24)}`
+    : null;
 }
 
 function assertNowhere(where: string, haystack: string): void {
@@ -108,7 +116,10 @@ function assertNowhere(where: string, haystack: string): void {
     assert.ok(!haystack.includes(Buffer.from(n).toString('base64')), `${where}: base64 of a number`);
     assert.ok(!haystack.includes(Buffer.from(n).toString('hex')), `${where}: hex of a number`);
   }
-  for (const c of used.codes) assert.ok(!standsAlone(haystack, c), `${where} holds the security code ${c}`);
+  for (const c of used.codes) {
+    const around = standsAlone(haystack, c);
+    assert.equal(around, null, `${where} holds the security code ${c}: ${around}`);
+  }
   for (const t of calls.tokens) {
     assert.ok(!haystack.includes(t), `${where} holds a provider token`);
     assert.ok(!haystack.includes(Buffer.from(t).toString('base64')), `${where}: base64 of a token`);
