@@ -7,7 +7,7 @@ import { SIMULATED_BANNER, TEST_BANNER } from '../../src/charge-page/render.ts';
 import { checkoutFollowJob } from '../../src/commands/checkouts/follow/job.ts';
 import { ARTIFACTS } from '../support/browser.ts';
 import { pixBody } from '../support/charges.ts';
-import { accessible, checkoutBrowser, text } from '../support/checkout-browser.ts';
+import { accessible, checkoutBrowser, submitted, text } from '../support/checkout-browser.ts';
 import { useExternalProviderWorld } from '../support/external-provider.ts';
 import { type SeededKey, seedTenantAndKey } from '../support/fixtures.ts';
 import { jobDeps } from '../support/jobs.ts';
@@ -135,10 +135,7 @@ describe('checkout page in headless Chromium against the provider emulator (issu
       await accessible(page, 'card form at 1280 px (emulator)');
       await page.screenshot({ path: `${ARTIFACTS}/checkout-emu-card-1280.png`, fullPage: true });
       const form = await typeCard(page, '4012888888881881');
-      await Promise.all([
-        page.waitForURL(checkout.url),
-        form.getByRole('button', { name: 'Pagar com cartão' }).click(),
-      ]);
+      await submitted(page, () => form.getByRole('button', { name: 'Pagar com cartão' }).click());
       const shown = await text(page);
       real(shown);
       assert.ok(shown.includes(PAID_NOTE), shown);
@@ -168,10 +165,7 @@ describe('checkout page in headless Chromium against the provider emulator (issu
     const { page } = opened;
     try {
       const form = await typeCard(page, '4000000000000002');
-      await Promise.all([
-        page.waitForURL(checkout.url),
-        form.getByRole('button', { name: 'Pagar com cartão' }).click(),
-      ]);
+      await submitted(page, () => form.getByRole('button', { name: 'Pagar com cartão' }).click());
       const declined = await text(page);
       assert.ok(declined.includes('O cartão foi recusado'), declined);
       assert.ok(!(await page.content()).includes('4000000000000002'), 'the card is not in the page');
@@ -183,10 +177,7 @@ describe('checkout page in headless Chromium against the provider emulator (issu
       assert.equal(failed.status, 'failed');
       assert.equal(failed.provider_error_code, '05');
 
-      await Promise.all([
-        page.waitForURL(checkout.url),
-        page.getByRole('button', { name: 'Pagar com Pix' }).click(),
-      ]);
+      await submitted(page, () => page.getByRole('button', { name: 'Pagar com Pix' }).click());
       const { transaction_ids } = await checkoutOf(checkout.id);
       assert.equal(transaction_ids.length, 2);
       const pixId = transaction_ids[1];
@@ -235,10 +226,7 @@ describe('checkout page in headless Chromium against the provider emulator (issu
         if (width === 390) {
           await accessible(page, 'open checkout at 390 px (emulator)');
           await page.screenshot({ path: `${ARTIFACTS}/checkout-emu-open-390.png`, fullPage: true });
-          await Promise.all([
-            page.waitForURL(checkout.url),
-            page.getByRole('button', { name: 'Gerar boleto' }).click(),
-          ]);
+          await submitted(page, () => page.getByRole('button', { name: 'Gerar boleto' }).click());
         }
         const [boletoId] = (await checkoutOf(checkout.id)).transaction_ids;
         const charge = await transaction(boletoId);

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import { SIMULATED_BANNER } from '../../src/charge-page/render.ts';
 import { ARTIFACTS } from '../support/browser.ts';
 import { pixBody } from '../support/charges.ts';
-import { accessible, checkoutBrowser, text } from '../support/checkout-browser.ts';
+import { accessible, checkoutBrowser, submitted, text } from '../support/checkout-browser.ts';
 import { type SeededKey, seedTenantAndKey } from '../support/fixtures.ts';
 import { startTestApp, type TestApp } from '../support/http.ts';
 
@@ -95,7 +95,7 @@ describe('checkout page in headless Chromium (issue 25)', () => {
       await form.getByLabel('Estado').selectOption('SP');
       // Keyboard: the button is reached and pressed like any control.
       await form.getByRole('button', { name: 'Pagar com Pix' }).focus();
-      await Promise.all([page.waitForURL(checkout.url), page.keyboard.press('Enter')]);
+      await submitted(page, () => page.keyboard.press('Enter'));
       assert.equal(page.url(), checkout.url, 'back on the page: nothing the payer typed is in the address');
 
       const charged = await text(page);
@@ -130,10 +130,7 @@ describe('checkout page in headless Chromium (issue 25)', () => {
       assert.equal(await page.locator('input[autocomplete="postal-code"]').count(), 0, 'nothing asked');
       await accessible(page, 'open checkout at 1280 px');
       await page.screenshot({ path: `${ARTIFACTS}/checkout-open-1280.png`, fullPage: true });
-      await Promise.all([
-        page.waitForURL(checkout.url),
-        page.getByRole('button', { name: 'Gerar boleto' }).click(),
-      ]);
+      await submitted(page, () => page.getByRole('button', { name: 'Gerar boleto' }).click());
       const pending = await text(page);
       assert.ok(pending.includes('Pagamento por Boleto'), pending);
       assert.ok(pending.includes(SIMULATED_BANNER), pending);
@@ -180,10 +177,7 @@ describe('checkout page in headless Chromium (issue 25)', () => {
       await accessible(page, 'card form at 390 px');
       await page.screenshot({ path: `${ARTIFACTS}/checkout-card-390.png`, fullPage: true });
       const form = await typeCard('4000000000000002');
-      await Promise.all([
-        page.waitForURL(checkout.url),
-        form.getByRole('button', { name: 'Pagar com cartão' }).click(),
-      ]);
+      await submitted(page, () => form.getByRole('button', { name: 'Pagar com cartão' }).click());
       const declined = await text(page);
       assert.ok(declined.includes('O cartão foi recusado'), declined);
       assert.ok(
@@ -193,10 +187,7 @@ describe('checkout page in headless Chromium (issue 25)', () => {
       assert.equal(await page.locator('#cc-number').inputValue(), '', 'nor filled back');
       await accessible(page, 'declined card at 390 px');
       await page.screenshot({ path: `${ARTIFACTS}/checkout-card-declined-390.png`, fullPage: true });
-      await Promise.all([
-        page.waitForURL(checkout.url),
-        page.getByRole('button', { name: 'Pagar com Pix' }).click(),
-      ]);
+      await submitted(page, () => page.getByRole('button', { name: 'Pagar com Pix' }).click());
       const { transaction_ids } = await checkoutOf(checkout.id);
       assert.equal(transaction_ids.length, 2);
       await simulatePaid(transaction_ids[1]);
@@ -217,10 +208,7 @@ describe('checkout page in headless Chromium (issue 25)', () => {
       await form.getByLabel('Número do cartão').fill('4111111111111111');
       await form.getByLabel('Validade (MM/AAAA)').fill('12/2035');
       await form.getByLabel('Código de segurança').fill('123');
-      await Promise.all([
-        second.page.waitForURL(approvedCheckout.url),
-        form.getByRole('button', { name: 'Pagar com cartão' }).click(),
-      ]);
+      await submitted(second.page, () => form.getByRole('button', { name: 'Pagar com cartão' }).click());
       assert.ok((await text(second.page)).includes('Pagamento simulado confirmado'));
       assert.ok(!(await second.page.content()).includes('4111111111111111'));
       await accessible(second.page, 'card paid at 1280 px');

@@ -66,3 +66,15 @@ export function checkoutBrowser(baseUrl: () => string) {
 
   return { open, sameOriginOnly, close };
 }
+
+/**
+ * Runs `act` (a form's submit) and waits until the page it leads to is loaded: the form posts, the gateway
+ * answers (303 back, or the page again) and the browser commits and loads the new document. Not
+ * `waitForURL(checkout.url)`: the page is already at that URL, so it resolves before the post has even
+ * been answered (a CI run read the old page that way).
+ */
+export async function submitted(page: Page, act: () => Promise<unknown>): Promise<void> {
+  const committed = page.waitForEvent('framenavigated', { predicate: (f) => f === page.mainFrame() });
+  await Promise.all([committed, act()]);
+  await page.waitForLoadState('load');
+}
