@@ -171,7 +171,7 @@ export async function runF9(_opts: ChaosOptions): Promise<boolean> {
       ['charge held at the provider', 'create', 0, '8462'],
     ] as const
   ).map(([name, held, last, code]) => {
-    const number = uniqueCardNumber(last);
+    const number = uniqueCardNumber(last, [code]);
     return {
       name,
       held,

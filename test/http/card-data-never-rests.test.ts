@@ -132,17 +132,17 @@ describe('card data never rests (issue 25 item 2; SPEC 2.2, 2.3, 6, 8)', () => {
     const outcomes: TestResponse[] = [];
 
     // The emulator (production provider): approved, declined, no answer, HTTP 500.
-    const approved = await charge(live, uniqueCardNumber(0), CODES[0]);
+    const approved = await charge(live, uniqueCardNumber(0, CODES), CODES[0]);
     assert.equal(approved.status, 201, approved.text);
     outcomes.push(approved);
-    const declined = await charge(live, uniqueCardNumber(2), CODES[1]);
+    const declined = await charge(live, uniqueCardNumber(2, CODES), CODES[1]);
     assertError(declined, 502, 'provider_rejected');
     outcomes.push(declined);
-    const uncertain = await charge(live, uniqueCardNumber(6), CODES[2]);
+    const uncertain = await charge(live, uniqueCardNumber(6, CODES), CODES[2]);
     assert.equal(uncertain.status, 202, uncertain.text);
     outcomes.push(uncertain);
     await world.control.fault({ operation: 'create', times: 1, fault: { type: 'http_error', status: 500 } });
-    const failing = await charge(live, uniqueCardNumber(4), CODES[3]);
+    const failing = await charge(live, uniqueCardNumber(4, CODES), CODES[3]);
     assert.equal(failing.status, 202, failing.text);
     outcomes.push(failing);
     await world.control.fault({
@@ -150,15 +150,15 @@ describe('card data never rests (issue 25 item 2; SPEC 2.2, 2.3, 6, 8)', () => {
       times: 1,
       fault: { type: 'http_error', status: 500, body: 'internal error' },
     });
-    const tokenizeFails = await charge(live, uniqueCardNumber(9), CODES[4]);
+    const tokenizeFails = await charge(live, uniqueCardNumber(9, CODES), CODES[4]);
     assert.ok([502, 202].includes(tokenizeFails.status), tokenizeFails.text);
     outcomes.push(tokenizeFails);
 
     // Validation errors: an expiration in the past with a valid number; a malformed body carrying a number.
-    const approvedAgain = await charge(live, uniqueCardNumber(1), CODES[5]);
+    const approvedAgain = await charge(live, uniqueCardNumber(1, CODES), CODES[5]);
     assert.equal(approvedAgain.status, 201, approvedAgain.text);
     outcomes.push(approvedAgain);
-    const pastNumber = uniqueCardNumber(1);
+    const pastNumber = uniqueCardNumber(1, CODES);
     used.numbers.push(pastNumber);
     used.codes.push(CODES[6]);
     const past = await world.app.request('POST', '/v1/credit-card', {
