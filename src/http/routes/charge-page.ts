@@ -30,14 +30,24 @@ const tags: TagName[] = ['Payer pages'];
 const notFound = () => new ApiError('not_found', 'The charge does not exist.');
 
 /**
- * Sent with every answer of these routes, errors included: the URL is a capability (whoever has it sees
- * the charge), so nothing is cached, the URL never leaves in a Referer, and the page cannot be framed.
+ * Sent with every answer of the payer pages, errors included: the URL is a capability (whoever has it sees
+ * the charge), so nothing is cached, the URL never leaves in a Referer, and the page cannot be framed. The
+ * checkout page, which posts forms, uses `same-origin` (checkout-page.ts).
  */
-function secureHeaders(reply: FastifyReply): void {
+export function secureHeaders(
+  reply: FastifyReply,
+  referrerPolicy: 'no-referrer' | 'same-origin' = 'no-referrer',
+): void {
   reply.header('cache-control', 'no-store');
   reply.header('x-content-type-options', 'nosniff');
-  reply.header('referrer-policy', 'no-referrer');
+  reply.header('referrer-policy', referrerPolicy);
   reply.header('x-frame-options', 'DENY');
+}
+
+/** The tenant's current name from its read model (a rename shows at once); null if it cannot be read. */
+export async function merchantName(db: AppContext['db'], tenantId: string): Promise<string | null> {
+  const row = await db.selectFrom('tenants').select('name').where('id', '=', tenantId).executeTakeFirst();
+  return row?.name ?? null;
 }
 
 /**
@@ -115,16 +125,6 @@ export function registerChargePageRoutes(app: HttpServer, ctx: AppContext): void
     return notFoundPage(reply);
   }
 
-  /** The tenant's current name from its read model (a rename shows at once); null if it cannot be read. */
-  async function merchantName(tenantId: string): Promise<string | null> {
-    const row = await ctx.db
-      .selectFrom('tenants')
-      .select('name')
-      .where('id', '=', tenantId)
-      .executeTakeFirst();
-    return row?.name ?? null;
-  }
-
   /** The transaction the link names, with its creation request (SPEC 2.3), folded from its stream; or 404. */
   async function linkedCharge(
     id: string,
@@ -186,7 +186,7 @@ export function registerChargePageRoutes(app: HttpServer, ctx: AppContext): void
       secureHeaders(reply);
       await limiter.consume(request.ip);
       const transaction = await linkedTransaction(request.params.id, request.params.signature);
-      const view = chargePageView(transaction, await merchantName(transaction.tenant_id));
+      const view = chargePageView(transaction, await merchantName(ctx.db, transaction.tenant_id));
       const html = await renderChargePage(view, { now: ctx.now() });
       reply.header('content-security-policy', CHARGE_PAGE_CSP);
       return reply.type('text/html; charset=utf-8').send(html);
@@ -244,7 +244,7 @@ export function registerChargePageRoutes(app: HttpServer, ctx: AppContext): void
       const input = boletoPdfInput(
         transaction,
         charge.request,
-        await merchantName(transaction.tenant_id),
+        await merchantName(ctx.db, transaction.tenant_id),
         charge.boletoDetails,
       );
       // No boleto numbers (a Pix, the simulator's boleto, an issuance not finished): nothing is made up.

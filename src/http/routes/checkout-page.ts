@@ -24,24 +24,19 @@ import type { EventMetadata } from '../../events/event-store.ts';
 import { ApiError } from '../errors.ts';
 import type { HttpServer } from '../fastify.ts';
 import { createPayerPageLimiter } from '../payer-page-limit.ts';
-import { chargePageView } from './charge-page.ts';
+import { secureHeaders as chargePageHeaders, chargePageView, merchantName } from './charge-page.ts';
 
 const tags: TagName[] = ['Payer pages'];
 const FORM_LIMIT = 16 * 1024;
 const notFound = () => new ApiError('not_found', 'The checkout does not exist.');
 
 /**
- * Every answer of these routes: the URL is a capability, so nothing is cached and the page cannot be framed.
- * The referrer policy is `same-origin`, not the charge page's `no-referrer`: a browser sends `Origin: null`
- * with a form posted under `no-referrer`, which the gateway's origin check (SPEC 5.8) refuses; under
- * `same-origin` the link still never leaves in a Referer to another site (docs/decisions.md "Hosted checkout").
+ * Every answer of these routes: the charge page's headers with the referrer policy `same-origin`, not
+ * `no-referrer`: a browser sends `Origin: null` with a form posted under `no-referrer`, which the gateway's
+ * origin check (SPEC 5.8) refuses; under `same-origin` the link still never leaves in a Referer to another
+ * site (docs/decisions.md "Hosted checkout").
  */
-function secureHeaders(reply: FastifyReply): void {
-  reply.header('cache-control', 'no-store');
-  reply.header('x-content-type-options', 'nosniff');
-  reply.header('referrer-policy', 'same-origin');
-  reply.header('x-frame-options', 'DENY');
-}
+const secureHeaders = (reply: FastifyReply) => chargePageHeaders(reply, 'same-origin');
 
 const html = { 'text/html': { schema: z.string() } };
 const notFoundResponse = {
@@ -168,15 +163,6 @@ export function registerCheckoutPageRoutes(app: HttpServer, ctx: AppContext): vo
     return `${folded.state.status}.${folded.state.attempts.length}.${chargeStatus ?? '-'}`;
   }
 
-  async function merchantName(tenantId: string): Promise<string | null> {
-    const row = await ctx.db
-      .selectFrom('tenants')
-      .select('name')
-      .where('id', '=', tenantId)
-      .executeTakeFirst();
-    return row?.name ?? null;
-  }
-
   /**
    * The page of `folded`, reached by `signature` (verified by linkedCheckout, so it is the checkout's own and
    * the path needs no second HMAC).
@@ -200,7 +186,7 @@ export function registerCheckoutPageRoutes(app: HttpServer, ctx: AppContext): vo
     const html = await renderCheckoutPage(
       {
         id: c.checkout_id,
-        merchantName: await merchantName(c.tenant_id),
+        merchantName: await merchantName(ctx.db, c.tenant_id),
         status: folded.state.status,
         acceptsPayments: acceptsPayments(folded.state, now),
         methods: c.methods,
