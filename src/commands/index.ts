@@ -13,6 +13,7 @@ import { paymentSettingsFeature } from './payment-settings/feature.ts';
 import { providersFeature } from './providers/feature.ts';
 import { routingRulesFeature } from './routing-rules/feature.ts';
 import { sessionsFeature } from './sessions/feature.ts';
+import { subscriptionsFeature } from './subscriptions/feature.ts';
 import { summaryFeature } from './summary/feature.ts';
 import { tenantsFeature } from './tenants/feature.ts';
 import { transactionsFeature } from './transactions/feature.ts';
@@ -44,6 +45,7 @@ export const FEATURES: readonly Feature[] = [
   transactionsFeature,
   creditCardFeature,
   checkoutsFeature,
+  subscriptionsFeature,
 ];
 
 /** Every domain event type the gateway writes, with its schema, upcasters and audit action name. */

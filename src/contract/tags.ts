@@ -14,6 +14,11 @@ export const TAGS = [
     name: 'Checkouts',
     description: 'Hosted checkout links: the payer picks Pix or boleto on a page of the gateway.',
   },
+  {
+    name: 'Subscriptions',
+    description:
+      'Recurring charges by boleto, Pix link and card, their cycles, and test clocks for test mode.',
+  },
   { name: 'Cost centers', description: "Cost centers of the key's tenant." },
   { name: 'Payer pages', description: 'The charge page and boleto PDF links; the signed URL is the access.' },
   { name: 'Panel: sessions', description: 'Panel login and logout.' },

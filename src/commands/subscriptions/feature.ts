@@ -1,0 +1,17 @@
+import { subscriptionEvents } from '../../aggregates/subscription.ts';
+import { cycleEvents } from '../../aggregates/subscription-cycle.ts';
+import { subscriptionCyclesProjection, subscriptionsProjection } from '../../projections/subscriptions.ts';
+import type { Feature } from '../feature.ts';
+
+/**
+ * Subscriptions and their cycles (issue 26; SPEC 2.4, 2.5, 3.3, 3.4, 4.10; docs/decisions.md "Subscriptions
+ * (issue 26)"): the API creates, reads and changes them; the scheduler job issues each cycle once.
+ */
+export const subscriptionsFeature: Feature = {
+  name: 'subscriptions',
+  tag: 'Subscriptions',
+  events: [...subscriptionEvents, ...cycleEvents],
+  projections: { inline: [subscriptionsProjection, subscriptionCyclesProjection] },
+  routes: [],
+  jobs: [],
+};
