@@ -1,7 +1,7 @@
 import type { CheckoutMethod } from '../../aggregates/checkout.ts';
 import { DomainError } from '../../aggregates/decider.ts';
 import { policyOf } from '../../aggregates/transaction.ts';
-import { resolveProviderFor } from '../../routing/resolve-provider.ts';
+import { type CandidateProvider, resolveProviderFor } from '../../routing/resolve-provider.ts';
 import type { AppContext } from '../context.ts';
 import { simulatorEnabled } from '../providers/bootstrap-simulator.ts';
 
@@ -11,12 +11,13 @@ import { simulatorEnabled } from '../providers/bootstrap-simulator.ts';
  * (`provider_not_configured`), method disabled, `max_amount`, a marketplace provider, Pix or card at an
  * external sandbox, the simulator switch. So a link that cannot be paid is never created. The payer-dependent checks
  * (the external provider's payer rules) and the production controls of SPEC 5.8 run when the payer picks a
- * method: the charge is created then, by the same command as POST /v1/pix or /v1/boleto.
+ * method: the charge is created then, by the same command as POST /v1/pix or /v1/boleto. Answers the provider
+ * the route leads to (a card subscription checks its production controls: src/commands/subscriptions/create/).
  */
 export async function requirePayableRoute(
   ctx: Pick<AppContext, 'db' | 'config'>,
   input: { tenantId: string; livemode: boolean; method: CheckoutMethod; amount: number },
-): Promise<void> {
+): Promise<CandidateProvider> {
   const { provider: p } = await resolveProviderFor(ctx.db, {
     tenantId: input.tenantId,
     method: input.method,
@@ -33,4 +34,5 @@ export async function requirePayableRoute(
   if (input.livemode && p.kind === 'simulator' && !simulatorEnabled(ctx.config)) {
     throw new DomainError('simulator_disabled', 'The simulator is disabled (ENABLE_SIMULATOR).');
   }
+  return p;
 }

@@ -2,6 +2,12 @@ import { subscriptionEvents } from '../../aggregates/subscription.ts';
 import { cycleEvents } from '../../aggregates/subscription-cycle.ts';
 import { subscriptionCyclesProjection, subscriptionsProjection } from '../../projections/subscriptions.ts';
 import type { Feature } from '../feature.ts';
+import { changeRoute } from './change/route.ts';
+import { createRoute } from './create/route.ts';
+import { cyclesRoute } from './cycles/route.ts';
+import { deleteRoute } from './delete/route.ts';
+import { getRoute } from './get/route.ts';
+import { listRoute } from './list/route.ts';
 
 /**
  * Subscriptions and their cycles (issue 26; SPEC 2.4, 2.5, 3.3, 3.4, 4.10; docs/decisions.md "Subscriptions
@@ -12,6 +18,6 @@ export const subscriptionsFeature: Feature = {
   tag: 'Subscriptions',
   events: [...subscriptionEvents, ...cycleEvents],
   projections: { inline: [subscriptionsProjection, subscriptionCyclesProjection] },
-  routes: [],
+  routes: [createRoute, listRoute, getRoute, cyclesRoute, changeRoute, deleteRoute],
   jobs: [],
 };

@@ -7,6 +7,7 @@ import * as paymentSettings from './payment-settings.ts';
 import * as providers from './providers.ts';
 import * as routingRules from './routing-rules.ts';
 import * as sessions from './sessions.ts';
+import * as subscriptions from './subscriptions.ts';
 import * as summary from './summary.ts';
 import * as tenants from './tenants.ts';
 import * as transactions from './transactions.ts';
@@ -35,4 +36,5 @@ export const OPERATION_MODULES = [
   transactions,
   creditCard,
   checkouts,
+  subscriptions,
 ] as const;

@@ -27,6 +27,7 @@ import { type CommandDeps, handleCommand } from '../../command-handler.ts';
 import type { AppContext } from '../../context.ts';
 import { resolveCostCenter } from '../../cost-centers/resolve.ts';
 import type { CardCharge } from '../../credit-card/card-charge.ts';
+import { isCardExpired } from '../../credit-card/card-expiry.ts';
 import { issueCardCharge } from '../../credit-card/issue-card.ts';
 import {
   type ClaimInput,
@@ -314,8 +315,7 @@ async function route(ctx: ChargeContext, input: CreateChargeInput): Promise<Rout
 
 /** SPEC 4.9: an expiry `MM/YYYY` not in the past, by the month in America/Sao_Paulo. */
 function requireUnexpiredCard(card: CardCharge, now: Date): void {
-  const [month, year] = card.masked.expiration.split('/');
-  if (`${year}-${month}` < saoPauloDate(now).slice(0, 7)) {
+  if (isCardExpired(card.masked.expiration, now)) {
     throw invalid(
       card.secret.kind === 'data' ? 'credit_card.expiration' : 'credit_card.card_id',
       'The card has expired (MM/YYYY before this month in America/Sao_Paulo).',

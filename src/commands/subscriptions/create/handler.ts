@@ -1,0 +1,251 @@
+import { DomainError, isDomainError } from '../../../aggregates/decider.ts';
+import { type SubscriptionCreatedData, subscription } from '../../../aggregates/subscription.ts';
+import { addDays, saoPauloDate } from '../../../aggregates/subscription-calendar.ts';
+import { ADVANCE_DAYS, type CreateSubscriptionBody } from '../../../contract/subscriptions.ts';
+import type { EventMetadata } from '../../../events/event-store.ts';
+import { newId } from '../../../ids.ts';
+import type { CardData } from '../../../providers/port.ts';
+import { checkDestinationSyntax, destinationPolicy } from '../../../webhooks/ssrf-guard.ts';
+import { requirePayableRoute } from '../../checkouts/routing.ts';
+import { handleCommand } from '../../command-handler.ts';
+import type { AppContext } from '../../context.ts';
+import { resolveCostCenter } from '../../cost-centers/resolve.ts';
+import type { CardCharge } from '../../credit-card/card-charge.ts';
+import { isCardExpired } from '../../credit-card/card-expiry.ts';
+import { cardChargeFromData } from '../../credit-card/card-from-data.ts';
+import { cardKey } from '../../credit-card/card-token.ts';
+import { ownedCard } from '../../credit-card/stored-card.ts';
+import { claimIdempotencyKey, type JsonValue, readClaim, requestHash } from '../../idempotency.ts';
+import { type ApiKeyPrincipal, requireScopes } from '../../principal.ts';
+import { authorizeLiveIssuance } from '../../transactions/shared/live-payments.ts';
+import { type FoldedSubscription, foldSubscription, subscriptionStream } from '../record.ts';
+import { SUBSCRIPTION_METHOD_SCOPE } from '../scope.ts';
+
+export type SubscriptionCreateContext = Pick<AppContext, 'store' | 'events' | 'db' | 'now' | 'config'>;
+
+function invalid(param: string, message: string): DomainError {
+  return new DomainError('validation_error', message, { param });
+}
+
+/** SPEC 4.10 `credit_card` as idempotency compares it: a token, or the data's keyed fingerprint, never the data. */
+function cardForHash(b: CreateSubscriptionBody, typed: CardCharge | null): JsonValue {
+  const c = b.credit_card;
+  if (!c) return null;
+  const common = { installments: c.installments, authorized: c.authorized };
+  if (c.token !== undefined) return { token: c.token, ...common };
+  return {
+    holder: c.holder ?? null,
+    expiration: c.expiration ?? null,
+    fingerprint: typed?.fingerprint ?? null,
+    ...common,
+  };
+}
+
+/**
+ * `POST /v1/subscriptions` (SPEC 4 common rules, 4.10, 5.3, 5.5, 8; docs/decisions.md "Subscriptions (issue
+ * 26)"). Checks, in order: the method's write scope (403), `tenant_id` (422 tenant_from_api_key), then every
+ * rule that needs the server (validate below); then claims the key (scope tenant + key in the key's mode; the
+ * hash covers the normalized body with its defaults, the cost center and the card's fingerprint, never the
+ * card number or code) and appends `Subscription.Created`. A replay answers the subscription as it is now,
+ * never re-validated; a claim left without its subscription (a crash between the appends) is completed from
+ * the claim. The first charge is not issued here: the scheduler's emission is wired in by the lead (issue 26
+ * item 3), and so is a card's registration, which needs the `card` this answers (memory only).
+ */
+export async function createSubscription(
+  ctx: SubscriptionCreateContext,
+  principal: ApiKeyPrincipal,
+  input: { body: CreateSubscriptionBody; idempotencyKey: string; route: string },
+  metadata: EventMetadata,
+): Promise<{ folded: FoldedSubscription; created: boolean; card: CardCharge | null }> {
+  const b = input.body;
+  requireScopes(principal, [SUBSCRIPTION_METHOD_SCOPE[b.method]]);
+  if (b.tenant_id !== undefined) {
+    throw new DomainError(
+      'tenant_from_api_key',
+      'Do not send tenant_id: the tenant comes from the API key.',
+      { param: 'tenant_id' },
+    );
+  }
+  const scope = principal.tenantId;
+  const deps = { store: ctx.store, registry: ctx.events, now: () => ctx.now() };
+  const subscriptionId = newId('sub');
+  const data: SubscriptionCreatedData = {
+    subscription_id: subscriptionId,
+    tenant_id: principal.tenantId,
+    livemode: principal.livemode,
+    name: b.name,
+    description: b.description ?? b.name,
+    amount: b.amount,
+    method: b.method,
+    first_due_date: b.first_due_date,
+    interval_months: b.interval_months,
+    advance_days: b.advance_days ?? ADVANCE_DAYS[b.method].default,
+    customer: b.customer,
+    authorization_id: b.authorization_id ?? null,
+    callback_url: b.callback_url ?? null,
+    cost_center_id: b.cost_center_id ?? null,
+    test_clock_id: b.test_clock_id ?? null,
+  };
+
+  // Card data is fingerprinted first: a replay's hash needs it even when validation fails today.
+  const typed = b.credit_card ? await typedCard(ctx, b.credit_card) : null;
+  let card: CardCharge | null = typed;
+  try {
+    card = await validate(ctx, principal, b, data, typed);
+  } catch (error) {
+    // A replay is answered as stored, even when it would not pass today (a date now in the past).
+    const held = await readClaim(deps, scope, input.idempotencyKey, principal.livemode);
+    if (!held) throw error;
+  }
+  const { subscription_id: _, ...facts } = data;
+  const normalized = { ...facts, credit_card: cardForHash(b, typed) };
+  const { first, claim } = await claimIdempotencyKey(
+    deps,
+    {
+      scope,
+      livemode: principal.livemode,
+      key: input.idempotencyKey,
+      method: 'POST',
+      route: input.route,
+      body: normalized,
+      requestHash: requestHash('POST', input.route, normalized),
+      resourceId: subscriptionId,
+      payload: { subscription: JSON.parse(JSON.stringify(data)) as JsonValue },
+    },
+    metadata,
+  );
+  const id = claim.resource_id;
+  const existing = first ? undefined : await foldSubscription(ctx, id);
+  if (existing) return { folded: existing, created: false, card: null };
+  const claimed = claim.payload.subscription as unknown as SubscriptionCreatedData;
+  const r = await handleCommand(
+    deps,
+    subscription,
+    subscriptionStream(id),
+    { kind: 'create', data: claimed },
+    { metadata, retryOnConflict: true },
+  );
+  const folded = await foldSubscription(ctx, id);
+  if (!folded) throw new Error(`subscription ${id} missing after its creation`);
+  const created = first && r.events.length > 0;
+  return { folded, created, card: created ? card : null };
+}
+
+/**
+ * The rules of a new subscription that need the clock, other records or the configuration; reads only, so a
+ * refusal stores nothing. Answers the card to register (card subscriptions), held in memory only.
+ */
+async function validate(
+  ctx: SubscriptionCreateContext,
+  principal: ApiKeyPrincipal,
+  b: CreateSubscriptionBody,
+  data: SubscriptionCreatedData,
+  typed: CardCharge | null,
+): Promise<CardCharge | null> {
+  const now = ctx.now();
+  const today = saoPauloDate(now);
+  if (b.first_due_date < today) {
+    throw invalid('first_due_date', 'first_due_date must be today or later (America/Sao_Paulo).');
+  }
+  if ((b.method === 'boleto' || b.method === 'pix') && b.first_due_date > addDays(today, 365)) {
+    throw invalid('first_due_date', 'first_due_date must be at most 365 days ahead for boleto and pix.');
+  }
+  if (b.method === 'pix_automatic' && b.first_due_date < addDays(today, 2)) {
+    throw invalid('first_due_date', 'first_due_date must be at least 2 days ahead for pix_automatic.');
+  }
+  if (b.method === 'pix_automatic') {
+    // Issue 27 (Pix Automatic authorizations) is not built: no authorization can exist yet.
+    throw invalid('authorization_id', 'No Pix Automatic authorization exists with this id.');
+  }
+  if (b.test_clock_id !== undefined && principal.livemode) {
+    throw invalid('test_clock_id', 'Test clocks are for test keys only.');
+  }
+  if (b.callback_url !== undefined) {
+    const check = checkDestinationSyntax(b.callback_url, destinationPolicy(ctx.config));
+    if (!check.ok) throw invalid('callback_url', `callback_url is not allowed: ${check.reason}.`);
+  }
+  if (b.cost_center_id !== undefined) await resolveCostCenter(ctx, principal.tenantId, b.cost_center_id);
+  const card = b.method === 'credit_card' ? await cardOf(ctx, principal, b, typed) : null;
+  if (b.method === 'credit_card') await requireCardRoute(ctx, principal, data);
+  const probe = subscription.decide({ kind: 'create', data }, subscription.initialState, { now });
+  if (isDomainError(probe)) throw probe;
+  return card;
+}
+
+/** Card data as typed (the contract's schema has checked its shape and Luhn): held in memory, fingerprinted. */
+async function typedCard(
+  ctx: SubscriptionCreateContext,
+  c: NonNullable<CreateSubscriptionBody['credit_card']>,
+): Promise<CardCharge | null> {
+  if (c.token !== undefined) return null;
+  const cardData: CardData = {
+    holder: (c.holder as string).trim(),
+    number: c.number as string,
+    expiration: c.expiration as string,
+    securityCode: c.security_code as string,
+  };
+  return cardChargeFromData(ctx.config, cardData, 1);
+}
+
+/** SPEC 4.10: a kept card of this tenant and mode, or typed card data; not expired; a key to seal its token. */
+async function cardOf(
+  ctx: SubscriptionCreateContext,
+  principal: ApiKeyPrincipal,
+  b: CreateSubscriptionBody,
+  typed: CardCharge | null,
+): Promise<CardCharge> {
+  const c = b.credit_card;
+  if (!c) throw invalid('credit_card', 'credit_card is required with credit_card.');
+  // The registration seals the provider's token: refused now when no key can seal it.
+  await cardKey(ctx.config);
+  if (typed) {
+    if (isCardExpired(typed.masked.expiration, ctx.now())) {
+      throw invalid('credit_card.expiration', 'The card has expired (MM/YYYY before this month).');
+    }
+    return typed;
+  }
+  const kept = await ownedCard({ store: ctx.store, registry: ctx.events }, c.token ?? '', principal);
+  if (!kept) throw invalid('credit_card.token', 'No such card for this key.');
+  if (isCardExpired(kept.expiration, ctx.now())) {
+    throw invalid('credit_card.token', 'The card has expired (MM/YYYY before this month).');
+  }
+  const { card_id, brand, last_four, holder, expiration } = kept;
+  return {
+    installments: 1,
+    masked: { card_id, brand, last_four, holder, expiration },
+    fingerprint: null,
+    secret: { kind: 'stored', card: kept },
+  };
+}
+
+/**
+ * SPEC 4.10: "for card, creation requires enabled routing and production authorization, else the registration
+ * is refused". Routing as a card charge is routed now (src/commands/checkouts/routing.ts); a live route to the
+ * production provider also needs the production controls (SPEC 5.8), checked for the first cycle's charge as
+ * the scheduler will make it (its reference `sub_<id>:<due_date>` and key `cycle.<id>.<due_date>`).
+ */
+async function requireCardRoute(
+  ctx: SubscriptionCreateContext,
+  principal: ApiKeyPrincipal,
+  data: SubscriptionCreatedData,
+): Promise<void> {
+  const provider = await requirePayableRoute(ctx, {
+    tenantId: principal.tenantId,
+    livemode: principal.livemode,
+    method: 'credit_card',
+    amount: data.amount,
+  });
+  if (!principal.livemode || provider.kind !== 'external' || provider.environment !== 'production') return;
+  const due = data.first_due_date;
+  await authorizeLiveIssuance(
+    { deps: { store: ctx.store, registry: ctx.events }, config: ctx.config },
+    {
+      tenantId: principal.tenantId,
+      providerId: provider.id,
+      reference: `sub_${data.subscription_id}:${due}`,
+      idempotencyKey: `cycle.${data.subscription_id}.${due}`,
+      amount: data.amount,
+      method: 'credit_card',
+    },
+  );
+}
