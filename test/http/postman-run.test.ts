@@ -124,7 +124,8 @@ describe('issue 23 item 1.9: the Postman collection runs as sent', () => {
         sent.push(route);
       }
     }
-    // The public flow of the reference, all of it: charges, their reads and actions, cost centers, pages.
+    // The public flow of the reference, all of it: charges, their reads and actions, checkouts, subscriptions,
+    // cost centers, pages.
     assert.deepEqual(sent, [
       'POST /v1/pix',
       'POST /v1/boleto',
@@ -139,6 +140,11 @@ describe('issue 23 item 1.9: the Postman collection runs as sent', () => {
       'POST /v1/checkouts',
       'GET /v1/checkouts',
       'GET /v1/checkouts/:id',
+      'POST /v1/subscriptions',
+      'GET /v1/subscriptions',
+      'GET /v1/subscriptions/:id',
+      'PATCH /v1/subscriptions/:id',
+      'GET /v1/subscriptions/:id/cycles',
       'GET /v1/cost-centers',
       'POST /v1/cost-centers',
       'GET /v1/cost-centers/:id',
