@@ -6,6 +6,7 @@ import { ADMIN_EMAIL, ADMIN_PASSWORD, startAdminApp } from '../../test/support/a
 import { type SeededKey, seedTenantAndKey } from '../../test/support/fixtures.ts';
 import type { TestApp } from '../../test/support/http.ts';
 import { legacyBody, seedLegacyPix } from '../../test/support/legacy-charge.ts';
+import { subscriptionBody } from '../../test/support/subscriptions.ts';
 import { Calebe, CalebeConnectionError, CalebeError } from '../src/index.ts';
 
 /**
@@ -21,6 +22,7 @@ let calebe: Calebe;
 let sent: string[];
 
 type PixInput = Parameters<Calebe['createPix']>[0];
+type SubscriptionInput = Parameters<Calebe['createSubscription']>[0];
 
 /** SPEC 4.1: a complete payer, as a new charge needs. */
 const order = (reference = `order-${randomUUID()}`): PixInput => ({
@@ -320,5 +322,62 @@ describe('SPEC 4.1 / 9: a deliberate legacy replay through the low-level request
       calebe.createPix({ ...order(), reference: 'legacy-1' }, { idempotencyKey }),
     );
     assert.equal(conflict.code, 'idempotency_conflict');
+  });
+});
+
+describe('SPEC 4.10 / 9: subscriptions through the SDK', () => {
+  test('create, replay, get, list, cycles, pause; then the panel deletes it', async () => {
+    const body = subscriptionBody() as SubscriptionInput;
+    const idempotencyKey = randomUUID();
+    const created = await calebe.createSubscription(body, { idempotencyKey });
+    assert.equal(created.status, 201);
+    assert.match(created.data.id, /^sub_/);
+    assert.equal(created.data.status, 'active');
+    const again = await calebe.createSubscription(body, { idempotencyKey });
+    assert.equal(again.status, 200);
+    assert.equal(again.replayed, true);
+    assert.equal(again.data.id, created.data.id);
+    assert.equal((await calebe.getSubscription(created.data.id)).data.id, created.data.id);
+    await app.settle();
+    const list = await calebe.listSubscriptions({ status: 'active', limit: 10 });
+    assert.deepEqual(
+      list.data.map((s) => s.id),
+      [created.data.id],
+    );
+    const cycles = await calebe.listSubscriptionCycles(created.data.id, {});
+    assert.deepEqual(cycles.data, []);
+    const paused = await calebe.updateSubscription(created.data.id, { status: 'paused' });
+    assert.equal(paused.data.status, 'paused');
+    const session = await new Calebe({ baseUrl: app.baseUrl }).createSession({
+      email: ADMIN_EMAIL,
+      password: ADMIN_PASSWORD,
+    });
+    const panel = new Calebe({ baseUrl: app.baseUrl, sessionToken: session.data.token });
+    assert.equal((await panel.deleteSubscription(created.data.id)).status, 204);
+    assert.equal((await calebeError(calebe.getSubscription(created.data.id))).code, 'not_found');
+  });
+
+  test('bad input is refused locally, with the code and field the server gives', async () => {
+    sent = [];
+    for (const [over, param] of [
+      [{ interval_months: 0 }, 'interval_months'],
+      [{ method: 'credit_card' }, 'credit_card'],
+      [{ authorization_id: 'pxa_1' }, 'authorization_id'],
+    ] as const) {
+      const body = subscriptionBody(over) as SubscriptionInput;
+      const local = await calebeError(calebe.createSubscription(body, { idempotencyKey: randomUUID() }));
+      assert.equal(local.code, 'validation_error');
+      assert.equal(local.local, true);
+      assert.equal(local.param, param);
+      const server = await calebeError(
+        calebe.request({ method: 'POST', path: '/v1/subscriptions', body, idempotencyKey: randomUUID() }),
+      );
+      assert.equal(server.code, local.code);
+      assert.equal(server.param, local.param);
+    }
+    const empty = await calebeError(calebe.updateSubscription('sub_x', {}));
+    assert.equal(empty.code, 'validation_error');
+    assert.equal(empty.local, true);
+    assert.equal(sent.length, 3, 'only the raw requests left the SDK');
   });
 });

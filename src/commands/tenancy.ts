@@ -84,6 +84,21 @@ export async function isTenantInTree(
 }
 
 /**
+ * SPEC 4.4, 5.2: whether a key reads a record: of its mode, and of its own tenant or a descendant. A record it
+ * does not read answers `404 not_found`, like a missing one.
+ */
+export async function keyReads(
+  deps: ReadDeps,
+  principal: { tenantId: string; livemode: boolean },
+  record: { tenant_id: string; livemode: boolean },
+): Promise<boolean> {
+  return (
+    record.livemode === principal.livemode &&
+    (await isTenantInTree(deps, principal.tenantId, record.tenant_id))
+  );
+}
+
+/**
  * SPEC 4.4: the tenant a key's list reads, its own unless the query names one of its descendants; any
  * other tenant answers `404 not_found`.
  */

@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { SCOPES, type Scope } from '../../src/aggregates/access.ts';
 import {
   type CycleIdentity,
   cycleStream,
   subscriptionCycle,
 } from '../../src/aggregates/subscription-cycle.ts';
-import { issueApiKey } from '../../src/commands/api-keys/issue/handler.ts';
 import { handleCommand } from '../../src/commands/command-handler.ts';
 import { newId } from '../../src/ids.ts';
 import { assertError, roleTokens, startAdminApp } from '../support/admin.ts';
@@ -16,6 +14,7 @@ import { boletoBody } from '../support/charges.ts';
 import { createTestDatabase } from '../support/databases.ts';
 import { commandDeps, type SeededKey, seedChildTenant, seedTenantAndKey } from '../support/fixtures.ts';
 import { startTestApp, type TestApp } from '../support/http.ts';
+import { extraKey } from '../support/keys.ts';
 import { dueIn, subscriptionBody, subscriptionCard } from '../support/subscriptions.ts';
 
 /**
@@ -55,21 +54,8 @@ async function created(key: string, over: Record<string, unknown> = {}): Promise
   return res.body.data;
 }
 
-async function issueKey(tenantId: string, opts: { livemode?: boolean; scopes?: readonly Scope[] } = {}) {
-  const { key } = await issueApiKey(
-    commandDeps(app.gateway.ctx),
-    {
-      tenantId,
-      livemode: opts.livemode ?? false,
-      name: 'extra key',
-      scopes: opts.scopes ?? SCOPES,
-      accessProfile: 'standard',
-      createdBy: 'system:test',
-    },
-    metadata,
-  );
-  return key;
-}
+const issueKey = (tenantId: string, opts: Parameters<typeof extraKey>[2] = {}) =>
+  extraKey(app.gateway.ctx, tenantId, opts);
 
 async function costCenter(key: string, name: string): Promise<string> {
   const res = await app.request('POST', '/v1/cost-centers', {

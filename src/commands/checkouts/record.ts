@@ -12,7 +12,7 @@ import { checkoutUrl } from '../../checkout-page/signature.ts';
 import type { CheckoutView } from '../../contract/checkouts.ts';
 import type { AppContext } from '../context.ts';
 import { costCenterNames } from '../cost-centers/names.ts';
-import { isTenantInTree } from '../tenancy.ts';
+import { keyReads } from '../tenancy.ts';
 
 /** Hosted checkouts (SPEC 2.7, 4.9): stream, fold and the public view. */
 
@@ -133,12 +133,7 @@ export async function readableCheckout(
   const folded = await foldCheckout(ctx, checkoutId);
   if (
     !folded ||
-    folded.state.created.livemode !== principal.livemode ||
-    !(await isTenantInTree(
-      { store: ctx.store, registry: ctx.events },
-      principal.tenantId,
-      folded.state.created.tenant_id,
-    ))
+    !(await keyReads({ store: ctx.store, registry: ctx.events }, principal, folded.state.created))
   ) {
     throw new ApiError('not_found', 'The checkout does not exist.');
   }

@@ -1,6 +1,6 @@
 import { ApiError } from '../../aggregates/errors.ts';
 import type { AppContext } from '../context.ts';
-import { isTenantInTree } from '../tenancy.ts';
+import { keyReads } from '../tenancy.ts';
 import { type FoldedSubscription, foldSubscription } from './record.ts';
 
 /**
@@ -15,12 +15,7 @@ export async function readableSubscription(
   const folded = await foldSubscription(ctx, subscriptionId);
   if (
     !folded ||
-    folded.state.created.livemode !== principal.livemode ||
-    !(await isTenantInTree(
-      { store: ctx.store, registry: ctx.events },
-      principal.tenantId,
-      folded.state.created.tenant_id,
-    ))
+    !(await keyReads({ store: ctx.store, registry: ctx.events }, principal, folded.state.created))
   ) {
     throw new ApiError('not_found', 'The subscription does not exist.');
   }

@@ -1,5 +1,4 @@
 import type { Selectable } from 'kysely';
-import type { SubscriptionCreatedData, SubscriptionStatus } from '../../aggregates/subscription.ts';
 import type { SubscriptionView } from '../../contract/subscriptions.ts';
 import type { SubscriptionsTable } from '../../projections/subscriptions.ts';
 import type { AppContext } from '../context.ts';
@@ -8,62 +7,36 @@ import type { FoldedSubscription } from './record.ts';
 
 /**
  * The public Subscription (SPEC 2.4; src/contract/subscriptions.ts `subscriptionView`), from either source:
- * the read model's row (lists) or the stream's fold (a command's answer and a GET by id, always consistent).
+ * the read model's row (lists) or the stream's fold (a command's answer and a GET by id, always consistent),
+ * both as {@link SubscriptionFacts}.
  * The payer's document, contact and address never leave: only `customer_name` (SPEC 2.2 rule 4, by analogy).
+ * Facts are the read model's own columns (`Selectable`: timestamps as Dates).
  */
-export interface SubscriptionFacts {
-  id: string;
-  tenant_id: string;
-  livemode: boolean;
-  status: SubscriptionStatus;
-  name: string;
-  customer_name: string;
-  amount: number;
-  method: SubscriptionCreatedData['method'];
-  description: string;
-  first_due_date: string;
-  next_due_date: string;
-  interval_months: number;
-  advance_days: number;
-  cycle: number;
-  authorization_id: string | null;
-  callback_url: string | null;
-  last_error: string | null;
-  next_attempt_at: Date | null;
-  test_clock_id: string | null;
-  cost_center_id: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
-
-type Row = Selectable<Pick<SubscriptionsTable, keyof SubscriptionFacts>>;
-
-export function factsOfRow(row: Row): SubscriptionFacts {
-  return {
-    id: row.id,
-    tenant_id: row.tenant_id,
-    livemode: row.livemode,
-    status: row.status,
-    name: row.name,
-    customer_name: row.customer_name,
-    amount: row.amount,
-    method: row.method,
-    description: row.description,
-    first_due_date: row.first_due_date,
-    next_due_date: row.next_due_date,
-    interval_months: row.interval_months,
-    advance_days: row.advance_days,
-    cycle: row.cycle,
-    authorization_id: row.authorization_id,
-    callback_url: row.callback_url,
-    last_error: row.last_error,
-    next_attempt_at: row.next_attempt_at === null ? null : new Date(row.next_attempt_at),
-    test_clock_id: row.test_clock_id,
-    cost_center_id: row.cost_center_id,
-    created_at: new Date(row.created_at),
-    updated_at: new Date(row.updated_at),
-  };
-}
+export type SubscriptionFacts = Pick<
+  Selectable<SubscriptionsTable>,
+  | 'id'
+  | 'tenant_id'
+  | 'livemode'
+  | 'status'
+  | 'name'
+  | 'customer_name'
+  | 'amount'
+  | 'method'
+  | 'description'
+  | 'first_due_date'
+  | 'next_due_date'
+  | 'interval_months'
+  | 'advance_days'
+  | 'cycle'
+  | 'authorization_id'
+  | 'callback_url'
+  | 'last_error'
+  | 'next_attempt_at'
+  | 'test_clock_id'
+  | 'cost_center_id'
+  | 'created_at'
+  | 'updated_at'
+>;
 
 export function factsOfFold(folded: FoldedSubscription): SubscriptionFacts {
   const s = folded.state;

@@ -14,11 +14,11 @@ import {
 import type { EventMetadata } from '../../../events/event-store.ts';
 import { newId } from '../../../ids.ts';
 import { checkDestinationSyntax, destinationPolicy } from '../../../webhooks/ssrf-guard.ts';
-import { handleCommand } from '../../command-handler.ts';
+import { createClaimed } from '../../claimed-creation.ts';
 import type { AppContext } from '../../context.ts';
 import { resolveCostCenter } from '../../cost-centers/resolve.ts';
 import { cardKey } from '../../credit-card/card-token.ts';
-import { claimIdempotencyKey, type JsonValue, readClaim, requestHash } from '../../idempotency.ts';
+import { readClaim } from '../../idempotency.ts';
 import { type ApiKeyPrincipal, requireScopes } from '../../principal.ts';
 import { checkoutStream, type FoldedCheckout, foldCheckout } from '../record.ts';
 import { requirePayableRoute } from '../routing.ts';
@@ -90,7 +90,6 @@ export async function createCheckout(
     callback_url: b.callback_url ?? null,
   };
   const scope = principal.tenantId;
-  const hash = requestHash('POST', input.route, normalized);
   const deps = { store: ctx.store, registry: ctx.events, now: () => ctx.now() };
 
   try {
@@ -116,38 +115,25 @@ export async function createCheckout(
     callback_url: normalized.callback_url,
     cost_center_id: normalized.cost_center_id,
   };
-  const { first, claim } = await claimIdempotencyKey(
+  return createClaimed(
     deps,
     {
-      scope,
-      livemode: principal.livemode,
-      key: input.idempotencyKey,
-      method: 'POST',
+      principal,
+      idempotencyKey: input.idempotencyKey,
       route: input.route,
       body: normalized,
-      requestHash: hash,
       resourceId: checkoutId,
-      payload: { checkout: JSON.parse(JSON.stringify(data)) as JsonValue },
+    },
+    data,
+    {
+      decider: checkout,
+      stream: checkoutStream,
+      create: (claimed: CheckoutCreatedData) => ({ kind: 'create', data: claimed }) as const,
+      fold: (id) => foldCheckout(ctx, id),
+      payloadKey: 'checkout',
     },
     metadata,
   );
-  const id = claim.resource_id;
-  const existing = first ? undefined : await foldCheckout(ctx, id);
-  if (existing) return { folded: existing, created: false };
-  const claimed = claim.payload.checkout as unknown as CheckoutCreatedData;
-  const r = await handleCommand(
-    deps,
-    checkout,
-    checkoutStream(id),
-    { kind: 'create', data: claimed },
-    {
-      metadata,
-      retryOnConflict: true,
-    },
-  );
-  const folded = await foldCheckout(ctx, id);
-  if (!folded) throw new Error(`checkout ${id} missing after its creation`);
-  return { folded, created: first && r.events.length > 0 };
 }
 
 async function validate(

@@ -7,7 +7,7 @@ import { newId } from '../../../ids.ts';
 import type { CardData } from '../../../providers/port.ts';
 import { checkDestinationSyntax, destinationPolicy } from '../../../webhooks/ssrf-guard.ts';
 import { requirePayableRoute } from '../../checkouts/routing.ts';
-import { handleCommand } from '../../command-handler.ts';
+import { createClaimed } from '../../claimed-creation.ts';
 import type { AppContext } from '../../context.ts';
 import { resolveCostCenter } from '../../cost-centers/resolve.ts';
 import type { CardCharge } from '../../credit-card/card-charge.ts';
@@ -15,7 +15,7 @@ import { isCardExpired } from '../../credit-card/card-expiry.ts';
 import { cardChargeFromData } from '../../credit-card/card-from-data.ts';
 import { cardKey } from '../../credit-card/card-token.ts';
 import { ownedCard } from '../../credit-card/stored-card.ts';
-import { claimIdempotencyKey, type JsonValue, readClaim, requestHash } from '../../idempotency.ts';
+import { type JsonValue, readClaim } from '../../idempotency.ts';
 import { type ApiKeyPrincipal, requireScopes } from '../../principal.ts';
 import { authorizeLiveIssuance } from '../../transactions/shared/live-payments.ts';
 import { type FoldedSubscription, foldSubscription, subscriptionStream } from '../record.ts';
@@ -99,35 +99,25 @@ export async function createSubscription(
   }
   const { subscription_id: _, ...facts } = data;
   const normalized = { ...facts, credit_card: cardForHash(b, typed) };
-  const { first, claim } = await claimIdempotencyKey(
+  const { folded, created } = await createClaimed(
     deps,
     {
-      scope,
-      livemode: principal.livemode,
-      key: input.idempotencyKey,
-      method: 'POST',
+      principal,
+      idempotencyKey: input.idempotencyKey,
       route: input.route,
       body: normalized,
-      requestHash: requestHash('POST', input.route, normalized),
       resourceId: subscriptionId,
-      payload: { subscription: JSON.parse(JSON.stringify(data)) as JsonValue },
+    },
+    data,
+    {
+      decider: subscription,
+      stream: subscriptionStream,
+      create: (claimed: SubscriptionCreatedData) => ({ kind: 'create', data: claimed }) as const,
+      fold: (id) => foldSubscription(ctx, id),
+      payloadKey: 'subscription',
     },
     metadata,
   );
-  const id = claim.resource_id;
-  const existing = first ? undefined : await foldSubscription(ctx, id);
-  if (existing) return { folded: existing, created: false, card: null };
-  const claimed = claim.payload.subscription as unknown as SubscriptionCreatedData;
-  const r = await handleCommand(
-    deps,
-    subscription,
-    subscriptionStream(id),
-    { kind: 'create', data: claimed },
-    { metadata, retryOnConflict: true },
-  );
-  const folded = await foldSubscription(ctx, id);
-  if (!folded) throw new Error(`subscription ${id} missing after its creation`);
-  const created = first && r.events.length > 0;
   return { folded, created, card: created ? card : null };
 }
 

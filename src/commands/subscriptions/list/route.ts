@@ -2,7 +2,7 @@ import { listSubscriptions } from '../../../contract/operations/subscriptions.ts
 import { bind } from '../../bind.ts';
 import { page } from '../../page.ts';
 import { keyListRoot, tenantInSubtreeSql } from '../../tenancy.ts';
-import { factsOfRow, subscriptionViews } from '../view.ts';
+import { subscriptionViews } from '../view.ts';
 
 /**
  * SPEC 4.10 with 4.3's rules: the key's mode only; its tenant, or a descendant named by `tenant_id`, and with
@@ -24,5 +24,5 @@ export const listRoute = bind(listSubscriptions, async (call, ctx) => {
     .limit(limit)
     .offset(offset)
     .execute();
-  return page(await subscriptionViews(ctx, rows.map(factsOfRow)), { limit, offset });
+  return page(await subscriptionViews(ctx, rows), { limit, offset });
 });
