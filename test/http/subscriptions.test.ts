@@ -8,7 +8,15 @@ import {
 } from '../../src/aggregates/subscription-cycle.ts';
 import { handleCommand } from '../../src/commands/command-handler.ts';
 import { newId } from '../../src/ids.ts';
-import { assertError, roleTokens, startAdminApp } from '../support/admin.ts';
+import {
+  ADMIN_EMAIL,
+  ADMIN_PASSWORD,
+  assertError,
+  bearer,
+  logIn,
+  roleTokens,
+  startAdminApp,
+} from '../support/admin.ts';
 import { cardBody } from '../support/cards.ts';
 import { boletoBody } from '../support/charges.ts';
 import { createTestDatabase } from '../support/databases.ts';
@@ -491,6 +499,28 @@ describe('POST /v1/subscriptions (SPEC 4 common rules, 4.10)', () => {
   });
 });
 
+describe('who may use subscriptions (SPEC 5.4, 5.5)', () => {
+  test('developer keys create, read and change subscriptions', async () => {
+    const developer = await issueKey(parent.tenantId, { accessProfile: 'developer' });
+    const s = await created(developer);
+    assert.equal((await get(developer, `/v1/subscriptions/${s.id}`)).status, 200);
+    assert.equal((await patch(developer, s.id, { status: 'paused' })).status, 200);
+  });
+
+  test('403 tenant_suspended on every endpoint of a suspended tenant', async () => {
+    const other = await seedTenantAndKey(app.gateway.ctx);
+    const s = await created(other.key);
+    const admin = bearer(await logIn(app, ADMIN_EMAIL, ADMIN_PASSWORD));
+    const res = await app.request('POST', `/admin/tenants/${other.tenantId}/suspend`, { headers: admin });
+    assert.equal(res.status, 200, res.text);
+    assertError(await post(other.key, subscriptionBody()), 403, 'tenant_suspended');
+    assertError(await get(other.key, '/v1/subscriptions'), 403, 'tenant_suspended');
+    assertError(await get(other.key, `/v1/subscriptions/${s.id}`), 403, 'tenant_suspended');
+    assertError(await get(other.key, `/v1/subscriptions/${s.id}/cycles`), 403, 'tenant_suspended');
+    assertError(await patch(other.key, s.id, { status: 'paused' }), 403, 'tenant_suspended');
+  });
+});
+
 describe('GET /v1/subscriptions and /v1/subscriptions/{id} (SPEC 4.10 with 4.3, 4.4, 5.2)', () => {
   test('a parent reads its own and its child subscriptions; the child not the parent; another tree 404', async () => {
     const own = await created(parent.key);
@@ -501,6 +531,10 @@ describe('GET /v1/subscriptions and /v1/subscriptions/{id} (SPEC 4.10 with 4.3, 
     assert.equal(read.body.data.tenant_id, child.tenantId);
     assertError(await get(child.key, `/v1/subscriptions/${own.id}`), 404, 'not_found');
     assertError(await get(outsider.key, `/v1/subscriptions/${own.id}`), 404, 'not_found');
+    // A sibling (another child of the same parent) does not read it either.
+    const sibling = await seedChildTenant(app.gateway.ctx, parent.tenantId);
+    assertError(await get(sibling.key, `/v1/subscriptions/${ofChild.id}`), 404, 'not_found');
+    assertError(await patch(sibling.key, ofChild.id, { status: 'paused' }), 404, 'not_found');
     assertError(await get(parent.key, '/v1/subscriptions/sub_missing'), 404, 'not_found');
     assertError(await get(parent.key, '/v1/subscriptions/txn_whatever'), 404, 'not_found');
   });
