@@ -55,6 +55,22 @@ async function listed(key: string): Promise<string[]> {
   return res.body.data.map((s: { id: string }) => s.id);
 }
 
+/** Runs `check` with production payments switched off in the panel (SPEC 4.14), then on again. */
+async function withLivePaymentsOff(check: () => Promise<void>): Promise<void> {
+  const set = (allow: boolean) =>
+    world.app.request('PATCH', '/admin/settings/payments', {
+      headers: world.admin,
+      json: { allow_live_payments: allow },
+    });
+  const off = await set(false);
+  assert.equal(off.status, 200, off.text);
+  try {
+    await check();
+  } finally {
+    await set(true);
+  }
+}
+
 describe('card subscriptions and the production controls (SPEC 4.10, 5.8)', () => {
   test('live payments on: 201, live, and nothing is sent to the provider at creation', async () => {
     const res = await post(world.production.key, cardSubscription());
@@ -65,23 +81,13 @@ describe('card subscriptions and the production controls (SPEC 4.10, 5.8)', () =
 
   test('live payments off: 403 live_payments_disabled for a card, nothing stored; boleto is still created', async () => {
     const before = await listed(world.production.key);
-    const off = await world.app.request('PATCH', '/admin/settings/payments', {
-      headers: world.admin,
-      json: { allow_live_payments: false },
-    });
-    assert.equal(off.status, 200, off.text);
-    try {
+    await withLivePaymentsOff(async () => {
       assertError(await post(world.production.key, cardSubscription()), 403, 'live_payments_disabled');
       assert.deepEqual(await listed(world.production.key), before);
       const boleto = await post(world.production.key, subscriptionBody());
       assert.equal(boleto.status, 201, boleto.text);
       assert.deepEqual(await world.control.calls(), []);
-    } finally {
-      await world.app.request('PATCH', '/admin/settings/payments', {
-        headers: world.admin,
-        json: { allow_live_payments: true },
-      });
-    }
+    });
   });
 
   test('a card routed to the external sandbox is refused (SPEC 1: the sandbox serves boleto only)', async () => {
@@ -91,20 +97,10 @@ describe('card subscriptions and the production controls (SPEC 4.10, 5.8)', () =
   });
 
   test('a test key of the production tenant is routed the same way but never needs the controls', async () => {
-    const off = await world.app.request('PATCH', '/admin/settings/payments', {
-      headers: world.admin,
-      json: { allow_live_payments: false },
-    });
-    assert.equal(off.status, 200, off.text);
-    try {
+    await withLivePaymentsOff(async () => {
       const res = await post(world.productionTestKey, cardSubscription());
       assert.equal(res.status, 201, res.text);
       assert.equal(res.body.data.livemode, false);
-    } finally {
-      await world.app.request('PATCH', '/admin/settings/payments', {
-        headers: world.admin,
-        json: { allow_live_payments: true },
-      });
-    }
+    });
   });
 });

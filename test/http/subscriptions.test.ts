@@ -661,6 +661,45 @@ describe('GET /v1/subscriptions/{id}/cycles (SPEC 2.5, 4.10)', () => {
     assert.equal(cycle.payment_url, link.body.data.url);
     assert.equal(cycle.transaction_id, null);
     assert.equal(cycle.transaction_status, null);
+    // The payer chooses Pix on the link's page (its form post): the cycle now shows that charge.
+    const path = new URL(link.body.data.url).pathname;
+    const html = (await app.request('GET', path)).text;
+    const nonce = /name="method" value="pix">\s*<input type="hidden" name="nonce" value="([^"]+)"/.exec(
+      html,
+    )?.[1];
+    const payer = {
+      name: 'Maria Silva',
+      document: '12345678901',
+      email: 'maria@example.com',
+      phone: '11987654321',
+    };
+    const address = {
+      zip_code: '01310100',
+      street: 'Avenida Paulista',
+      number: '1000',
+      district: 'Bela Vista',
+    };
+    const chosen = await fetch(`${app.baseUrl}${path}/pay`, {
+      method: 'POST',
+      body: new URLSearchParams({
+        method: 'pix',
+        nonce: nonce ?? '',
+        ...payer,
+        ...address,
+        city: 'Sao Paulo',
+        state: 'SP',
+      }),
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: app.baseUrl },
+    });
+    assert.equal(chosen.status, 303);
+    const [charge] = (await get(parent.key, `/v1/checkouts/${link.body.data.id}`)).body.data.transaction_ids;
+    assert.match(charge, /^txn_/);
+    await app.settle();
+    const [paying] = (await get(parent.key, `/v1/subscriptions/${s.id}/cycles`)).body.data;
+    assert.equal(paying.transaction_id, charge);
+    assert.equal(paying.transaction_status, 'pending');
+    assert.equal(paying.payment_url, link.body.data.url);
   });
 });
 
