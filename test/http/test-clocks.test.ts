@@ -2,7 +2,10 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { SCOPES } from '../../src/aggregates/access.ts';
+import { testClock } from '../../src/aggregates/test-clock.ts';
 import { issueApiKey } from '../../src/commands/api-keys/issue/handler.ts';
+import { handleCommand } from '../../src/commands/command-handler.ts';
+import { testClockStream } from '../../src/commands/test-clocks/record.ts';
 import { assertError } from '../support/admin.ts';
 import { commandDeps, type SeededKey, seedChildTenant, seedTenantAndKey } from '../support/fixtures.ts';
 import { startTestApp, type TestApp } from '../support/http.ts';
@@ -310,6 +313,33 @@ describe('POST /v1/test_clocks/{id}/advance', () => {
     assert.equal((await del(owner.key, `/v1/test_clocks/${c.id}`)).status, 204);
     assertError(await advance(owner.key, c.id, at(DAY)), 404, 'not_found');
     assert.equal((await get(owner.key, `/v1/test_clocks/${c.id}`)).body.error.code, 'not_found');
+  });
+
+  test('a clock left advancing (a crash between its appends): the same time finishes it (ready), another is 409 conflict', async () => {
+    const c = await created();
+    await handleCommand(
+      commandDeps(app.gateway.ctx),
+      testClock,
+      testClockStream(c.id),
+      { kind: 'advance', frozenTime: at(DAY) },
+      { metadata: { actor: 'system:test', request_id: 'req_test' } },
+    );
+    const stuck = await get(owner.key, `/v1/test_clocks/${c.id}`);
+    assert.equal(stuck.body.data.status, 'advancing');
+    assert.equal(stuck.body.data.frozen_time, at(DAY));
+    assertError(await advance(owner.key, c.id, at(2 * DAY)), 409, 'conflict');
+    const finished = await advance(owner.key, c.id, at(DAY));
+    assert.equal(finished.status, 200, finished.text);
+    assert.equal(finished.body.data.status, 'ready');
+    assert.equal(finished.body.data.frozen_time, at(DAY));
+    assert.equal((await advance(owner.key, c.id, at(2 * DAY))).status, 200);
+  });
+
+  test('a developer key (SPEC 5.4: it uses subscriptions) creates and advances clocks', async () => {
+    const dev = await seedTenantAndKey(app.gateway.ctx, { accessProfile: 'developer' });
+    const c = await created(dev.key);
+    assert.equal((await advance(dev.key, c.id, at(DAY))).status, 200);
+    assert.equal((await get(dev.key, `/v1/test_clocks/${c.id}`)).status, 200);
   });
 
   test('scopes: a subscription write scope; transactions:read alone is 403 insufficient_scope', async () => {
