@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dataEnvelope, errorEnvelope, idParams, listEnvelope } from '../envelopes.ts';
+import { dataEnvelope, errorEnvelope, errorResponses, idParams, listEnvelope } from '../envelopes.ts';
 import { LATER, TENANT } from '../examples.ts';
 import { operation } from '../operation.ts';
 import {
@@ -35,6 +35,9 @@ const readyClock = {
 const WRITE_SCOPES =
   'one of pix:write, boleto:write or credit_card:write (a clock serves subscriptions of any method; else 403 insufficient_scope)';
 
+/** What a creation or an advance can answer besides its 2xx (the body, the scope, the id, a conflict). */
+const WRITE_ERRORS = errorResponses(400, 403, 404, 409, 422);
+
 export const createTestClock = operation({
   method: 'POST',
   path: TEST_CLOCKS_ROUTE,
@@ -50,11 +53,7 @@ export const createTestClock = operation({
         description: 'Replay: the clock this key created, as it is now',
       }),
       201: dataEnvelope(testClockView).meta({ description: 'Created' }),
-      400: errorEnvelope,
-      403: errorEnvelope,
-      404: errorEnvelope,
-      409: errorEnvelope,
-      422: errorEnvelope,
+      ...WRITE_ERRORS,
     },
   },
   examples: {
@@ -105,11 +104,7 @@ export const advanceTestClock = operation({
     body: advanceTestClockBody,
     response: {
       200: dataEnvelope(testClockView),
-      400: errorEnvelope,
-      403: errorEnvelope,
-      404: errorEnvelope,
-      409: errorEnvelope,
-      422: errorEnvelope,
+      ...WRITE_ERRORS,
     },
   },
   examples: {
