@@ -51,6 +51,7 @@ const REQUIRES_KEY = [
   'createPix',
   'createTenant',
   'createTenantType',
+  'createTestClock',
   'createUser',
   'createWebhookEndpoint',
   'refundTransaction',

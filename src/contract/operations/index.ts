@@ -9,6 +9,7 @@ import * as routingRules from './routing-rules.ts';
 import * as sessions from './sessions.ts';
 import * as summary from './summary.ts';
 import * as tenants from './tenants.ts';
+import * as testClocks from './test-clocks.ts';
 import * as transactions from './transactions.ts';
 import * as users from './users.ts';
 import * as webhookDeliveries from './webhook-deliveries.ts';
@@ -35,4 +36,5 @@ export const OPERATION_MODULES = [
   transactions,
   creditCard,
   checkouts,
+  testClocks,
 ] as const;
