@@ -19,7 +19,8 @@ export type IdPrefix =
   | 'tty'
   | 'whe'
   | 'vlt'
-  | 'card';
+  | 'card'
+  | 'clock';
 
 /** Crockford base32, lower case (ids have always been lower-cased ULIDs). */
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';

@@ -240,6 +240,35 @@ describe('SPEC 9 / 7: local validation with the server schemas, typed errors', (
   });
 });
 
+describe('issue 26 item 6: test clocks through their methods', () => {
+  test('create (Idempotency-Key required, never made up), get, list, advance, delete', async () => {
+    const idempotencyKey = randomUUID();
+    const before = sent.length;
+    const missing = await calebeError(
+      // @ts-expect-error the options with the key are required
+      calebe.createTestClock({ frozen_time: '2027-01-31T12:00:00Z' }),
+    );
+    assert.equal(missing.code, 'idempotency_key_required');
+    assert.equal(sent.length, before, 'refused before the network');
+    const made = await calebe.createTestClock({ frozen_time: '2027-01-31T12:00:00Z' }, { idempotencyKey });
+    assert.equal(made.status, 201);
+    assert.equal(made.data.frozen_time, '2027-01-31T12:00:00.000Z');
+    const again = await calebe.createTestClock({ frozen_time: '2027-01-31T12:00:00Z' }, { idempotencyKey });
+    assert.equal(again.status, 200);
+    assert.equal(again.replayed, true);
+    const id = made.data.id;
+    assert.equal((await calebe.getTestClock(id)).data.id, id);
+    assert.ok((await calebe.listTestClocks({ limit: 100 })).data.some((c) => c.id === id));
+    const moved = await calebe.advanceTestClock(id, { frozen_time: '2027-02-28T12:00:00Z' });
+    assert.equal(moved.data.frozen_time, '2027-02-28T12:00:00.000Z');
+    assert.equal(moved.data.status, 'ready');
+    const back = await calebeError(calebe.advanceTestClock(id, { frozen_time: '2027-01-01T00:00:00Z' }));
+    assert.equal(back.code, 'validation_error');
+    assert.equal((await calebe.deleteTestClock(id)).status, 204);
+    assert.equal((await calebeError(calebe.getTestClock(id))).code, 'not_found');
+  });
+});
+
 describe('SPEC 9: no retries', () => {
   test('no answer is a CalebeConnectionError after exactly one attempt', async () => {
     // A port that was free a moment ago: nothing listens there.

@@ -195,7 +195,7 @@ export interface OpenedSubscription {
   readonly costCenterId: string | null;
   /** The last cycle started (0 before the first). */
   readonly cycle: number;
-  /** The due date of the cycle after `cycle`. */
+  /** The due date of the cycle after `cycle`; while a cycle is in progress (`pending`), that cycle's own. */
   readonly nextDueDate: string;
   /** The cycle whose emission is in progress: it finishes whatever the status became meanwhile (SPEC 3.3). */
   readonly pending: CycleRef | null;

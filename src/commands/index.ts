@@ -16,6 +16,7 @@ import { sessionsFeature } from './sessions/feature.ts';
 import { subscriptionsFeature } from './subscriptions/feature.ts';
 import { summaryFeature } from './summary/feature.ts';
 import { tenantsFeature } from './tenants/feature.ts';
+import { testClocksFeature } from './test-clocks/feature.ts';
 import { transactionsFeature } from './transactions/feature.ts';
 import { usersFeature } from './users/feature.ts';
 import { webhookDeliveriesFeature } from './webhook-deliveries/feature.ts';
@@ -46,6 +47,7 @@ export const FEATURES: readonly Feature[] = [
   creditCardFeature,
   checkoutsFeature,
   subscriptionsFeature,
+  testClocksFeature,
 ];
 
 /** Every domain event type the gateway writes, with its schema, upcasters and audit action name. */

@@ -52,6 +52,7 @@ const REQUIRES_KEY = [
   'createSubscription',
   'createTenant',
   'createTenantType',
+  'createTestClock',
   'createUser',
   'createWebhookEndpoint',
   'refundTransaction',

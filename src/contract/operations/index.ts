@@ -10,6 +10,7 @@ import * as sessions from './sessions.ts';
 import * as subscriptions from './subscriptions.ts';
 import * as summary from './summary.ts';
 import * as tenants from './tenants.ts';
+import * as testClocks from './test-clocks.ts';
 import * as transactions from './transactions.ts';
 import * as users from './users.ts';
 import * as webhookDeliveries from './webhook-deliveries.ts';
@@ -37,4 +38,5 @@ export const OPERATION_MODULES = [
   creditCard,
   checkouts,
   subscriptions,
+  testClocks,
 ] as const;

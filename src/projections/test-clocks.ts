@@ -1,0 +1,77 @@
+import { type ColumnType, sql } from 'kysely';
+import { type TestClockEvent, type TestClockStatus, testClockEvents } from '../aggregates/test-clock.ts';
+import { EventRegistry } from '../events/event-registry.ts';
+import type { Projection } from '../events/projection.ts';
+
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+
+/** The `test_clocks` read model (migrations/0025_test_clocks.ts): what lists and reads of clocks show. */
+export interface TestClocksTable {
+  id: string;
+  tenant_id: string;
+  name: string | null;
+  frozen_time: Timestamp;
+  status: TestClockStatus;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+declare module '../db/schema.ts' {
+  interface Database {
+    test_clocks: TestClocksTable;
+  }
+}
+
+const registry = new EventRegistry(testClockEvents);
+
+/**
+ * Test clocks (issue 26 item 6). Inline, so a clock created or advanced is read at once; a deleted one is
+ * removed. Times are the events' recorded times, so a rebuild reproduces them.
+ */
+export const testClocksProjection: Projection = {
+  name: 'test_clocks',
+  eventTypes: testClockEvents.map((e) => e.type),
+
+  async handle(recorded, trx) {
+    const at = recorded.recordedAt;
+    const event = registry.decode(recorded) as TestClockEvent;
+    const id = event.data.test_clock_id;
+    switch (event.type) {
+      case 'TestClock.Created': {
+        const d = event.data;
+        await trx
+          .insertInto('test_clocks')
+          .values({
+            id,
+            tenant_id: d.tenant_id,
+            name: d.name,
+            frozen_time: d.frozen_time,
+            status: 'ready',
+            created_at: at,
+            updated_at: at,
+          })
+          .execute();
+        return;
+      }
+      case 'TestClock.Advanced':
+      case 'TestClock.AdvanceCompleted':
+        await trx
+          .updateTable('test_clocks')
+          .set({
+            frozen_time: event.data.frozen_time,
+            status: event.type === 'TestClock.Advanced' ? 'advancing' : 'ready',
+            updated_at: at,
+          })
+          .where('id', '=', id)
+          .execute();
+        return;
+      case 'TestClock.Deleted':
+        await trx.deleteFrom('test_clocks').where('id', '=', id).execute();
+        return;
+    }
+  },
+
+  async reset(trx) {
+    await sql`truncate test_clocks`.execute(trx);
+  },
+};
