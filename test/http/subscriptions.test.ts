@@ -373,9 +373,34 @@ describe('POST /v1/subscriptions (SPEC 4 common rules, 4.10)', () => {
     assert.deepEqual(await listIds(live), []);
   });
 
-  test('a test key attaches a test clock id (its existence check comes with the test clock feature)', async () => {
-    const s = await created(parent.key, { test_clock_id: 'clk_01jd5example' });
-    assert.equal(s.test_clock_id, 'clk_01jd5example');
+  test('a test key attaches its own test clock, whose time judges the first due date (issue 26 item 6)', async () => {
+    const clock = async (key: string) => {
+      const res = await app.request('POST', '/v1/test_clocks', {
+        headers: { 'x-api-key': key, 'idempotency-key': randomUUID() },
+        json: { frozen_time: '2028-03-01T15:00:00.000Z' },
+      });
+      assert.equal(res.status, 201, res.text);
+      return res.body.data.id as string;
+    };
+    const own = await clock(parent.key);
+    // 2028-03-10 is more than 365 days after the real today, 2028-02-28 after it: the clock's day decides.
+    const s = await created(parent.key, { test_clock_id: own, first_due_date: '2028-03-10' });
+    assert.equal(s.test_clock_id, own);
+    const before = await post(
+      parent.key,
+      subscriptionBody({ test_clock_id: own, first_due_date: '2028-02-28' }),
+    );
+    assertError(before, 422, 'validation_error');
+    assert.equal(before.body.error.param, 'first_due_date');
+    // Unknown, another tenant's (a child's too): 422 on test_clock_id.
+    for (const id of ['clock_missing', await clock(outsider.key), await clock(child.key)]) {
+      const res = await post(
+        parent.key,
+        subscriptionBody({ test_clock_id: id, first_due_date: '2028-03-10' }),
+      );
+      assertError(res, 422, 'validation_error');
+      assert.equal(res.body.error.param, 'test_clock_id');
+    }
   });
 
   test("422 invalid_cost_center: missing, another tenant's, inactive; a center of the tenant is named", async () => {

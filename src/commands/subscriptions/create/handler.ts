@@ -17,6 +17,7 @@ import { cardKey } from '../../credit-card/card-token.ts';
 import { ownedCard } from '../../credit-card/stored-card.ts';
 import { type JsonValue, readClaim } from '../../idempotency.ts';
 import { type ApiKeyPrincipal, requireScopes } from '../../principal.ts';
+import { foldTestClock } from '../../test-clocks/record.ts';
 import { authorizeLiveIssuance } from '../../transactions/shared/live-payments.ts';
 import { type FoldedSubscription, foldSubscription, subscriptionStream } from '../record.ts';
 import { SUBSCRIPTION_METHOD_SCOPE } from '../scope.ts';
@@ -133,7 +134,7 @@ async function validate(
   typed: CardCharge | null,
 ): Promise<CardCharge | null> {
   const now = ctx.now();
-  const today = saoPauloDate(now);
+  const today = saoPauloDate(await subscriptionNow(ctx, principal, b.test_clock_id));
   if (b.first_due_date < today) {
     throw invalid('first_due_date', 'first_due_date must be today or later (America/Sao_Paulo).');
   }
@@ -147,9 +148,6 @@ async function validate(
     // Issue 27 (Pix Automatic authorizations) is not built: no authorization can exist yet.
     throw invalid('authorization_id', 'No Pix Automatic authorization exists with this id.');
   }
-  if (b.test_clock_id !== undefined && principal.livemode) {
-    throw invalid('test_clock_id', 'Test clocks are for test keys only.');
-  }
   if (b.callback_url !== undefined) {
     const check = checkDestinationSyntax(b.callback_url, destinationPolicy(ctx.config));
     if (!check.ok) throw invalid('callback_url', `callback_url is not allowed: ${check.reason}.`);
@@ -160,6 +158,25 @@ async function validate(
   const probe = subscription.decide({ kind: 'create', data }, subscription.initialState, { now });
   if (isDomainError(probe)) throw probe;
   return card;
+}
+
+/**
+ * The time a new subscription's dates are judged by: its test clock's frozen time when it has one (issue 26
+ * item 6: a subscription on a clock lives in the clock's time), else the gateway's. A clock is a test key's
+ * own (test mode, its tenant exactly, not deleted); a live key's or any other is `422 validation_error`.
+ */
+async function subscriptionNow(
+  ctx: SubscriptionCreateContext,
+  principal: ApiKeyPrincipal,
+  testClockId: string | undefined,
+): Promise<Date> {
+  if (testClockId === undefined) return ctx.now();
+  if (principal.livemode) throw invalid('test_clock_id', 'Test clocks are for test keys only.');
+  const clock = await foldTestClock(ctx, testClockId);
+  if (!clock || clock.state.created.tenant_id !== principal.tenantId) {
+    throw invalid('test_clock_id', 'No such test clock for this key.');
+  }
+  return new Date(clock.state.frozenTime);
 }
 
 /** Card data as typed (the contract's schema has checked its shape and Luhn): held in memory, fingerprinted. */
