@@ -55,7 +55,7 @@ const subscriptionCard = z
     number: creditCardInput.shape.number,
     expiration: creditCardInput.shape.expiration,
     security_code: creditCardInput.shape.security_code,
-    installments: z.literal(1).meta({ description: 'Must be 1 (SPEC 8).' }),
+    installments: z.literal(1).meta({ description: 'Must be 1: each cycle debits the card once, in full.' }),
     authorized: z
       .literal(true)
       .meta({ description: 'Must be true: the payer authorized recurring debits of this card.' }),
