@@ -2,6 +2,7 @@ import { subscriptionEvents } from '../../aggregates/subscription.ts';
 import { cycleEvents } from '../../aggregates/subscription-cycle.ts';
 import { subscriptionCyclesProjection, subscriptionsProjection } from '../../projections/subscriptions.ts';
 import type { Feature } from '../feature.ts';
+import { subscriptionSchedulerJob } from './schedule/job.ts';
 
 /**
  * Subscriptions and their cycles (issue 26; SPEC 2.4, 2.5, 3.3, 3.4, 4.10; docs/decisions.md "Subscriptions
@@ -13,5 +14,5 @@ export const subscriptionsFeature: Feature = {
   events: [...subscriptionEvents, ...cycleEvents],
   projections: { inline: [subscriptionsProjection, subscriptionCyclesProjection] },
   routes: [],
-  jobs: [],
+  jobs: [subscriptionSchedulerJob()],
 };
