@@ -7,6 +7,7 @@ import type { JobDeps } from '../../src/commands/job.ts';
 import { issueBoletoCycle } from '../../src/commands/subscriptions/emit/boleto.ts';
 import { registerCard } from '../../src/commands/subscriptions/emit/register-card.ts';
 import { foldSubscription, subscriptionStream } from '../../src/commands/subscriptions/record.ts';
+import { advanceSubscription } from '../../src/commands/subscriptions/schedule/advance.ts';
 import { runDueSubscriptions } from '../../src/commands/subscriptions/schedule/run-due.ts';
 import type { ProviderPort } from '../../src/providers/port.ts';
 import { pixBody } from '../support/charges.ts';
@@ -396,6 +397,34 @@ describe('subscription scheduler (SPEC 4.10, 8; issue 26 item 4)', () => {
     assert.deepEqual(
       (await cycles(charged)).map((c) => [c.status, c.transaction_id]),
       [['created', charge.id]],
+    );
+  });
+
+  test('exactly once across a crash between a Pix link’s claim and its checkout: the replay completes the same link', async () => {
+    const sub = await createSubscription({ method: 'pix', first_due_date: '2027-07-23' });
+    const now = br('2027-07-23T00:00:00');
+    // The crash: every append to a checkout stream fails once the claim is appended.
+    const store = app.gateway.ctx.store;
+    const crashing = Object.create(store) as typeof store;
+    crashing.append = (stream, events, expected) =>
+      stream.startsWith('checkout-')
+        ? Promise.reject(new Error('killed'))
+        : store.append(stream, events, expected);
+    await assert.rejects(
+      advanceSubscription({ ...app.gateway.ctx, store: crashing }, sub.id, now, metadata),
+      /killed/,
+    );
+    await tick(sub, new Date(now.getTime() + 60_000));
+    const [cycle] = await cycles(sub);
+    assert.equal(cycle?.status, 'created');
+    const links = await app.db.db
+      .selectFrom('checkouts')
+      .select('id')
+      .where('reference', '=', `sub_${sub.id}:2027-07-23`)
+      .execute();
+    assert.deepEqual(
+      links.map((l) => l.id),
+      [cycle?.checkout_id],
     );
   });
 

@@ -8,6 +8,7 @@ import { type CycleState, cycleStream, subscriptionCycle } from '../../../aggreg
 import { EMISSION_RETRY_MS } from '../../../aggregates/subscription-schedule.ts';
 import { transaction } from '../../../aggregates/transaction.ts';
 import type { EventMetadata } from '../../../events/event-store.ts';
+import { foldCheckout } from '../../checkouts/record.ts';
 import { type CommandDeps, handleCommand } from '../../command-handler.ts';
 import { foldStream } from '../../fold-stream.ts';
 import type { IdempotencyClaim } from '../../idempotency.ts';
@@ -121,12 +122,16 @@ export async function emitCycle(
 
 /**
  * What an earlier attempt's claim already made: its Pix link, or its reserved charge's outcome. Undefined
- * when the charge's reservation is not in the log yet (EventStoreDB claims first): the issuer's replay under
- * the same key completes it.
+ * when the link or the charge's reservation is not in the log yet (the checkout is appended after its claim;
+ * under EventStoreDB so is a charge's reservation): the issuer's replay under the same key completes it.
  */
 async function fromClaim(ctx: EmitContext, claim: IdempotencyClaim): Promise<Issued | undefined> {
   const id = claim.resource_id;
-  if (id.startsWith('chk_')) return { kind: 'issued', transactionId: null, checkoutId: id };
+  if (id.startsWith('chk_')) {
+    // The checkout is appended after its claim: a crash between the two is completed by the issuer's replay.
+    const link = await foldCheckout(ctx, id);
+    return link ? { kind: 'issued', transactionId: null, checkoutId: id } : undefined;
+  }
   const state = await foldStream(
     { store: ctx.store, registry: ctx.events },
     transaction,

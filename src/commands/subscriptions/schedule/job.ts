@@ -2,13 +2,13 @@ import { DEFAULT_LEASE_TTL_MS, type Job, type JobOutcome } from '../../job.ts';
 import { type DueResult, runDueSubscriptions } from './run-due.ts';
 
 export interface SubscriptionSchedulerOptions {
-  /** Pause between runs when nothing more is due (SPEC 8: every minute). */
+  /** Pause between runs when nothing more is due (default SUBSCRIPTION_SCHEDULER_INTERVAL_MS: every minute). */
   intervalMs?: number;
   /** At most this many subscriptions per run (default 500). */
   batchSize?: number;
   /** Subscriptions advanced at once within a run (default 8; BENCHMARKS.md). */
   concurrency?: number;
-  /** How long a claimed row is kept from other runs (default 5 minutes). */
+  /** How long a claimed row is kept from other runs (default 1 minute, far longer than a batch takes). */
   holdMs?: number;
 }
 
@@ -27,10 +27,9 @@ export function subscriptionSchedulerJob(
   opts: SubscriptionSchedulerOptions = {},
 ): Job<SubscriptionSchedulerResult> {
   const batchSize = opts.batchSize ?? 500;
-  const intervalMs = opts.intervalMs ?? 60_000;
   return {
     name: 'subscription-scheduler',
-    intervalMs: () => intervalMs,
+    intervalMs: (config) => opts.intervalMs ?? config.SUBSCRIPTION_SCHEDULER_INTERVAL_MS,
     leaseTtlMs: DEFAULT_LEASE_TTL_MS,
     async run(deps, { now, signal }) {
       const r = await runDueSubscriptions(deps, {
@@ -38,7 +37,7 @@ export function subscriptionSchedulerJob(
         testClockId: null,
         batchSize,
         concurrency: opts.concurrency ?? 8,
-        holdMs: opts.holdMs ?? 300_000,
+        holdMs: opts.holdMs ?? 60_000,
         signal,
         metadata: { actor: SCHEDULER_ACTOR },
       });
