@@ -1,14 +1,17 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, test } from 'vitest';
+import { isDomainError } from '../../src/aggregates/decider.ts';
 import { type SubscriptionCreatedData, subscription } from '../../src/aggregates/subscription.ts';
 import { handleCommand } from '../../src/commands/command-handler.ts';
+import { cardChargeFromData } from '../../src/commands/credit-card/card-from-data.ts';
 import type { JobDeps } from '../../src/commands/job.ts';
 import { issueBoletoCycle } from '../../src/commands/subscriptions/emit/boleto.ts';
 import { registerCard } from '../../src/commands/subscriptions/emit/register-card.ts';
 import { foldSubscription, subscriptionStream } from '../../src/commands/subscriptions/record.ts';
 import { advanceSubscription } from '../../src/commands/subscriptions/schedule/advance.ts';
 import { runDueSubscriptions } from '../../src/commands/subscriptions/schedule/run-due.ts';
+import { createCharge } from '../../src/commands/transactions/create/handler.ts';
 import type { ProviderPort } from '../../src/providers/port.ts';
 import { pixBody } from '../support/charges.ts';
 import { commandDeps, type SeededKey, seedTenantAndKey } from '../support/fixtures.ts';
@@ -24,7 +27,7 @@ import { seedSubscription } from '../support/subscriptions.ts';
  */
 
 const metadata = { actor: 'system:test', request_id: 'req_sub_sched' };
-const _customer = pixBody().customer as SubscriptionCreatedData['customer'];
+const customer = pixBody().customer as SubscriptionCreatedData['customer'];
 /** The simulator refuses (`failed`) charges of this amount and leaves those of the next unanswered. */
 const REFUSED = 4242;
 const UNANSWERED = 4343;
@@ -457,6 +460,53 @@ describe('subscription scheduler (SPEC 4.10, 8; issue 26 item 4)', () => {
     assert.deepEqual(
       (await cycles(sub)).map((c) => [c.status, c.transaction_id]),
       [['created', charge?.id]],
+    );
+  });
+
+  test('SPEC 4.10: a stored card (card_…) of the tenant is re-sealed to the subscription; another tenant’s is refused', async () => {
+    const at = br('2027-08-02T10:00:00');
+    const ctx = { ...app.gateway.ctx, now: () => at };
+    const data = {
+      holder: 'MARIA SILVA',
+      number: '5555555555554444',
+      expiration: '12/2030',
+      securityCode: '321',
+    };
+    const paid = await createCharge(
+      ctx,
+      {
+        tenantId: tenant.tenantId,
+        livemode: false,
+        method: 'credit_card',
+        idempotencyKey: `card-${randomBytes(6).toString('hex')}`,
+        route: '/v1/credit-card',
+        body: { amount: 100, reference: 'first-purchase', description: 'Primeira compra', customer },
+        card: await cardChargeFromData(ctx.config, data, 1),
+      },
+      metadata,
+    );
+    assert.equal(paid.kind, 'created');
+    const cardId = paid.kind === 'created' && paid.state.status !== 'none' ? paid.state.cardId : null;
+    assert.match(cardId ?? '', /^card_/);
+
+    const sub = await createSubscription({ method: 'credit_card', first_due_date: '2027-08-12' });
+    const registered = await registerCard(
+      ctx,
+      sub.id,
+      { kind: 'stored', cardId: cardId as string },
+      metadata,
+    );
+    assert.equal(registered.state.card?.card.card_id, cardId);
+    assert.equal(registered.state.card?.card.last_four, '4444');
+    await tick(sub, br('2027-08-12T00:00:00'));
+    const [charge] = await charges(sub);
+    assert.equal(charge?.status, 'paid');
+
+    const outsider = await seedTenantAndKey(app.gateway.ctx);
+    const theirs = await seedSubscription(app.gateway.ctx, outsider.tenantId, { method: 'credit_card' });
+    await assert.rejects(
+      registerCard(ctx, theirs, { kind: 'stored', cardId: cardId as string }, metadata),
+      (error: unknown) => isDomainError(error) && error.code === 'validation_error',
     );
   });
 
