@@ -6,6 +6,10 @@ import { type SubscriptionCreatedData, subscription } from '../../src/aggregates
 import { handleCommand } from '../../src/commands/command-handler.ts';
 import { cardChargeFromData } from '../../src/commands/credit-card/card-from-data.ts';
 import type { JobDeps } from '../../src/commands/job.ts';
+import { createProvider } from '../../src/commands/providers/create/handler.ts';
+import { providerDeps } from '../../src/commands/providers/deps.ts';
+import { createRoutingRule } from '../../src/commands/routing-rules/create/handler.ts';
+import { updateRoutingRule } from '../../src/commands/routing-rules/update/handler.ts';
 import { issueBoletoCycle } from '../../src/commands/subscriptions/emit/boleto.ts';
 import { registerCard } from '../../src/commands/subscriptions/emit/register-card.ts';
 import { foldSubscription, subscriptionStream } from '../../src/commands/subscriptions/record.ts';
@@ -508,6 +512,56 @@ describe('subscription scheduler (SPEC 4.10, 8; issue 26 item 4)', () => {
       registerCard(ctx, theirs, { kind: 'stored', cardId: cardId as string }, metadata),
       (error: unknown) => isDomainError(error) && error.code === 'validation_error',
     );
+  });
+
+  test('SPEC 4.10: a card cycle whose route now leads to another receiving account is blocked, never charged', async () => {
+    const at = br('2027-08-03T10:00:00');
+    // A live subscription on the simulator's record: its card is sealed to prv_simulator.
+    const sub = await createSubscription({
+      method: 'credit_card',
+      livemode: true,
+      first_due_date: '2027-08-13',
+    });
+    await registerVisa(sub, at);
+    const folded = await foldSubscription(app.gateway.ctx, sub.id);
+    assert.equal(folded?.state.card?.provider_id, 'prv_simulator');
+    // The tenant's card rule now leads to another provider account.
+    const deps = providerDeps(app.gateway.ctx);
+    const { provider } = await createProvider(
+      deps,
+      {
+        name: 'Another account',
+        kind: 'simulator',
+        environment: 'sandbox',
+        enabledMethods: ['credit_card'],
+        isMarketplace: false,
+      },
+      metadata,
+    );
+    const { rule } = await createRoutingRule(
+      deps,
+      {
+        method: 'credit_card',
+        tenantId: tenant.tenantId,
+        providerId: provider.id,
+        priority: 1,
+        enabled: true,
+      },
+      metadata,
+    );
+    try {
+      await tick(sub, br('2027-08-13T00:00:00'));
+      assert.equal((await subscriptionRow(sub)).last_error, 'validation_error');
+      await tick(sub, br('2027-08-14T00:00:00'));
+      assert.deepEqual(await charges(sub), []);
+      assert.deepEqual(
+        (await cycles(sub)).map((c) => [c.status, c.error_code]),
+        [['skipped', 'cycle_overdue']],
+      );
+    } finally {
+      // The tenant's other card tests route as before.
+      await updateRoutingRule(deps, rule.id, { enabled: false }, metadata);
+    }
   });
 
   test('SPEC 4.10: a card whose expiry passed is not charged: last_error, then skipped overdue', async () => {
