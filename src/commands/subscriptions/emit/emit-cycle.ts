@@ -1,7 +1,9 @@
 import { DomainError, isDomainError } from '../../../aggregates/decider.ts';
 import {
   type CycleOutcome,
+  type SubscriptionCommand,
   type SubscriptionMethod,
+  type SubscriptionState,
   subscription,
 } from '../../../aggregates/subscription.ts';
 import { type CycleState, cycleStream, subscriptionCycle } from '../../../aggregates/subscription-cycle.ts';
@@ -49,51 +51,72 @@ function commandDeps(ctx: EmitContext): CommandDeps {
   return { store: ctx.store, registry: ctx.events, now: () => ctx.now() };
 }
 
+/** What the caller of an emission already knows (each saves a read; a stale one only costs a re-read). */
+export interface EmitOptions {
+  /** The cycle's key's claim when an earlier attempt (a crash, a second worker) may have made its charge. */
+  readonly claim?: IdempotencyClaim | undefined;
+  /** The caller has just started the cycle, so its stream cannot exist unless another worker raced it. */
+  readonly fresh?: boolean;
+  /** The subscription's stream as the caller last folded or appended it. */
+  readonly known?: KnownSubscription | undefined;
+}
+
+export interface KnownSubscription {
+  readonly state: SubscriptionState;
+  readonly version: number;
+}
+
 /**
  * Issues the cycle in progress of a subscription (SPEC 4.10, 3.4; docs/decisions.md "Subscriptions (issue
  * 26)"): reserves its stream (`cycle-<subscription>-<due_date>`, no_stream; found there already, it goes on
  * from its state, and a final one only settles the subscription), issues its charge or Pix link by method,
  * records the outcome on the cycle, then settles the subscription. A DomainError before the charge's
- * reservation is the subscription's `last_error`, tried again in 15 minutes; the cycle stays pending.
- * `claim`: the cycle key's idempotency claim when an earlier attempt may have made the charge already (a
- * crash or a second worker): its charge is read, never asked for again.
+ * reservation is the subscription's `last_error`, tried again in 15 minutes; the cycle stays pending. A
+ * claimed charge (`opts.claim`) is read, never asked for again. Returns the subscription as it was left.
  */
 export async function emitCycle(
   ctx: EmitContext,
   c: CycleToIssue,
   metadata: EventMetadata,
-  claim?: IdempotencyClaim,
-): Promise<EmitStep> {
+  opts: EmitOptions = {},
+): Promise<{ step: EmitStep; subscription: KnownSubscription }> {
   const s = c.subscription.created;
   const deps = commandDeps(ctx);
   const ref = { cycle: c.cycle, dueDate: c.dueDate };
   const stream = cycleStream(s.subscription_id, c.dueDate);
+  const onSubscription = (command: SubscriptionCommand) =>
+    handleCommand(deps, subscription, subscriptionStream(s.subscription_id), command, {
+      metadata,
+      retryOnConflict: true,
+      ...(opts.known ? { from: opts.known } : {}),
+    });
   const reserved = await handleCommand(
     deps,
     subscriptionCycle,
     stream,
+    { kind: 'reserve', identity: cycleIdentity(c) },
     {
-      kind: 'reserve',
-      identity: cycleIdentity(c),
+      metadata,
+      retryOnConflict: true,
+      ...(opts.fresh ? { from: { state: subscriptionCycle.initialState, version: 0 } } : {}),
     },
-    { metadata, retryOnConflict: true },
   );
   let cycle = { state: reserved.state, version: reserved.version };
   if (cycle.state.status === 'pending') {
     let issued: Issued;
     try {
-      issued = (claim && (await fromClaim(ctx, claim))) ?? (await ISSUERS[s.method](ctx, c, metadata));
+      issued =
+        (opts.claim && (await fromClaim(ctx, opts.claim))) ?? (await ISSUERS[s.method](ctx, c, metadata));
     } catch (error) {
       if (!isDomainError(error) || error.code === 'reconciliation_required') throw error;
       const nextAttemptAt = new Date(ctx.now().getTime() + EMISSION_RETRY_MS).toISOString();
-      await handleCommand(
-        deps,
-        subscription,
-        subscriptionStream(s.subscription_id),
-        { kind: 'emission_failed', ...ref, reason: error.code, nextAttemptAt },
-        { metadata, retryOnConflict: true },
-      );
-      return { kind: 'failed', ...ref, reason: error.code };
+      const failed = await onSubscription({
+        kind: 'emission_failed',
+        ...ref,
+        reason: error.code,
+        nextAttemptAt,
+      });
+      return { step: { kind: 'failed', ...ref, reason: error.code }, subscription: failed };
     }
     const r = await handleCommand(
       deps,
@@ -110,14 +133,8 @@ export async function emitCycle(
     throw new Error(`cycle ${stream} not final after its emission`);
   }
   const outcome = OUTCOME[cycle.state.status];
-  await handleCommand(
-    deps,
-    subscription,
-    subscriptionStream(s.subscription_id),
-    { kind: 'settle_cycle', ...ref, outcome },
-    { metadata, retryOnConflict: true },
-  );
-  return { kind: outcome, ...ref };
+  const settled = await onSubscription({ kind: 'settle_cycle', ...ref, outcome });
+  return { step: { kind: outcome, ...ref }, subscription: settled };
 }
 
 /**

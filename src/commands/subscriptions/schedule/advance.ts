@@ -38,8 +38,11 @@ export async function advanceSubscription(
   const ctx: EmitContext = { ...base, now: () => now };
   const deps: CommandDeps = { store: ctx.store, registry: ctx.events, now: () => now };
   const steps: EmitStep[] = [];
+  // The subscription as the last append left it: the next look needs no read (a stale one is re-read).
+  let known: { state: OpenedSubscription; version: number } | undefined;
   for (let i = 0; i < MAX_STEPS; i++) {
-    const folded = await foldSubscription(ctx, subscriptionId);
+    const folded = known ?? (await foldSubscription(ctx, subscriptionId));
+    known = undefined;
     if (!folded) return { steps, nextRunAt: null };
     const state = folded.state;
     const action = nextAction(state, now);
@@ -49,20 +52,16 @@ export async function advanceSubscription(
     const s = state.created;
     const cycle = { subscription: state, cycle: action.cycle, dueDate: action.dueDate };
     const meta = { ...metadata, tenant_id: s.tenant_id, livemode: s.livemode };
+    let emitted: Awaited<ReturnType<typeof emitCycle>> | undefined;
     if (action.kind === 'start') {
-      const started = await startCycle(
-        deps,
-        subscriptionId,
-        action,
-        { state, version: folded.version },
-        meta,
-      );
+      const started = await startCycle(deps, subscriptionId, action, folded, meta);
       // Another worker moved the subscription first: look again from its stream.
       if (started === undefined) continue;
-      steps.push(await emitCycle(ctx, { ...cycle, subscription: started }, meta));
-      continue;
-    }
-    if (action.kind === 'continue') {
+      emitted = await emitCycle(ctx, { ...cycle, subscription: started.state }, meta, {
+        fresh: true,
+        known: started,
+      });
+    } else if (action.kind === 'continue') {
       const claim = await readClaim(
         deps,
         s.tenant_id,
@@ -70,11 +69,18 @@ export async function advanceSubscription(
         s.livemode,
       );
       if (!(action.overdue && claim === undefined)) {
-        steps.push(await emitCycle(ctx, cycle, meta, claim));
-        continue;
+        emitted = await emitCycle(ctx, cycle, meta, { claim, known: folded });
       }
     }
-    steps.push(await skipOverdue(deps, cycle, meta));
+    if (emitted === undefined) {
+      steps.push(await skipOverdue(deps, cycle, meta));
+      continue;
+    }
+    steps.push(emitted.step);
+    const after = emitted.subscription;
+    if (after.state.status !== 'none' && after.state.status !== 'deleted') {
+      known = { state: after.state, version: after.version };
+    }
   }
   const last = await foldSubscription(ctx, subscriptionId);
   return { steps, nextRunAt: last ? nextRunAt(scheduleView(last.state)) : null };
@@ -87,7 +93,7 @@ async function startCycle(
   next: { cycle: number; dueDate: string },
   from: { state: OpenedSubscription; version: number },
   metadata: EventMetadata,
-): Promise<OpenedSubscription | undefined> {
+): Promise<{ state: OpenedSubscription; version: number } | undefined> {
   try {
     const r = await handleCommand(
       deps,
@@ -96,7 +102,9 @@ async function startCycle(
       { kind: 'start_cycle', cycle: next.cycle, dueDate: next.dueDate },
       { metadata, from },
     );
-    return r.state.status === 'none' || r.state.status === 'deleted' ? undefined : r.state;
+    return r.state.status === 'none' || r.state.status === 'deleted'
+      ? undefined
+      : { state: r.state, version: r.version };
   } catch (error) {
     if (error instanceof WrongExpectedVersionError) return undefined;
     if (isDomainError(error) && error.code === 'conflict') return undefined;
