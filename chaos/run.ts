@@ -15,6 +15,7 @@ import { runF6 } from './f6-provider.ts';
 import { runF7 } from './f7-two-processes.ts';
 import { runF8 } from './f8-pdf-load.ts';
 import { runF9 } from './f9-card-crash.ts';
+import { runF10 } from './f10-scheduler.ts';
 import { ADMIN_URL, type ChaosOptions, runCleanups } from './support.ts';
 
 const USAGE = `usage: npm run chaos -- <name> [flags]
@@ -42,8 +43,11 @@ names:
                 for the one version, the API's p50 within 50 ms (the finding: 647 ms)     (--seconds)
   f9-card-crash the API SIGKILLed between a card's tokenize and its charge at the emulator, twice: no card
                 charged twice, replays answer the record, no card number or code on disk or in the database (~1.5 min)
+  f10-scheduler three scheduler workers, one SIGKILLed every 1.5-3 s for --seconds while 3,000 cycles due
+                today are issued (boleto, Pix link, card): every cycle once, none lost, one charge or link
+                per reference                                                          (~2-4 min)
   all           every scenario, one after the other
-  (f1 .. f9 are accepted as short names)
+  (f1 .. f10 are accepted as short names)
 
 flags (environment variable in brackets):
   --seconds N     load (F1-F3, F6) or flapping (F4) duration        [CHAOS_SECONDS]     default 60
@@ -74,6 +78,7 @@ const SCENARIOS: Record<string, (opts: ChaosOptions) => Promise<boolean>> = {
   'f7-two-processes': runF7,
   'f8-pdf-load': runF8,
   'f9-card-crash': runF9,
+  'f10-scheduler': runF10,
 };
 
 function parse(argv: readonly string[]): { name: string | undefined; opts: ChaosOptions } {

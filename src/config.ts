@@ -212,6 +212,8 @@ const schema = z
     PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(1).max(120_000).default(20_000),
     /** How often the reconciler looks for such charges. */
     RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
+    /** SPEC 8: how often the subscription scheduler looks for due cycles (every minute; chaos runs shorten it). */
+    SUBSCRIPTION_SCHEDULER_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
     /**
      * A charge whose provider read or pending change failed waits this long before the reconciler tries it
      * again, doubling on each failure in a row up to RECONCILE_BACKOFF_MAX_SECONDS (src/commands/transactions/shared/reconcile-backoff.ts).

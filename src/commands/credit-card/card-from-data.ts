@@ -1,3 +1,4 @@
+import type { MaskedCard } from '../../aggregates/transaction.ts';
 import type { CardData } from '../../providers/port.ts';
 import { cardBrand } from './brand.ts';
 import type { CardCharge } from './card-charge.ts';
@@ -15,14 +16,19 @@ export async function cardChargeFromData(
 ): Promise<CardCharge> {
   return {
     installments,
-    masked: {
-      card_id: null,
-      brand: cardBrand(data.number),
-      last_four: data.number.slice(-4),
-      holder: data.holder,
-      expiration: data.expiration,
-    },
+    masked: maskedCardOf(data),
     fingerprint: cardFingerprint(await cardKey(config), data),
     secret: { kind: 'data', data },
+  };
+}
+
+/** What a card's data shows once masked (SPEC 4.9): brand, last four, holder and expiry; no stored card yet. */
+export function maskedCardOf(data: CardData): MaskedCard {
+  return {
+    card_id: null,
+    brand: cardBrand(data.number),
+    last_four: data.number.slice(-4),
+    holder: data.holder,
+    expiration: data.expiration,
   };
 }

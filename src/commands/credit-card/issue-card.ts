@@ -70,7 +70,7 @@ export async function issueCardCharge(
   const key = await cardKey(ctx.config);
   const newCardId = secret.kind === 'data' ? newId('card') : null;
   const binding: CardBinding = {
-    cardId: secret.kind === 'data' ? (newCardId as string) : secret.card.card_id,
+    cardId: bindingId(secret, newCardId),
     tenantId: reserve.tenantId,
     livemode: reserve.livemode,
     providerId: reserve.providerId,
@@ -137,8 +137,14 @@ export async function issueCardCharge(
   return {
     kind: 'record_captured',
     providerReference: answer.providerReference,
-    cardId: secret.kind === 'data' ? newCardId : secret.card.card_id,
+    cardId: secret.kind === 'data' ? newCardId : secret.kind === 'stored' ? secret.card.card_id : null,
   };
+}
+
+/** The id a kept token is sealed to: the new card's, the stored card's, or the subscription's. */
+function bindingId(secret: CardSecret, newCardId: string | null): string {
+  if (secret.kind === 'data') return newCardId as string;
+  return secret.kind === 'stored' ? secret.card.card_id : secret.subscriptionId;
 }
 
 /** One provider call; anything it throws is an unanswered call (the port's adapters never throw for an answer). */

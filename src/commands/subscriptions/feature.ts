@@ -8,6 +8,7 @@ import { cyclesRoute } from './cycles/route.ts';
 import { deleteRoute } from './delete/route.ts';
 import { getRoute } from './get/route.ts';
 import { listRoute } from './list/route.ts';
+import { subscriptionSchedulerJob } from './schedule/job.ts';
 
 /**
  * Subscriptions and their cycles (issue 26; SPEC 2.4, 2.5, 3.3, 3.4, 4.10; docs/decisions.md "Subscriptions
@@ -19,5 +20,5 @@ export const subscriptionsFeature: Feature = {
   events: [...subscriptionEvents, ...cycleEvents],
   projections: { inline: [subscriptionsProjection, subscriptionCyclesProjection] },
   routes: [createRoute, listRoute, getRoute, cyclesRoute, changeRoute, deleteRoute],
-  jobs: [],
+  jobs: [subscriptionSchedulerJob()],
 };

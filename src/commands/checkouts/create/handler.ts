@@ -73,14 +73,36 @@ export async function createCheckout(
       },
     );
   }
+  return openCheckout(ctx, { tenantId: principal.tenantId, livemode: principal.livemode }, input, metadata);
+}
+
+/** Whose checkout it is: the key's tenant and mode, or a subscription's for a Pix cycle's link. */
+export interface CheckoutOwner {
+  readonly tenantId: string;
+  readonly livemode: boolean;
+}
+
+/**
+ * The checkout itself once its caller is authorized (the API above; the subscription scheduler for a Pix
+ * cycle, SPEC 4.10). `deadline`: a fixed end instead of `expires_in` (a cycle's link is open until the end of
+ * its due day, which may be more than the contract's 86400 s away: the public limits stay the API's).
+ */
+export async function openCheckout(
+  ctx: CheckoutContext,
+  owner: CheckoutOwner,
+  input: { body: CreateCheckoutBody; idempotencyKey: string; route: string; deadline?: Date | undefined },
+  metadata: EventMetadata,
+): Promise<{ folded: FoldedCheckout; created: boolean }> {
+  const b = input.body;
+  const expiresIn = b.expires_in ?? CHECKOUT_EXPIRES_IN.default;
   const normalized = {
-    tenant_id: principal.tenantId,
+    tenant_id: owner.tenantId,
     methods: b.methods,
     amount: b.amount,
     reference: b.reference,
     description: b.description,
     customer: b.customer ?? null,
-    expires_in: b.expires_in ?? CHECKOUT_EXPIRES_IN.default,
+    ...(input.deadline ? { expires_at: input.deadline.toISOString() } : { expires_in: expiresIn }),
     boleto: b.boleto
       ? { ...b.boleto, due_in_days: b.boleto.due_in_days ?? CHECKOUT_BOLETO_DUE_IN_DAYS_DEFAULT }
       : b.methods.includes('boleto')
@@ -89,28 +111,28 @@ export async function createCheckout(
     cost_center_id: b.cost_center_id ?? null,
     callback_url: b.callback_url ?? null,
   };
-  const scope = principal.tenantId;
+  const scope = owner.tenantId;
   const deps = { store: ctx.store, registry: ctx.events, now: () => ctx.now() };
 
   try {
-    await validate(ctx, principal, b);
+    await validate(ctx, owner, b);
   } catch (error) {
     // A replay is answered as stored, even when it would not pass today (a deactivated cost center).
-    const held = await readClaim(deps, scope, input.idempotencyKey, principal.livemode);
+    const held = await readClaim(deps, scope, input.idempotencyKey, owner.livemode);
     if (!held) throw error;
   }
 
   const checkoutId = newId('chk');
   const data: CheckoutCreatedData = {
     checkout_id: checkoutId,
-    tenant_id: principal.tenantId,
-    livemode: principal.livemode,
+    tenant_id: owner.tenantId,
+    livemode: owner.livemode,
     methods: [...b.methods],
     amount: b.amount,
     reference: b.reference,
     description: b.description,
     customer: normalized.customer,
-    expires_at: new Date(ctx.now().getTime() + normalized.expires_in * 1000).toISOString(),
+    expires_at: (input.deadline ?? new Date(ctx.now().getTime() + expiresIn * 1000)).toISOString(),
     boleto: normalized.boleto,
     callback_url: normalized.callback_url,
     cost_center_id: normalized.cost_center_id,
@@ -118,7 +140,7 @@ export async function createCheckout(
   return createClaimed(
     deps,
     {
-      principal,
+      principal: owner,
       idempotencyKey: input.idempotencyKey,
       route: input.route,
       body: normalized,
@@ -138,7 +160,7 @@ export async function createCheckout(
 
 async function validate(
   ctx: CheckoutContext,
-  principal: ApiKeyPrincipal,
+  principal: CheckoutOwner,
   b: CreateCheckoutBody,
 ): Promise<void> {
   if (b.boleto !== undefined && !b.methods.includes('boleto')) {

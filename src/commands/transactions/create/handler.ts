@@ -26,7 +26,7 @@ import { checkDestinationSyntax, destinationPolicy } from '../../../webhooks/ssr
 import { type CommandDeps, handleCommand } from '../../command-handler.ts';
 import type { AppContext } from '../../context.ts';
 import { resolveCostCenter } from '../../cost-centers/resolve.ts';
-import type { CardCharge } from '../../credit-card/card-charge.ts';
+import { type CardCharge, keptAt } from '../../credit-card/card-charge.ts';
 import { isCardExpired } from '../../credit-card/card-expiry.ts';
 import { issueCardCharge } from '../../credit-card/issue-card.ts';
 import {
@@ -253,7 +253,7 @@ export function normalizedCustomer(snapshot: TransactionRequestSnapshot): Provid
   };
 }
 
-interface Route {
+export interface Route {
   providerId: string | null;
   kind: 'simulator' | 'external';
   environment: 'sandbox' | 'production';
@@ -267,7 +267,7 @@ interface Route {
  * and only then served by the simulator: no provider record, no provider call, no production controls
  * (SPEC 5.2, 5.8). Live keys also get the simulator switch, the production controls and the adapter check.
  */
-async function route(ctx: ChargeContext, input: CreateChargeInput): Promise<Route> {
+export async function route(ctx: ChargeContext, input: CreateChargeInput): Promise<Route> {
   const resolution = await resolveProviderFor(ctx.db, {
     tenantId: input.tenantId,
     method: input.method,
@@ -328,9 +328,9 @@ function requireUnexpiredCard(card: CardCharge, now: Date): void {
  * environment the charge is routed to now. Otherwise the integrator charges the card data again.
  */
 function requireCardOfRoute(card: CardCharge, routed: Route): void {
-  if (card.secret.kind !== 'stored') return;
-  const kept = card.secret.card;
-  if (kept.provider_id !== routed.providerId || kept.environment !== routed.environment) {
+  const kept = keptAt(card.secret);
+  if (kept === null) return;
+  if (kept.providerId !== routed.providerId || kept.environment !== routed.environment) {
     throw invalid(
       'credit_card.card_id',
       'This card was kept by another provider account; charge it with its data again.',
