@@ -87,3 +87,15 @@ export function nextAction(state: SubscriptionState, now: Date): ScheduleAction 
   if (now < at) return { kind: 'wait', until: at };
   return { kind: 'start', cycle, dueDate };
 }
+
+/**
+ * The first look, at creation (SPEC 3.3, 4.10): cycle 1 is issued at once, without waiting for
+ * `advance_days`, except a card's, which is debited on its due day (a card whose first due date is in the
+ * future was only registered: cycle 0).
+ */
+export function firstAction(state: SubscriptionState, now: Date): ScheduleAction {
+  const next = nextAction(state, now);
+  if (state.status !== 'active' || state.cycle !== 0 || state.pending !== null) return next;
+  if (state.created.method === 'credit_card' || next.kind !== 'wait') return next;
+  return { kind: 'start', cycle: 1, dueDate: state.nextDueDate };
+}

@@ -75,6 +75,8 @@ export interface OpenedTestClock {
   readonly created: TestClockCreatedData;
   /** The clock's time: what `now` is for its subscriptions. */
   readonly frozenTime: string;
+  /** While advancing: the time it moved from, where its subscriptions' catch-up starts (even after a crash). */
+  readonly advancingFrom: string | null;
 }
 
 export type TestClockState = { readonly status: 'none' } | { readonly status: 'deleted' } | OpenedTestClock;
@@ -148,14 +150,24 @@ export const testClock: Decider<TestClockCommand, TestClockEvent, TestClockState
 
   evolve(state, event) {
     if (event.type === 'TestClock.Created') {
-      return { status: 'ready', created: event.data, frozenTime: event.data.frozen_time };
+      return {
+        status: 'ready',
+        created: event.data,
+        frozenTime: event.data.frozen_time,
+        advancingFrom: null,
+      };
     }
     if (state.status === 'none' || state.status === 'deleted') return state;
     switch (event.type) {
       case 'TestClock.Advanced':
-        return { ...state, status: 'advancing', frozenTime: event.data.frozen_time };
+        return {
+          ...state,
+          status: 'advancing',
+          frozenTime: event.data.frozen_time,
+          advancingFrom: state.frozenTime,
+        };
       case 'TestClock.AdvanceCompleted':
-        return { ...state, status: 'ready' };
+        return { ...state, status: 'ready', advancingFrom: null };
       case 'TestClock.Deleted':
         return { status: 'deleted' };
     }

@@ -6,7 +6,6 @@ import type { EventMetadata } from '../../../events/event-store.ts';
 import { newId } from '../../../ids.ts';
 import type { CardData } from '../../../providers/port.ts';
 import { checkDestinationSyntax, destinationPolicy } from '../../../webhooks/ssrf-guard.ts';
-import { requirePayableRoute } from '../../checkouts/routing.ts';
 import { createClaimed } from '../../claimed-creation.ts';
 import type { AppContext } from '../../context.ts';
 import { resolveCostCenter } from '../../cost-centers/resolve.ts';
@@ -18,11 +17,16 @@ import { ownedCard } from '../../credit-card/stored-card.ts';
 import { type JsonValue, readClaim } from '../../idempotency.ts';
 import { type ApiKeyPrincipal, requireScopes } from '../../principal.ts';
 import { foldTestClock } from '../../test-clocks/record.ts';
-import { authorizeLiveIssuance } from '../../transactions/shared/live-payments.ts';
+import { route } from '../../transactions/create/handler.ts';
+import { cardRouteInput, requireKeptByRoute } from '../emit/register-card.ts';
 import { type FoldedSubscription, foldSubscription, subscriptionStream } from '../record.ts';
 import { SUBSCRIPTION_METHOD_SCOPE } from '../scope.ts';
+import { issueFirstCycle } from './first-charge.ts';
 
-export type SubscriptionCreateContext = Pick<AppContext, 'store' | 'events' | 'db' | 'now' | 'config'>;
+export type SubscriptionCreateContext = Pick<
+  AppContext,
+  'store' | 'events' | 'db' | 'now' | 'config' | 'providers'
+>;
 
 function invalid(param: string, message: string): DomainError {
   return new DomainError('validation_error', message, { param });
@@ -49,15 +53,15 @@ function cardForHash(b: CreateSubscriptionBody, typed: CardCharge | null): JsonV
  * hash covers the normalized body with its defaults, the cost center and the card's fingerprint, never the
  * card number or code) and appends `Subscription.Created`. A replay answers the subscription as it is now,
  * never re-validated; a claim left without its subscription (a crash between the appends) is completed from
- * the claim. The first charge is not issued here: the scheduler's emission is wired in by the lead (issue 26
- * item 3), and so is a card's registration, which needs the `card` this answers (memory only).
+ * the claim. The request that created it then registers a card and issues the first cycle
+ * (./first-charge.ts); a replay never issues another.
  */
 export async function createSubscription(
   ctx: SubscriptionCreateContext,
   principal: ApiKeyPrincipal,
   input: { body: CreateSubscriptionBody; idempotencyKey: string; route: string },
   metadata: EventMetadata,
-): Promise<{ folded: FoldedSubscription; created: boolean; card: CardCharge | null }> {
+): Promise<{ folded: FoldedSubscription; created: boolean }> {
   const b = input.body;
   requireScopes(principal, [SUBSCRIPTION_METHOD_SCOPE[b.method]]);
   if (b.tenant_id !== undefined) {
@@ -119,7 +123,8 @@ export async function createSubscription(
     },
     metadata,
   );
-  return { folded, created, card: created ? card : null };
+  if (!created) return { folded, created };
+  return { folded: await issueFirstCycle(ctx, folded, card, metadata), created };
 }
 
 /**
@@ -154,7 +159,7 @@ async function validate(
   }
   if (b.cost_center_id !== undefined) await resolveCostCenter(ctx, principal.tenantId, b.cost_center_id);
   const card = b.method === 'credit_card' ? await cardOf(ctx, principal, b, typed) : null;
-  if (b.method === 'credit_card') await requireCardRoute(ctx, principal, data);
+  if (card) await requireCardRoute(ctx, data, card);
   const probe = subscription.decide({ kind: 'create', data }, subscription.initialState, { now });
   if (isDomainError(probe)) throw probe;
   return card;
@@ -227,32 +232,15 @@ async function cardOf(
 
 /**
  * SPEC 4.10: "for card, creation requires enabled routing and production authorization, else the registration
- * is refused". Routing as a card charge is routed now (src/commands/checkouts/routing.ts); a live route to the
- * production provider also needs the production controls (SPEC 5.8), checked for the first cycle's charge as
- * the scheduler will make it (its reference `sub_<id>:<due_date>` and key `cycle.<id>.<due_date>`).
+ * is refused": routed as the registration and the first cycle's charge will be (./first-charge.ts,
+ * emit/register-card.ts `cardRouteInput`: routing, the simulator switch, the production controls for that
+ * charge's reference and key); a kept card must have been kept by the account the route leads to.
  */
 async function requireCardRoute(
   ctx: SubscriptionCreateContext,
-  principal: ApiKeyPrincipal,
   data: SubscriptionCreatedData,
+  card: CardCharge,
 ): Promise<void> {
-  const provider = await requirePayableRoute(ctx, {
-    tenantId: principal.tenantId,
-    livemode: principal.livemode,
-    method: 'credit_card',
-    amount: data.amount,
-  });
-  if (!principal.livemode || provider.kind !== 'external' || provider.environment !== 'production') return;
-  const due = data.first_due_date;
-  await authorizeLiveIssuance(
-    { deps: { store: ctx.store, registry: ctx.events }, config: ctx.config },
-    {
-      tenantId: principal.tenantId,
-      providerId: provider.id,
-      reference: `sub_${data.subscription_id}:${due}`,
-      idempotencyKey: `cycle.${data.subscription_id}.${due}`,
-      amount: data.amount,
-      method: 'credit_card',
-    },
-  );
+  const routed = await route(ctx, cardRouteInput(data));
+  if (card.secret.kind === 'stored') requireKeptByRoute(card.secret.card, routed);
 }

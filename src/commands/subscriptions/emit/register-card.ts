@@ -1,5 +1,10 @@
+import type { CardSavedData } from '../../../aggregates/card.ts';
 import { DomainError } from '../../../aggregates/decider.ts';
-import { type SubscriptionCard, subscription } from '../../../aggregates/subscription.ts';
+import {
+  type SubscriptionCard,
+  type SubscriptionCreatedData,
+  subscription,
+} from '../../../aggregates/subscription.ts';
 import type { MaskedCard } from '../../../aggregates/transaction.ts';
 import type { EventMetadata } from '../../../events/event-store.ts';
 import { type CardData, withCapability } from '../../../providers/port.ts';
@@ -7,9 +12,9 @@ import { handleCommand } from '../../command-handler.ts';
 import { maskedCardOf } from '../../credit-card/card-from-data.ts';
 import { type CardBinding, cardKey, openCardToken, sealCardToken } from '../../credit-card/card-token.ts';
 import { ownedCard } from '../../credit-card/stored-card.ts';
-import { type Route, route } from '../../transactions/create/handler.ts';
+import { type CreateChargeInput, type Route, route } from '../../transactions/create/handler.ts';
 import { type FoldedSubscription, foldSubscription, subscriptionStream } from '../record.ts';
-import { CYCLE_ROUTE, type EmitContext } from './context.ts';
+import { CYCLE_ROUTE, cycleIdempotencyKey, cycleReference, type EmitContext } from './context.ts';
 
 /** The card a card subscription is created with (SPEC 4.10): its data, or a stored card `card_…`. */
 export type CardToRegister =
@@ -18,6 +23,37 @@ export type CardToRegister =
 
 function invalid(param: string, message: string): DomainError {
   return new DomainError('validation_error', message, { param });
+}
+
+/**
+ * How a card subscription is routed (SPEC 2.8, 4.10): as its first cycle's charge will be, with that charge's
+ * reference and key, so the production controls judge registration and first debit alike (a restricted live
+ * scope names that charge).
+ */
+export function cardRouteInput(s: SubscriptionCreatedData): CreateChargeInput {
+  return {
+    tenantId: s.tenant_id,
+    livemode: s.livemode,
+    method: 'credit_card',
+    idempotencyKey: cycleIdempotencyKey(s.subscription_id, s.first_due_date),
+    route: CYCLE_ROUTE,
+    body: {
+      amount: s.amount,
+      reference: cycleReference(s.subscription_id, s.first_due_date),
+      description: s.description,
+      customer: s.customer,
+    },
+  };
+}
+
+/** A stored card opens only where it was kept: the provider account and environment the route leads to now. */
+export function requireKeptByRoute(stored: CardSavedData, routed: Route): void {
+  if (stored.provider_id !== routed.providerId || stored.environment !== routed.environment) {
+    throw invalid(
+      'credit_card.token',
+      'This card was kept by another provider account; send the card data instead.',
+    );
+  }
 }
 
 /**
@@ -38,19 +74,7 @@ export async function registerCard(
   if (!folded) throw new DomainError('not_found', 'The subscription does not exist.');
   const s = folded.state.created;
   const key = await cardKey(ctx.config);
-  const routed = await route(ctx, {
-    tenantId: s.tenant_id,
-    livemode: s.livemode,
-    method: 'credit_card',
-    idempotencyKey: `card.${subscriptionId}`,
-    route: CYCLE_ROUTE,
-    body: {
-      amount: s.amount,
-      reference: `sub_${subscriptionId}:card`,
-      description: s.description,
-      customer: s.customer,
-    },
-  });
+  const routed = await route(ctx, cardRouteInput(s));
   const binding: CardBinding = {
     cardId: subscriptionId,
     tenantId: s.tenant_id,
@@ -105,12 +129,7 @@ async function openStored(
     livemode: owner.livemode,
   });
   if (!stored) throw invalid('credit_card.token', 'The card does not exist.');
-  if (stored.provider_id !== routed.providerId || stored.environment !== routed.environment) {
-    throw invalid(
-      'credit_card.token',
-      'This card was kept by another provider account; send the card data instead.',
-    );
-  }
+  requireKeptByRoute(stored, routed);
   const token = openCardToken(
     key,
     {

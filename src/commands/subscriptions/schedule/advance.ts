@@ -1,7 +1,12 @@
 import { isDomainError } from '../../../aggregates/decider.ts';
 import { type OpenedSubscription, subscription } from '../../../aggregates/subscription.ts';
 import { cycleStream, subscriptionCycle } from '../../../aggregates/subscription-cycle.ts';
-import { nextAction, nextRunAt, scheduleView } from '../../../aggregates/subscription-schedule.ts';
+import {
+  firstAction,
+  nextAction,
+  nextRunAt,
+  scheduleView,
+} from '../../../aggregates/subscription-schedule.ts';
 import { type EventMetadata, WrongExpectedVersionError } from '../../../events/event-store.ts';
 import { type CommandDeps, handleCommand } from '../../command-handler.ts';
 import { readClaim } from '../../idempotency.ts';
@@ -27,13 +32,15 @@ const MAX_STEPS = 64;
  *  - continue: the cycle in progress is finished; if it is overdue and its charge was never claimed (so
  *    never reserved), it is skipped `cycle_overdue` instead;
  *  - skip: the next cycle fell due while paused or unissued: Cycle.Skipped, then CycleSettled(skipped).
- * `ctx.now` is replaced by `now` (the system clock, or a test clock's frozen time).
+ * `ctx.now` is replaced by `now` (the system clock, or a test clock's frozen time). `first`: the look at
+ * creation, which issues cycle 1 at once (`firstAction`).
  */
 export async function advanceSubscription(
   base: EmitContext,
   subscriptionId: string,
   now: Date,
   metadata: EventMetadata,
+  opts: { first?: boolean } = {},
 ): Promise<Advanced> {
   const ctx: EmitContext = { ...base, now: () => now };
   const deps: CommandDeps = { store: ctx.store, registry: ctx.events, now: () => now };
@@ -45,7 +52,7 @@ export async function advanceSubscription(
     known = undefined;
     if (!folded) return { steps, nextRunAt: null };
     const state = folded.state;
-    const action = nextAction(state, now);
+    const action = i === 0 && opts.first ? firstAction(state, now) : nextAction(state, now);
     if (action.kind === 'idle' || action.kind === 'wait') {
       return { steps, nextRunAt: nextRunAt(scheduleView(state)) };
     }

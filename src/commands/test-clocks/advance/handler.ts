@@ -3,6 +3,7 @@ import type { EventMetadata } from '../../../events/event-store.ts';
 import { handleCommand } from '../../command-handler.ts';
 import type { AppContext } from '../../context.ts';
 import type { ApiKeyPrincipal } from '../../principal.ts';
+import { catchUpTestClock } from '../../subscriptions/schedule/catch-up.ts';
 import { requireClockWriteScope } from '../access.ts';
 import { type FoldedTestClock, ownTestClock, testClockStream } from '../record.ts';
 
@@ -14,7 +15,7 @@ import { type FoldedTestClock, ownTestClock, testClockStream } from '../record.t
  * `ready` again. A crash after (1) leaves the clock `advancing`; the same advance, repeated, does (2) and (3).
  */
 export async function advanceTestClock(
-  ctx: Pick<AppContext, 'store' | 'events' | 'now'>,
+  ctx: AppContext,
   principal: ApiKeyPrincipal,
   input: { testClockId: string; frozenTime: string },
   metadata: EventMetadata,
@@ -31,9 +32,16 @@ export async function advanceTestClock(
     { kind: 'advance', frozenTime: target },
     { metadata, from: { state: clock.state, version: clock.version }, retryOnConflict: true },
   );
-  // (2) Issue 26 item 6: the scheduler runs the clock's subscriptions up to `target` here, one call
-  // (src/commands/subscriptions/schedule/advance.ts `advanceSubscription` for each subscription attached to
-  // the clock), wired by the lead when the scheduler lands; the clock is `ready` only after it.
+  // (2) the clock's subscriptions, through the skipped time by the scheduler's own code; `advancingFrom` is
+  // kept by the clock, so an advance repeated after a crash starts where the first one did.
+  if (advanced.state.status === 'advancing') {
+    await catchUpTestClock(ctx, {
+      testClockId: input.testClockId,
+      from: new Date(advanced.state.advancingFrom ?? advanced.state.frozenTime),
+      to: new Date(target),
+      metadata,
+    });
+  }
   await handleCommand(
     deps,
     testClock,
