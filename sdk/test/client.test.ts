@@ -373,8 +373,12 @@ describe('SPEC 4.10 / 9: subscriptions through the SDK', () => {
       list.data.map((s) => s.id),
       [created.data.id],
     );
+    // The first cycle is issued at creation (SPEC 3.3).
     const cycles = await calebe.listSubscriptionCycles(created.data.id, {});
-    assert.deepEqual(cycles.data, []);
+    assert.deepEqual(
+      cycles.data.map((c) => [c.cycle, c.status]),
+      [[1, 'created']],
+    );
     const paused = await calebe.updateSubscription(created.data.id, { status: 'paused' });
     assert.equal(paused.data.status, 'paused');
     const session = await new Calebe({ baseUrl: app.baseUrl }).createSession({

@@ -72,11 +72,28 @@ async function withLivePaymentsOff(check: () => Promise<void>): Promise<void> {
 }
 
 describe('card subscriptions and the production controls (SPEC 4.10, 5.8)', () => {
-  test('live payments on: 201, live, and nothing is sent to the provider at creation', async () => {
+  test('live payments on: 201, live; the card is registered (tokenized once), nothing charged before the due day', async () => {
+    const before = (await world.control.calls()).length;
     const res = await post(world.production.key, cardSubscription());
     assert.equal(res.status, 201, res.text);
     assert.equal(res.body.data.livemode, true);
-    assert.deepEqual(await world.control.calls(), []);
+    // SPEC 4.10: a card is debited on its due date (10 days ahead here); creation only registers it.
+    const calls = (await world.control.calls()).slice(before);
+    assert.deepEqual(
+      calls.map((c) => c.operation),
+      ['tokenize'],
+    );
+    const cycles = await world.app.request('GET', `/v1/subscriptions/${res.body.data.id}/cycles`, {
+      headers: { 'x-api-key': world.production.key },
+    });
+    assert.deepEqual(
+      cycles.body.data.map((c: { cycle: number; status: string; transaction_id: string | null }) => [
+        c.cycle,
+        c.status,
+        c.transaction_id,
+      ]),
+      [[0, 'created', null]],
+    );
   });
 
   test('live payments off: 403 live_payments_disabled for a card, nothing stored; boleto is still created', async () => {

@@ -55,6 +55,11 @@ const get = (key: string, path: string) => app.request('GET', path, { headers: {
 const patch = (key: string, id: string, json: unknown) =>
   app.request('PATCH', `/v1/subscriptions/${id}`, { headers: { 'x-api-key': key }, json });
 
+/** The next 15th after today (America/Sao_Paulo), at least a day ahead. */
+function nextFifteenth(): string {
+  for (let d = 1; ; d++) if (dueIn(d).endsWith('-15')) return dueIn(d);
+}
+
 // biome-ignore lint/suspicious/noExplicitAny: response JSON, already validated against /openapi.json
 async function created(key: string, over: Record<string, unknown> = {}): Promise<Record<string, any>> {
   const res = await post(key, subscriptionBody(over));
@@ -127,7 +132,10 @@ afterAll(async () => {
 
 describe('POST /v1/subscriptions (SPEC 4 common rules, 4.10)', () => {
   test('201: an active subscription of the key tenant and mode, with its calendar and defaults', async () => {
-    const first = dueIn(10);
+    // A 15th, so the next due date is plainly the 15th of the next month (SPEC 4.10: the due day repeats).
+    const first = nextFifteenth();
+    const [y, m] = first.split('-').map(Number) as [number, number];
+    const second = m === 12 ? `${y + 1}-01-15` : `${y}-${String(m + 1).padStart(2, '0')}-15`;
     const res = await post(
       parent.key,
       subscriptionBody({ first_due_date: first, callback_url: 'https://academia.example.com/hooks' }),
@@ -144,10 +152,11 @@ describe('POST /v1/subscriptions (SPEC 4 common rules, 4.10)', () => {
     assert.equal(s.method, 'boleto');
     assert.equal(s.description, 'Mensalidade');
     assert.equal(s.first_due_date, first);
-    assert.equal(s.next_due_date, first);
+    // SPEC 3.3: the first charge is issued at creation (cycle 1), so the calendar is already at cycle 2.
+    assert.equal(s.cycle, 1);
+    assert.equal(s.next_due_date, second);
     assert.equal(s.interval_months, 1);
     assert.equal(s.advance_days, 0);
-    assert.equal(s.cycle, 0);
     assert.equal(s.authorization_id, null);
     assert.equal(s.callback_url, 'https://academia.example.com/hooks');
     assert.equal(s.last_error, null);
@@ -613,26 +622,33 @@ describe('GET /v1/subscriptions and /v1/subscriptions/{id} (SPEC 4.10 with 4.3, 
 });
 
 describe('GET /v1/subscriptions/{id}/cycles (SPEC 2.5, 4.10)', () => {
-  test("a new subscription has no cycle yet (its first charge is the scheduler's)", async () => {
+  test('a new subscription already has its first cycle: created, with its boleto (SPEC 3.3, 4.10)', async () => {
     const s = await created(parent.key);
     await app.settle();
     const res = await get(parent.key, `/v1/subscriptions/${s.id}/cycles`);
     assert.equal(res.status, 200, res.text);
-    assert.deepEqual(res.body, { data: [], meta: { limit: 50, offset: 0, count: 0 } });
+    assert.deepEqual(res.body.meta, { limit: 50, offset: 0, count: 1 });
+    const [cycle] = res.body.data;
+    assert.equal(cycle.cycle, 1);
+    assert.equal(cycle.due_date, s.first_due_date);
+    assert.equal(cycle.status, 'created');
+    assert.match(cycle.transaction_id, /^txn_/);
+    assert.equal(cycle.transaction_status, 'pending');
   });
 
   test('boleto cycles newest first, with their charge status and document link; paging', async () => {
     const s = await created(parent.key, { first_due_date: dueIn(5) });
-    const charges = [];
-    for (const due of [dueIn(5), dueIn(35)]) {
-      const res = await app.request('POST', '/v1/boleto', {
-        headers: { 'x-api-key': parent.key, 'idempotency-key': randomUUID() },
-        json: boletoBody({ due_date: due }),
-      });
-      assert.equal(res.status, 201, res.text);
-      charges.push(res.body.data);
-    }
-    const first = await givenIssuedCycle(s, 1, dueIn(5), { transactionId: charges[0].id, checkoutId: null });
+    await app.settle();
+    // Cycle 1 was issued at creation; cycle 2 (the scheduler's, a month later) is given here with a boleto.
+    const [issued] = (await get(parent.key, `/v1/subscriptions/${s.id}/cycles`)).body.data;
+    const firstCharge = (await get(parent.key, `/v1/transactions/${issued.transaction_id}`)).body.data;
+    const res2 = await app.request('POST', '/v1/boleto', {
+      headers: { 'x-api-key': parent.key, 'idempotency-key': randomUUID() },
+      json: boletoBody({ due_date: dueIn(35) }),
+    });
+    assert.equal(res2.status, 201, res2.text);
+    const charges = [firstCharge, res2.body.data];
+    const first = issued.id;
     const second = await givenIssuedCycle(s, 2, dueIn(35), {
       transactionId: charges[1].id,
       checkoutId: null,
@@ -673,13 +689,11 @@ describe('GET /v1/subscriptions/{id}/cycles (SPEC 2.5, 4.10)', () => {
 
   test('a Pix cycle shows its checkout link and no transaction until the payer chooses to pay', async () => {
     const s = await created(parent.key, { method: 'pix' });
-    const link = await app.request('POST', '/v1/checkouts', {
-      headers: { 'x-api-key': parent.key, 'idempotency-key': randomUUID() },
-      json: { methods: ['pix'], amount: 4990, reference: `sub_${s.id}`, description: 'Mensalidade' },
-    });
-    assert.equal(link.status, 201, link.text);
-    await givenIssuedCycle(s, 1, s.first_due_date, { transactionId: null, checkoutId: link.body.data.id });
     await app.settle();
+    // Cycle 1 is issued at creation as a checkout link (SPEC 4.10).
+    const [issued] = (await get(parent.key, `/v1/subscriptions/${s.id}/cycles`)).body.data;
+    const link = await get(parent.key, `/v1/checkouts/${issued.checkout_id}`);
+    assert.equal(link.status, 200, link.text);
     const res = await get(parent.key, `/v1/subscriptions/${s.id}/cycles`);
     const [cycle] = res.body.data;
     assert.equal(cycle.checkout_id, link.body.data.id);
