@@ -27,6 +27,7 @@ export interface CheckoutPageView {
   status: CheckoutStatus;
   /** Whether the payer may still pick a method (open or processing, before the deadline). */
   acceptsPayments: boolean;
+  /** The methods the payer may still pick (`offeredMethods`: a card past the carding cap is left out). */
   methods: readonly CheckoutMethod[];
   amount: number;
   reference: string;
@@ -386,14 +387,18 @@ export async function renderCheckoutPage(
   const retry =
     view.acceptsPayments && view.lastAttemptFailed
       ? `<p class="alert" role="alert">${
-          declined
-            ? 'O cartão foi recusado. Tente outro cartão ou outra forma de pagamento.'
-            : 'O pagamento anterior não foi concluído. Escolha uma forma de pagamento para tentar de novo.'
+          !declined
+            ? 'O pagamento anterior não foi concluído. Escolha uma forma de pagamento para tentar de novo.'
+            : view.methods.includes('credit_card')
+              ? 'O cartão foi recusado. Tente outro cartão ou outra forma de pagamento.'
+              : view.methods.length > 0
+                ? 'O cartão foi recusado. Este link não aceita mais cartão: escolha outra forma de pagamento.'
+                : 'O cartão foi recusado. Este link não aceita mais cartão: fale com quem enviou o link.'
         }</p>`
       : '';
   const pending = view.status === 'processing' ? await chargeInstructions(view.charge, now) : '';
   let choices = '';
-  if (view.acceptsPayments) {
+  if (view.acceptsPayments && view.methods.length > 0) {
     const forms = view.methods.map((m) => methodForm(m, view)).join('\n');
     choices =
       view.status === 'processing'

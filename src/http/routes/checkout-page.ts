@@ -7,6 +7,7 @@ import {
   CHECKOUT_METHODS,
   type CheckoutCustomer,
   type CheckoutMethod,
+  offeredMethods,
 } from '../../aggregates/checkout.ts';
 import { DomainError } from '../../aggregates/decider.ts';
 import { CHARGE_PAGE_CSP, renderNotFoundPage } from '../../charge-page/render.ts';
@@ -99,6 +100,13 @@ function payerMessage(error: DomainError): { message: string; field?: string | u
     const field = param.startsWith('credit_card.') ? CARD_FIELD[param] : param.split('.').at(-1);
     return { message: `Confira ${FIELD_LABEL[param]}.`, field };
   }
+  if (error.code === 'reconciliation_required') {
+    // Reserved, its result not saved: the card may have been charged, so the payer must not pay again.
+    return {
+      message:
+        'Não foi possível confirmar o resultado deste pagamento agora. Não pague de novo: esta página mostra o resultado assim que ele for confirmado.',
+    };
+  }
   if (error.code === 'idempotency_conflict') {
     return {
       message: 'Este formulário já foi enviado com outros dados. Recarregue a página e tente de novo.',
@@ -173,6 +181,7 @@ export function registerCheckoutPageRoutes(app: HttpServer, ctx: AppContext): vo
     signature: string,
     error?: CheckoutPageView['error'],
     values?: Record<string, string>,
+    code = error ? 422 : 200,
   ) {
     const c = folded.state.created;
     const charge = await latestCharge(folded);
@@ -189,7 +198,7 @@ export function registerCheckoutPageRoutes(app: HttpServer, ctx: AppContext): vo
         merchantName: await merchantName(ctx.db, c.tenant_id),
         status: folded.state.status,
         acceptsPayments: acceptsPayments(folded.state, now),
-        methods: c.methods,
+        methods: offeredMethods(folded.state),
         amount: c.amount,
         reference: c.reference,
         description: c.description,
@@ -207,10 +216,7 @@ export function registerCheckoutPageRoutes(app: HttpServer, ctx: AppContext): vo
       { now },
     );
     reply.header('content-security-policy', CHECKOUT_PAGE_CSP);
-    return reply
-      .code(error ? 422 : 200)
-      .type('text/html; charset=utf-8')
-      .send(html);
+    return reply.code(code).type('text/html; charset=utf-8').send(html);
   }
 
   app.register(async (plugin) => {
@@ -311,7 +317,7 @@ export function registerCheckoutPageRoutes(app: HttpServer, ctx: AppContext): vo
           operationId: 'payCheckoutPage',
           summary: 'The payer picks a method on the checkout page (form post; no key)',
           description:
-            "The form of the page (`application/x-www-form-urlencoded`: `method`, `nonce`, the card for a card (`cc_holder`, `cc_number`, `cc_exp`, `cc_csc`) and, when the checkout has no customer, the payer's data). Creates the charge with the same command as POST /v1/pix, /v1/boleto or /v1/credit-card, for the checkout's tenant and mode, with the Idempotency-Key `checkout.<id>.<nonce>` (a double submit makes one charge), links it to the checkout, and answers 303 back to the page; a checkout that no longer takes a choice answers its page (200), charging nothing. A refused payer field answers the page again with the message (422).",
+            "The form of the page (`application/x-www-form-urlencoded`: `method`, `nonce`, the card for a card (`cc_holder`, `cc_number`, `cc_exp`, `cc_csc`) and, when the checkout has no customer, the payer's data). Creates the charge with the same command as POST /v1/pix, /v1/boleto or /v1/credit-card, for the checkout's tenant and mode, with the Idempotency-Key `checkout.<id>.<nonce>` (a double submit makes one charge), links it to the checkout, and answers 303 back to the page; a checkout that no longer takes a choice answers its page (200), charging nothing. A refused payer field, or a card past the carding cap, answers the page again with the message (422); a charge reserved whose result was not saved answers the page with that charge (503, SPEC 7 reconciliation_required).",
           tags,
           params: chargePageParams,
           response: {
@@ -323,6 +329,11 @@ export function registerCheckoutPageRoutes(app: HttpServer, ctx: AppContext): vo
             303: z.null().meta({ description: 'Back to the checkout page, which shows the charge' }),
             404: notFoundResponse,
             422: { description: 'The page again, with what to correct', content: html },
+            503: {
+              description:
+                'The charge was reserved but its result was not saved (SPEC 7 reconciliation_required): the page again, showing the charge and telling the payer not to pay again',
+              content: html,
+            },
           },
         },
         config: {
@@ -376,7 +387,9 @@ export function registerCheckoutPageRoutes(app: HttpServer, ctx: AppContext): vo
             }),
           );
           const fresh = await advanceCheckout(ctx, id, ctx.now(), metadata(request, folded));
-          return page(reply, fresh ?? folded, signature, { ...payerMessage(error), method: chosen }, values);
+          const code = error.code === 'reconciliation_required' ? 503 : 422;
+          const shown = { ...payerMessage(error), method: chosen };
+          return page(reply, fresh ?? folded, signature, shown, values, code);
         }
         // A refused charge is followed at once, so the page offers the methods again.
         const now = await advanceCheckout(ctx, id, ctx.now(), metadata(request, folded));
