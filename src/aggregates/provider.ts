@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { defineEvent } from '../events/event-registry.ts';
-import { type Decider, DomainError, type DomainEvent } from './decider.ts';
+import { defineEvent, type EventOf } from '../events/event-registry.ts';
+import { type Decider, DomainError } from './decider.ts';
 import { isValidRegistryName } from './registry-name.ts';
 import { CHARGE_METHODS } from './transaction/vocabulary.ts';
 import type { TransitionTable } from './transition-table.ts';
@@ -80,9 +80,7 @@ export const providerEvents = [
 
 export type ProviderCreatedData = z.infer<typeof createdData>;
 export type ProviderUpdatedData = z.infer<typeof updatedData>;
-export type ProviderEvent =
-  | DomainEvent<'Provider.Created', ProviderCreatedData>
-  | DomainEvent<'Provider.Updated', ProviderUpdatedData>;
+export type ProviderEvent = EventOf<(typeof providerEvents)[number]>;
 
 export type ProviderState =
   | { readonly status: 'none' }
