@@ -93,14 +93,6 @@ export async function createCheckout(
   const hash = requestHash('POST', input.route, normalized);
   const deps = { store: ctx.store, registry: ctx.events, now: () => ctx.now() };
 
-  try {
-    await validate(ctx, principal, b);
-  } catch (error) {
-    // A replay is answered as stored, even when it would not pass today (a deactivated cost center).
-    const held = await readClaim(deps, scope, input.idempotencyKey, principal.livemode);
-    if (!held) throw error;
-  }
-
   const checkoutId = newId('chk');
   const data: CheckoutCreatedData = {
     checkout_id: checkoutId,
@@ -116,6 +108,14 @@ export async function createCheckout(
     callback_url: normalized.callback_url,
     cost_center_id: normalized.cost_center_id,
   };
+
+  try {
+    await validate(ctx, principal, b, data);
+  } catch (error) {
+    // A replay is answered as stored, even when it would not pass today (a deactivated cost center).
+    const held = await readClaim(deps, scope, input.idempotencyKey, principal.livemode);
+    if (!held) throw error;
+  }
   const { first, claim } = await claimIdempotencyKey(
     deps,
     {
@@ -154,6 +154,7 @@ async function validate(
   ctx: CheckoutContext,
   principal: ApiKeyPrincipal,
   b: CreateCheckoutBody,
+  data: CheckoutCreatedData,
 ): Promise<void> {
   if (b.boleto !== undefined && !b.methods.includes('boleto')) {
     throw invalid('boleto', 'boleto options are accepted only when boleto is offered.');
@@ -181,26 +182,7 @@ async function validate(
       amount: b.amount,
     });
   }
-  const probe = checkout.decide(
-    {
-      kind: 'create',
-      data: {
-        checkout_id: 'chk_probe',
-        tenant_id: principal.tenantId,
-        livemode: principal.livemode,
-        methods: [...b.methods],
-        amount: b.amount,
-        reference: b.reference,
-        description: b.description,
-        customer: b.customer ?? null,
-        expires_at: ctx.now().toISOString(),
-        boleto: null,
-        callback_url: b.callback_url ?? null,
-        cost_center_id: b.cost_center_id ?? null,
-      },
-    },
-    checkout.initialState,
-    { now: ctx.now() },
-  );
+  // The decider's own checks on the very facts the claim will hold, before the claim is taken.
+  const probe = checkout.decide({ kind: 'create', data }, checkout.initialState, { now: ctx.now() });
   if (isDomainError(probe)) throw probe;
 }
