@@ -6,6 +6,7 @@ import {
   formatBRL,
   formatDate,
   formatInstant,
+  payerPageHtml,
   pixQrSvg,
   SIMULATED_BANNER,
   TEST_BANNER,
@@ -427,20 +428,12 @@ ${pending}
 ${choices}
 <footer>Pagamento processado por Calebe · Código: ${escapeHtml(view.id)}</footer>
 `;
-  return `<!doctype html>
-<html lang="pt-BR">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex, nofollow">
-<title>${escapeHtml(title)}</title>
-<style>${CSS}</style>
-</head>
-<body>
-<main data-page="${escapeHtml(view.path)}" data-status="${escapeHtml(view.path)}/status" data-state="${escapeHtml(view.stateToken)}">
-${main}</main>
-<script>${SCRIPT}</script>
-</body>
-</html>
-`;
+  return payerPageHtml({
+    title,
+    css: CSS,
+    main,
+    script: SCRIPT,
+    // What the page's script polls and reloads by (the status read and the state it last showed).
+    mainAttributes: ` data-page="${escapeHtml(view.path)}" data-status="${escapeHtml(view.path)}/status" data-state="${escapeHtml(view.stateToken)}"`,
+  });
 }

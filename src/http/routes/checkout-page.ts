@@ -10,7 +10,6 @@ import {
   offeredMethods,
 } from '../../aggregates/checkout.ts';
 import { DomainError } from '../../aggregates/decider.ts';
-import { CHARGE_PAGE_CSP, renderNotFoundPage } from '../../charge-page/render.ts';
 import { documentSigningSecret } from '../../charge-page/signing-secret.ts';
 import { CHECKOUT_PAGE_CSP, type CheckoutPageView, renderCheckoutPage } from '../../checkout-page/render.ts';
 import { checkoutPath, verifyCheckoutSignature } from '../../checkout-page/signature.ts';
@@ -25,7 +24,13 @@ import type { EventMetadata } from '../../events/event-store.ts';
 import { ApiError } from '../errors.ts';
 import type { HttpServer } from '../fastify.ts';
 import { createPayerPageLimiter } from '../payer-page-limit.ts';
-import { secureHeaders as chargePageHeaders, chargePageView, merchantName } from './charge-page.ts';
+import {
+  secureHeaders as chargePageHeaders,
+  chargePageView,
+  merchantName,
+  pageExample,
+  payerPageOptions,
+} from './charge-page.ts';
 
 const tags: TagName[] = ['Payer pages'];
 const FORM_LIMIT = 16 * 1024;
@@ -132,12 +137,7 @@ export function registerCheckoutPageRoutes(app: HttpServer, ctx: AppContext): vo
   const limiter = createPayerPageLimiter(ctx.config);
   app.addHook('onClose', () => limiter.close());
 
-  function notFoundAsPage(error: unknown, _request: FastifyRequest, reply: FastifyReply) {
-    if (!(error instanceof ApiError && error.code === 'not_found')) throw error;
-    secureHeaders(reply);
-    reply.header('content-security-policy', CHARGE_PAGE_CSP);
-    return reply.code(404).type('text/html; charset=utf-8').send(renderNotFoundPage());
-  }
+  const payerPage = payerPageOptions(limiter, secureHeaders);
 
   const metadata = (request: FastifyRequest, folded?: FoldedCheckout): EventMetadata => ({
     request_id: request.id,
@@ -246,18 +246,10 @@ export function registerCheckoutPageRoutes(app: HttpServer, ctx: AppContext): vo
             404: notFoundResponse,
           },
         },
-        config: {
-          examples: {
-            responses: {
-              200: '<!doctype html><html lang="pt-BR"><head><meta charset="utf-8"><title>Pagamento para Loja da Ana: R$ 159,90 — Aguardando pagamento</title></head><body>…</body></html>',
-            },
-          },
-        },
-        errorHandler: notFoundAsPage,
+        config: pageExample('Pagamento para Loja da Ana: R$ 159,90 — Aguardando pagamento'),
+        ...payerPage,
       },
       async (request, reply) => {
-        secureHeaders(reply);
-        await limiter.consume(request.ip);
         const folded = await linkedCheckout(request, request.params.id, request.params.signature);
         return page(reply, folded, request.params.signature);
       },
@@ -291,11 +283,9 @@ export function registerCheckoutPageRoutes(app: HttpServer, ctx: AppContext): vo
             responses: { 200: { status: 'processing', state: 'processing.1.pending', final: false } },
           },
         },
-        errorHandler: notFoundAsPage,
+        ...payerPage,
       },
-      async (request, reply) => {
-        secureHeaders(reply);
-        await limiter.consume(request.ip);
+      async (request, _reply) => {
         const folded = await linkedCheckout(request, request.params.id, request.params.signature);
         const charge = await latestCharge(folded);
         const s = folded.state.status;
@@ -336,18 +326,10 @@ export function registerCheckoutPageRoutes(app: HttpServer, ctx: AppContext): vo
             },
           },
         },
-        config: {
-          examples: {
-            responses: {
-              200: '<!doctype html><html lang="pt-BR"><head><meta charset="utf-8"><title>Pagamento para Loja da Ana: R$ 159,90 — Pago</title></head><body>…</body></html>',
-            },
-          },
-        },
-        errorHandler: notFoundAsPage,
+        config: pageExample('Pagamento para Loja da Ana: R$ 159,90 — Pago'),
+        ...payerPage,
       },
       async (request, reply) => {
-        secureHeaders(reply);
-        await limiter.consume(request.ip);
         const { id, signature } = request.params;
         const folded = await linkedCheckout(request, id, signature);
         const body = (request.body ?? {}) as Record<string, string>;
