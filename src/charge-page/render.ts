@@ -126,22 +126,32 @@ export function formatDate(ymd: string): string {
 }
 
 /** Copy button: the only script on the page, allowed by its hash in CHARGE_PAGE_CSP. */
-const COPY_SCRIPT =
+export const COPY_SCRIPT =
   "document.querySelectorAll('button[data-copy]').forEach(function(b){b.addEventListener('click',function(){" +
   "var t=document.getElementById(b.getAttribute('data-copy'));t.select();" +
   "if(navigator.clipboard){navigator.clipboard.writeText(t.value)}else{document.execCommand('copy')}" +
   "b.textContent='Copiado!';});});";
 
+/**
+ * A payer page's Content-Security-Policy: nothing loaded from anywhere else, inline styles, images only as
+ * data, its one inline script allowed by hash; then the page's own directives.
+ */
+export function payerPageCsp(script: string, own: readonly string[]): string {
+  return [
+    "default-src 'none'",
+    "style-src 'unsafe-inline'",
+    'img-src data:',
+    `script-src 'sha256-${createHash('sha256').update(script, 'utf8').digest('base64')}'`,
+    ...own,
+  ].join('; ');
+}
+
 /** Content-Security-Policy the route must send with the page: no external loads at all. */
-export const CHARGE_PAGE_CSP = [
-  "default-src 'none'",
-  "style-src 'unsafe-inline'",
-  'img-src data:',
-  `script-src 'sha256-${createHash('sha256').update(COPY_SCRIPT, 'utf8').digest('base64')}'`,
+export const CHARGE_PAGE_CSP = payerPageCsp(COPY_SCRIPT, [
   "base-uri 'none'",
   "form-action 'none'",
   "frame-ancestors 'none'",
-].join('; ');
+]);
 
 /** The QR code of a Pix copy-and-paste text, as an inline SVG element (no external request). */
 export async function pixQrSvg(copyPaste: string): Promise<string> {

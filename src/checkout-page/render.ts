@@ -1,11 +1,12 @@
-import { createHash } from 'node:crypto';
 import type { CheckoutMethod, CheckoutStatus } from '../aggregates/checkout.ts';
 import {
   type ChargePageView,
+  COPY_SCRIPT,
   escapeHtml,
   formatBRL,
   formatDate,
   formatInstant,
+  payerPageCsp,
   payerPageHtml,
   pixQrSvg,
   SIMULATED_BANNER,
@@ -93,26 +94,19 @@ export const FINAL_NOTE: Partial<Record<CheckoutStatus, string>> = {
  * final state.
  */
 const SCRIPT =
-  "document.querySelectorAll('button[data-copy]').forEach(function(b){b.addEventListener('click',function(){" +
-  "var t=document.getElementById(b.getAttribute('data-copy'));t.select();" +
-  "if(navigator.clipboard){navigator.clipboard.writeText(t.value)}else{document.execCommand('copy')}" +
-  "b.textContent='Copiado!';});});" +
+  COPY_SCRIPT +
   "(function(){var m=document.querySelector('main[data-status]');if(!m)return;var u=m.getAttribute('data-status')," +
   "s=m.getAttribute('data-state'),n=0;function t(){fetch(u,{cache:'no-store'}).then(function(r){return r.json()})" +
   ".then(function(j){if(j.state!==s){location.replace(m.getAttribute('data-page'));return}if(!j.final)setTimeout(t,n++<20?3000:10000)})" +
   '.catch(function(){setTimeout(t,10000)})}setTimeout(t,3000)})();';
 
 /** The page's Content-Security-Policy: nothing from anywhere else; forms and the poll go to the gateway only. */
-export const CHECKOUT_PAGE_CSP = [
-  "default-src 'none'",
-  "style-src 'unsafe-inline'",
-  'img-src data:',
-  `script-src 'sha256-${createHash('sha256').update(SCRIPT, 'utf8').digest('base64')}'`,
+export const CHECKOUT_PAGE_CSP = payerPageCsp(SCRIPT, [
   "connect-src 'self'",
   "form-action 'self'",
   "base-uri 'none'",
   "frame-ancestors 'none'",
-].join('; ');
+]);
 
 const CSS = `
 *{box-sizing:border-box}
