@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { type ProviderEvent, providerEvents } from '../aggregates/provider.ts';
+import { type ProviderEvent, providerEvents, providerFacts } from '../aggregates/provider.ts';
 import { EventRegistry } from '../events/event-registry.ts';
 import type { Projection } from '../events/projection.ts';
 
@@ -18,24 +18,11 @@ export const providersProjection: Projection = {
     const event = registry.decode(recorded) as ProviderEvent;
     switch (event.type) {
       case 'Provider.Created': {
-        const d = event.data;
+        // The row is the creation's facts, read with the defaults of an older event.
+        const { provider_id, ...facts } = providerFacts(event.data);
         await trx
           .insertInto('providers')
-          .values({
-            id: d.provider_id,
-            name: d.name,
-            kind: d.kind,
-            environment: d.environment,
-            enabled_methods: d.enabled_methods,
-            is_marketplace: d.is_marketplace,
-            enabled: true,
-            credentials_ciphertext: d.credentials_ciphertext,
-            payment_host: d.payment_host ?? null,
-            api_host: d.api_host ?? null,
-            boleto_refund_payout: d.boleto_refund_payout ?? false,
-            created_at: at,
-            updated_at: at,
-          })
+          .values({ id: provider_id, ...facts, enabled: true, created_at: at, updated_at: at })
           .execute();
         return;
       }
