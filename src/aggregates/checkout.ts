@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineEvent } from '../events/event-registry.ts';
 import { type Decider, DomainError, type DomainEvent } from './decider.ts';
 import type { ErrorCode } from './errors.ts';
+import { addressFields } from './transaction/events.ts';
 
 /**
  * A hosted checkout (SPEC 2.7, 3.5, 4.9; stream `checkout-<id>`; docs/decisions.md "Hosted checkout (issue
@@ -19,15 +20,7 @@ const checkoutId = z.string().startsWith('chk_');
 const transactionId = z.string().startsWith('txn_');
 const method = z.enum(CHECKOUT_METHODS);
 
-const address = z.strictObject({
-  zip_code: z.string(),
-  street: z.string(),
-  number: z.string(),
-  complement: z.string().optional(),
-  district: z.string(),
-  city: z.string(),
-  state: z.string(),
-});
+const address = z.strictObject(addressFields);
 /** The payer as the merchant sent it (SPEC 4.1 shapes, original spelling): every charge of the link uses it. */
 export const checkoutCustomer = z.strictObject({
   name: z.string().optional(),
