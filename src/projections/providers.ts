@@ -1,21 +1,17 @@
-import { sql } from 'kysely';
-import { type ProviderEvent, providerEvents, providerFacts } from '../aggregates/provider.ts';
-import { EventRegistry } from '../events/event-registry.ts';
-import type { Projection } from '../events/projection.ts';
-
-const registry = new EventRegistry(providerEvents);
+import { providerEvents, providerFacts } from '../aggregates/provider.ts';
+import { decodedProjection } from './decoded-projection.ts';
 
 /**
  * The `providers` read model, inline because routing reads it for every new charge (SPEC 2.8) and the
  * panel lists what it just saved. Holds only the credentials' ciphertext, never the secret.
  */
-export const providersProjection: Projection = {
+export const providersProjection = decodedProjection({
   name: 'providers',
+  definitions: providerEvents,
   eventTypes: ['Provider.Created', 'Provider.Updated'],
+  tables: ['providers'],
 
-  async handle(recorded, trx) {
-    const at = recorded.recordedAt;
-    const event = registry.decode(recorded) as ProviderEvent;
+  async apply(event, at, trx) {
     switch (event.type) {
       case 'Provider.Created': {
         // The row is the creation's facts, read with the defaults of an older event.
@@ -48,8 +44,4 @@ export const providersProjection: Projection = {
       }
     }
   },
-
-  async reset(trx) {
-    await sql`truncate providers`.execute(trx);
-  },
-};
+});
