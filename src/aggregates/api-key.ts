@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { livemodeOfKey } from '../crypto/secrets.ts';
-import { defineEvent } from '../events/event-registry.ts';
+import { defineEvent, type EventOf } from '../events/event-registry.ts';
 import { SCOPES, type Scope } from './access.ts';
-import { type Decider, DomainError, type DomainEvent } from './decider.ts';
+import { type Decider, DomainError } from './decider.ts';
 import { isValidRegistryName } from './registry-name.ts';
 import type { TransitionTable } from './transition-table.ts';
 
@@ -44,9 +44,7 @@ export const apiKeyEvents = [
 ];
 
 export type ApiKeyIssuedData = z.infer<typeof issuedData>;
-export type ApiKeyEvent =
-  | DomainEvent<'ApiKey.Issued', ApiKeyIssuedData>
-  | DomainEvent<'ApiKey.Revoked', z.infer<typeof revokedData>>;
+export type ApiKeyEvent = EventOf<(typeof apiKeyEvents)[number]>;
 
 export type ApiKeyStatus = 'issued' | 'revoked';
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineEvent } from '../events/event-registry.ts';
 import { type Decider, DomainError, type DomainEvent } from './decider.ts';
 import type { ErrorCode } from './errors.ts';
+import { addressFields } from './transaction/events.ts';
 
 /**
  * A hosted checkout (SPEC 2.7, 3.5, 4.9; stream `checkout-<id>`; docs/decisions.md "Hosted checkout (issue
@@ -19,15 +20,7 @@ const checkoutId = z.string().startsWith('chk_');
 const transactionId = z.string().startsWith('txn_');
 const method = z.enum(CHECKOUT_METHODS);
 
-const address = z.strictObject({
-  zip_code: z.string(),
-  street: z.string(),
-  number: z.string(),
-  complement: z.string().optional(),
-  district: z.string(),
-  city: z.string(),
-  state: z.string(),
-});
+const address = z.strictObject(addressFields);
 /** The payer as the merchant sent it (SPEC 4.1 shapes, original spelling): every charge of the link uses it. */
 export const checkoutCustomer = z.strictObject({
   name: z.string().optional(),
@@ -206,6 +199,11 @@ export type CheckoutMove =
  *    so it is never lost; the page refuses new choices once the checkout is not open or processing.
  *  - (l) a second payment (or one after the deadline) is recorded in `late_payments` and reported, never
  *    lost; the paid transaction of a completed checkout is a no-op.
+ *  - (c) carding cap: after CARD_DECLINE_CAP card charges ended `failed`, `credit_card` is no longer offered
+ *    (`offeredMethods`): the page drops the card form and a card pick is `422 validation_error` (param
+ *    `method`), as a method never offered, before any charge; the other methods stay. It is checked at the
+ *    pick, not at `start`: `start` links a charge already sent to the provider, and refusing the link would
+ *    not undo the charge, only lose it (rule (r)). Card picks in flight at once are not counted yet.
  */
 export const checkoutTransitions: {
   readonly [state in CheckoutStatus | 'none']: { readonly [kind in CheckoutCommandKind]: CheckoutMove };
@@ -253,6 +251,25 @@ export const checkoutTransitions: {
     expire: { noop: true },
   },
 };
+
+/**
+ * Declined card charges one checkout takes before it stops offering the card (docs/decisions.md "Hosted
+ * checkout (issue 25)", carding cap): the page is public, so without a cap one link tests stolen cards at
+ * the page limit's pace. Five leaves a payer room for typos and a second card.
+ */
+export const CARD_DECLINE_CAP = 5;
+
+/**
+ * The methods a payer may still pick (rule (c) of the table): the offered ones, less `credit_card` once
+ * CARD_DECLINE_CAP of its card charges ended `failed`. The page shows these forms and a pick of any other
+ * method is refused before a charge is made.
+ */
+export function offeredMethods(state: CheckoutState): readonly CheckoutMethod[] {
+  if (state.status === 'none') return [];
+  const declined = state.attempts.filter((a) => a.method === 'credit_card' && a.outcome === 'failed').length;
+  if (declined < CARD_DECLINE_CAP) return state.created.methods;
+  return state.created.methods.filter((m) => m !== 'credit_card');
+}
 
 /** Whether a payer may still pick a method: open or processing, before the deadline. */
 export function acceptsPayments(state: CheckoutState, now: Date): boolean {

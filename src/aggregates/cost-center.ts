@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { defineEvent } from '../events/event-registry.ts';
-import { type Decider, DomainError, type DomainEvent } from './decider.ts';
+import { defineEvent, type EventOf } from '../events/event-registry.ts';
+import { type Decider, DomainError } from './decider.ts';
 import type { TransitionTable } from './transition-table.ts';
 
 /**
@@ -45,11 +45,7 @@ export const costCenterEvents = [
   }),
 ];
 
-export type CostCenterEvent =
-  | DomainEvent<'CostCenter.Created', z.infer<typeof createdData>>
-  | DomainEvent<'CostCenter.Renamed', z.infer<typeof renamedData>>
-  | DomainEvent<'CostCenter.Deactivated', z.infer<typeof statusData>>
-  | DomainEvent<'CostCenter.Reactivated', z.infer<typeof statusData>>;
+export type CostCenterEvent = EventOf<(typeof costCenterEvents)[number]>;
 
 export type CostCenterStatus = 'active' | 'inactive';
 

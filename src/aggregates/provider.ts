@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { defineEvent } from '../events/event-registry.ts';
-import { type Decider, DomainError, type DomainEvent } from './decider.ts';
+import { defineEvent, type EventOf } from '../events/event-registry.ts';
+import { type Decider, DomainError } from './decider.ts';
 import { isValidRegistryName } from './registry-name.ts';
 import { CHARGE_METHODS } from './transaction/vocabulary.ts';
 import type { TransitionTable } from './transition-table.ts';
@@ -22,6 +22,17 @@ const methods = z.array(z.enum(PAYMENT_METHODS));
 /** An external provider's base URL; absent or null means the adapter's default (the real host). */
 const host = z.string().nullable().optional();
 
+/**
+ * Settings added after the first events, so optional in every event that carries them (defaults on read:
+ * providerFacts). Issue 13: the Safe2Pay hosts of an external provider. Issue 22 item 4.2: a boleto paid by
+ * boleto may be refunded by a payout.
+ */
+const laterSettings = {
+  payment_host: host,
+  api_host: host,
+  boleto_refund_payout: z.boolean().optional(),
+};
+
 const createdData = z.strictObject({
   provider_id: providerId,
   name: z.string(),
@@ -31,35 +42,29 @@ const createdData = z.strictObject({
   is_marketplace: z.boolean(),
   /** AES-256-GCM ciphertext bound to provider_id, or null. */
   credentials_ciphertext: z.string().nullable(),
-  /** Issue 13: Safe2Pay hosts of an external provider; absent in events written before them (defaults). */
-  payment_host: host,
-  api_host: host,
-  /** Issue 22 item 4.2: a boleto paid by boleto may be refunded by a payout; absent (events before it): false. */
-  boleto_refund_payout: z.boolean().optional(),
+  ...laterSettings,
 });
+/** What an update may change besides the credentials and the later settings. */
+const changeable = {
+  name: z.string().optional(),
+  enabled: z.boolean().optional(),
+  enabled_methods: methods.optional(),
+};
 /**
  * Issue 23 item 2.3: the values the changed fields had before (the audit's `before`), never a secret: for
  * credentials only whether there were some. Absent in events written before it.
  */
 const previousData = z.strictObject({
-  name: z.string().optional(),
-  enabled: z.boolean().optional(),
-  enabled_methods: methods.optional(),
+  ...changeable,
   had_credentials: z.boolean().optional(),
-  payment_host: host,
-  api_host: host,
-  boleto_refund_payout: z.boolean().optional(),
+  ...laterSettings,
 });
 /** Only the fields that changed. */
 const updatedData = z.strictObject({
   provider_id: providerId,
-  name: z.string().optional(),
-  enabled: z.boolean().optional(),
-  enabled_methods: methods.optional(),
+  ...changeable,
   credentials_ciphertext: z.string().nullable().optional(),
-  payment_host: host,
-  api_host: host,
-  boleto_refund_payout: z.boolean().optional(),
+  ...laterSettings,
   previous: previousData.optional(),
 });
 
@@ -80,9 +85,22 @@ export const providerEvents = [
 
 export type ProviderCreatedData = z.infer<typeof createdData>;
 export type ProviderUpdatedData = z.infer<typeof updatedData>;
-export type ProviderEvent =
-  | DomainEvent<'Provider.Created', ProviderCreatedData>
-  | DomainEvent<'Provider.Updated', ProviderUpdatedData>;
+
+/** A provider's creation facts with the later settings an older event lacks at their defaults. */
+export type ProviderFacts = {
+  readonly [K in keyof ProviderCreatedData]-?: Exclude<ProviderCreatedData[K], undefined>;
+};
+
+/** `Provider.Created` as read: an absent host is the adapter's default (null), refund by payout off. */
+export function providerFacts(d: ProviderCreatedData): ProviderFacts {
+  return {
+    ...d,
+    payment_host: d.payment_host ?? null,
+    api_host: d.api_host ?? null,
+    boleto_refund_payout: d.boleto_refund_payout ?? false,
+  };
+}
+export type ProviderEvent = EventOf<(typeof providerEvents)[number]>;
 
 export type ProviderState =
   | { readonly status: 'none' }
@@ -258,7 +276,7 @@ export const provider: Decider<ProviderCommand, ProviderEvent, ProviderState> = 
   evolve(state, event) {
     switch (event.type) {
       case 'Provider.Created': {
-        const d = event.data;
+        const d = providerFacts(event.data);
         return {
           status: 'active',
           providerId: d.provider_id,
@@ -269,9 +287,9 @@ export const provider: Decider<ProviderCommand, ProviderEvent, ProviderState> = 
           isMarketplace: d.is_marketplace,
           enabled: true,
           credentialsCiphertext: d.credentials_ciphertext,
-          paymentHost: d.payment_host ?? null,
-          apiHost: d.api_host ?? null,
-          boletoRefundPayout: d.boleto_refund_payout ?? false,
+          paymentHost: d.payment_host,
+          apiHost: d.api_host,
+          boletoRefundPayout: d.boleto_refund_payout,
         };
       }
       case 'Provider.Updated': {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { defineEvent } from '../events/event-registry.ts';
-import { type Decider, DomainError, type DomainEvent } from './decider.ts';
+import { defineEvent, type EventOf } from '../events/event-registry.ts';
+import { type Decider, DomainError } from './decider.ts';
 import { PAYMENT_METHODS } from './provider.ts';
 import type { TransitionTable } from './transition-table.ts';
 
@@ -47,9 +47,7 @@ export const routingRuleEvents = [
 
 export type RoutingRuleCreatedData = z.infer<typeof createdData>;
 export type RoutingRuleUpdatedData = z.infer<typeof updatedData>;
-export type RoutingRuleEvent =
-  | DomainEvent<'RoutingRule.Created', RoutingRuleCreatedData>
-  | DomainEvent<'RoutingRule.Updated', RoutingRuleUpdatedData>;
+export type RoutingRuleEvent = EventOf<(typeof routingRuleEvents)[number]>;
 
 export type RoutingRuleState =
   | { readonly status: 'none' }

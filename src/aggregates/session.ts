@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { defineEvent } from '../events/event-registry.ts';
-import { type Decider, DomainError, type DomainEvent } from './decider.ts';
+import { defineEvent, type EventOf } from '../events/event-registry.ts';
+import { type Decider, DomainError } from './decider.ts';
 import type { TransitionTable } from './transition-table.ts';
 
 /**
@@ -21,9 +21,7 @@ const sessionStartedSchema = z.object({
 export type SessionStartedData = z.infer<typeof sessionStartedSchema>;
 export type SessionEndedData = { session_id: string; reason: 'logout' };
 
-export type SessionEvent =
-  | DomainEvent<'Session.Started', SessionStartedData>
-  | DomainEvent<'Session.Ended', SessionEndedData>;
+export type SessionEvent = EventOf<(typeof sessionEvents)[number]>;
 
 export const sessionEvents = [
   defineEvent({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { defineEvent } from '../events/event-registry.ts';
-import { type Decider, DomainError, type DomainEvent } from './decider.ts';
+import { defineEvent, type EventOf } from '../events/event-registry.ts';
+import { type Decider, DomainError } from './decider.ts';
 import { isValidRegistryName } from './registry-name.ts';
 import type { TransitionTable } from './transition-table.ts';
 
@@ -44,10 +44,7 @@ export const tenantEvents = [
 ];
 
 export type TenantCreatedData = z.infer<typeof createdData>;
-export type TenantEvent =
-  | DomainEvent<'Tenant.Created', TenantCreatedData>
-  | DomainEvent<'Tenant.Suspended', z.infer<typeof statusData>>
-  | DomainEvent<'Tenant.Reactivated', z.infer<typeof statusData>>;
+export type TenantEvent = EventOf<(typeof tenantEvents)[number]>;
 
 export type TenantStatus = 'active' | 'suspended';
 

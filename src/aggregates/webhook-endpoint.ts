@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { defineEvent } from '../events/event-registry.ts';
-import { type Decider, DomainError, type DomainEvent } from './decider.ts';
+import { defineEvent, type EventOf } from '../events/event-registry.ts';
+import { type Decider, DomainError } from './decider.ts';
 import type { TransitionTable } from './transition-table.ts';
 
 /**
@@ -92,12 +92,7 @@ export const webhookEndpointEvents = [
 
 export type WebhookEndpointRegisteredData = z.infer<typeof registeredData>;
 export type WebhookEndpointUpdatedData = z.infer<typeof updatedData>;
-export type WebhookEndpointEvent =
-  | DomainEvent<'WebhookEndpoint.Registered', WebhookEndpointRegisteredData>
-  | DomainEvent<'WebhookEndpoint.Updated', WebhookEndpointUpdatedData>
-  | DomainEvent<'WebhookEndpoint.SecretRotated', z.infer<typeof secretRotatedData>>
-  | DomainEvent<'WebhookEndpoint.Disabled', z.infer<typeof disabledData>>
-  | DomainEvent<'WebhookEndpoint.Deleted', z.infer<typeof deletedData>>;
+export type WebhookEndpointEvent = EventOf<(typeof webhookEndpointEvents)[number]>;
 
 export interface WebhookEndpointFacts {
   readonly endpointId: string;

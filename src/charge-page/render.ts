@@ -126,22 +126,32 @@ export function formatDate(ymd: string): string {
 }
 
 /** Copy button: the only script on the page, allowed by its hash in CHARGE_PAGE_CSP. */
-const COPY_SCRIPT =
+export const COPY_SCRIPT =
   "document.querySelectorAll('button[data-copy]').forEach(function(b){b.addEventListener('click',function(){" +
   "var t=document.getElementById(b.getAttribute('data-copy'));t.select();" +
   "if(navigator.clipboard){navigator.clipboard.writeText(t.value)}else{document.execCommand('copy')}" +
   "b.textContent='Copiado!';});});";
 
+/**
+ * A payer page's Content-Security-Policy: nothing loaded from anywhere else, inline styles, images only as
+ * data, its one inline script allowed by hash; then the page's own directives.
+ */
+export function payerPageCsp(script: string, own: readonly string[]): string {
+  return [
+    "default-src 'none'",
+    "style-src 'unsafe-inline'",
+    'img-src data:',
+    `script-src 'sha256-${createHash('sha256').update(script, 'utf8').digest('base64')}'`,
+    ...own,
+  ].join('; ');
+}
+
 /** Content-Security-Policy the route must send with the page: no external loads at all. */
-export const CHARGE_PAGE_CSP = [
-  "default-src 'none'",
-  "style-src 'unsafe-inline'",
-  'img-src data:',
-  `script-src 'sha256-${createHash('sha256').update(COPY_SCRIPT, 'utf8').digest('base64')}'`,
+export const CHARGE_PAGE_CSP = payerPageCsp(COPY_SCRIPT, [
   "base-uri 'none'",
   "form-action 'none'",
   "frame-ancestors 'none'",
-].join('; ');
+]);
 
 /** The QR code of a Pix copy-and-paste text, as an inline SVG element (no external request). */
 export async function pixQrSvg(copyPaste: string): Promise<string> {
@@ -289,7 +299,7 @@ ${rows.map(([k, v]) => `    <dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`)
 </div>
 <footer>Código da cobrança: ${escapeHtml(view.id)}</footer>
 `;
-  return pageHtml(title, main, `<script>${COPY_SCRIPT}</script>\n`);
+  return pageHtml(title, main, COPY_SCRIPT);
 }
 
 /**
@@ -308,24 +318,41 @@ export function renderNotFoundPage(): string {
   );
 }
 
-/** Every page of the payer's: Portuguese, kept out of indexes and referrers, styled inline (CSP). */
-function pageHtml(title: string, main: string, scripts = ''): string {
+/**
+ * Every page of the payer's (the charge page, the checkout page): Portuguese, kept out of indexes, styled
+ * inline (CSP), with at most one inline script that the page's CSP allows by its hash. `referrer`: a page that
+ * also sets its referrer policy in the document; `mainAttributes`: the page's own, already escaped.
+ */
+export function payerPageHtml(page: {
+  readonly title: string;
+  readonly css: string;
+  readonly main: string;
+  readonly script?: string;
+  readonly referrer?: string;
+  readonly mainAttributes?: string;
+}): string {
+  const referrer = page.referrer === undefined ? '' : `<meta name="referrer" content="${page.referrer}">\n`;
+  const script = page.script === undefined ? '' : `<script>${page.script}</script>\n`;
   return `<!doctype html>
 <html lang="pt-BR">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex, nofollow">
-<meta name="referrer" content="no-referrer">
-<title>${escapeHtml(title)}</title>
-<style>${CSS}</style>
+${referrer}<title>${escapeHtml(page.title)}</title>
+<style>${page.css}</style>
 </head>
 <body>
-<main>
-${main}</main>
-${scripts}</body>
+<main${page.mainAttributes ?? ''}>
+${page.main}</main>
+${script}</body>
 </html>
 `;
+}
+
+/** The charge page's shell: it also tells the document itself to send no referrer. */
+function pageHtml(title: string, main: string, script?: string): string {
+  return payerPageHtml({ title, css: CSS, main, script, referrer: 'no-referrer' });
 }
 
 export const NOT_FOUND_TEXT =

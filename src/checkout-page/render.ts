@@ -1,11 +1,13 @@
-import { createHash } from 'node:crypto';
 import type { CheckoutMethod, CheckoutStatus } from '../aggregates/checkout.ts';
 import {
   type ChargePageView,
+  COPY_SCRIPT,
   escapeHtml,
   formatBRL,
   formatDate,
   formatInstant,
+  payerPageCsp,
+  payerPageHtml,
   pixQrSvg,
   SIMULATED_BANNER,
   TEST_BANNER,
@@ -27,6 +29,7 @@ export interface CheckoutPageView {
   status: CheckoutStatus;
   /** Whether the payer may still pick a method (open or processing, before the deadline). */
   acceptsPayments: boolean;
+  /** The methods the payer may still pick (`offeredMethods`: a card past the carding cap is left out). */
   methods: readonly CheckoutMethod[];
   amount: number;
   reference: string;
@@ -91,26 +94,19 @@ export const FINAL_NOTE: Partial<Record<CheckoutStatus, string>> = {
  * final state.
  */
 const SCRIPT =
-  "document.querySelectorAll('button[data-copy]').forEach(function(b){b.addEventListener('click',function(){" +
-  "var t=document.getElementById(b.getAttribute('data-copy'));t.select();" +
-  "if(navigator.clipboard){navigator.clipboard.writeText(t.value)}else{document.execCommand('copy')}" +
-  "b.textContent='Copiado!';});});" +
+  COPY_SCRIPT +
   "(function(){var m=document.querySelector('main[data-status]');if(!m)return;var u=m.getAttribute('data-status')," +
   "s=m.getAttribute('data-state'),n=0;function t(){fetch(u,{cache:'no-store'}).then(function(r){return r.json()})" +
   ".then(function(j){if(j.state!==s){location.replace(m.getAttribute('data-page'));return}if(!j.final)setTimeout(t,n++<20?3000:10000)})" +
   '.catch(function(){setTimeout(t,10000)})}setTimeout(t,3000)})();';
 
 /** The page's Content-Security-Policy: nothing from anywhere else; forms and the poll go to the gateway only. */
-export const CHECKOUT_PAGE_CSP = [
-  "default-src 'none'",
-  "style-src 'unsafe-inline'",
-  'img-src data:',
-  `script-src 'sha256-${createHash('sha256').update(SCRIPT, 'utf8').digest('base64')}'`,
+export const CHECKOUT_PAGE_CSP = payerPageCsp(SCRIPT, [
   "connect-src 'self'",
   "form-action 'self'",
   "base-uri 'none'",
   "frame-ancestors 'none'",
-].join('; ');
+]);
 
 const CSS = `
 *{box-sizing:border-box}
@@ -386,14 +382,18 @@ export async function renderCheckoutPage(
   const retry =
     view.acceptsPayments && view.lastAttemptFailed
       ? `<p class="alert" role="alert">${
-          declined
-            ? 'O cartão foi recusado. Tente outro cartão ou outra forma de pagamento.'
-            : 'O pagamento anterior não foi concluído. Escolha uma forma de pagamento para tentar de novo.'
+          !declined
+            ? 'O pagamento anterior não foi concluído. Escolha uma forma de pagamento para tentar de novo.'
+            : view.methods.includes('credit_card')
+              ? 'O cartão foi recusado. Tente outro cartão ou outra forma de pagamento.'
+              : view.methods.length > 0
+                ? 'O cartão foi recusado. Este link não aceita mais cartão: escolha outra forma de pagamento.'
+                : 'O cartão foi recusado. Este link não aceita mais cartão: fale com quem enviou o link.'
         }</p>`
       : '';
   const pending = view.status === 'processing' ? await chargeInstructions(view.charge, now) : '';
   let choices = '';
-  if (view.acceptsPayments) {
+  if (view.acceptsPayments && view.methods.length > 0) {
     const forms = view.methods.map((m) => methodForm(m, view)).join('\n');
     choices =
       view.status === 'processing'
@@ -422,20 +422,12 @@ ${pending}
 ${choices}
 <footer>Pagamento processado por Calebe · Código: ${escapeHtml(view.id)}</footer>
 `;
-  return `<!doctype html>
-<html lang="pt-BR">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex, nofollow">
-<title>${escapeHtml(title)}</title>
-<style>${CSS}</style>
-</head>
-<body>
-<main data-page="${escapeHtml(view.path)}" data-status="${escapeHtml(view.path)}/status" data-state="${escapeHtml(view.stateToken)}">
-${main}</main>
-<script>${SCRIPT}</script>
-</body>
-</html>
-`;
+  return payerPageHtml({
+    title,
+    css: CSS,
+    main,
+    script: SCRIPT,
+    // What the page's script polls and reloads by (the status read and the state it last showed).
+    mainAttributes: ` data-page="${escapeHtml(view.path)}" data-status="${escapeHtml(view.path)}/status" data-state="${escapeHtml(view.stateToken)}"`,
+  });
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { pixBody } from './charges.ts';
-import { pageQuery, queryBoolean } from './envelopes.ts';
+import { pageQuery, treeFilterQuery } from './envelopes.ts';
 import { utf8Text } from './text.ts';
 
 /**
@@ -97,13 +97,5 @@ export type CheckoutView = z.infer<typeof checkoutView>;
 
 export const checkoutListQuery = pageQuery.extend({
   reference: z.string().min(1).max(200).optional().meta({ description: 'Exact match.' }),
-  tenant_id: z
-    .string()
-    .min(1)
-    .max(64)
-    .optional()
-    .meta({ description: "The filter root: the key's tenant (default) or a descendant; outside, 404." }),
-  include_descendants: queryBoolean
-    .default(false)
-    .meta({ description: 'Also list the checkouts of the descendants of the filter root.' }),
+  ...treeFilterQuery('checkouts'),
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageQuery, queryBoolean } from './envelopes.ts';
+import { pageQuery, queryBoolean, treeFilterQuery } from './envelopes.ts';
 import { utf8Text } from './text.ts';
 
 /**
@@ -39,13 +39,5 @@ export const updateCostCenterBody = z
 
 export const costCenterListQuery = pageQuery.extend({
   active: queryBoolean.optional(),
-  tenant_id: z
-    .string()
-    .min(1)
-    .max(64)
-    .optional()
-    .meta({ description: "The filter root: the key's tenant (default) or a descendant; outside, 404." }),
-  include_descendants: queryBoolean
-    .default(false)
-    .meta({ description: 'Also list the centers of the descendants of the filter root.' }),
+  ...treeFilterQuery('centers'),
 });

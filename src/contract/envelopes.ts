@@ -56,6 +56,24 @@ export const pageQuery = z.object({
 /** Query booleans are spelled `true` or `false` (anything else is 422 validation_error). */
 export const queryBoolean = z.enum(['true', 'false']).transform((v) => v === 'true');
 
+/**
+ * The tree filter of a public list (SPEC 4.3, 5.5): `tenant_id` picks the filter root within the key's tree
+ * (outside: 404), `include_descendants=true` widens the list to its subtree; `items` names what is listed.
+ */
+export function treeFilterQuery(items: string) {
+  return {
+    tenant_id: z
+      .string()
+      .min(1)
+      .max(64)
+      .optional()
+      .meta({ description: "The filter root: the key's tenant (default) or a descendant; outside, 404." }),
+    include_descendants: queryBoolean
+      .default(false)
+      .meta({ description: `Also list the ${items} of the descendants of the filter root.` }),
+  };
+}
+
 export const idParams = z.object({ id: z.string().min(1).max(64) });
 
 /** SPEC 4 common rules: a replayed creation answers with this header set to `true`. */

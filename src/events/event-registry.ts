@@ -29,6 +29,12 @@ export function defineEvent<T extends string, D>(def: EventDefinition<T, D>): Ev
   return def;
 }
 
+/**
+ * The domain events a list of definitions describes (`EventOf<(typeof xEvents)[number]>`): a decider's event
+ * union is read from what it registers, so the two cannot drift apart.
+ */
+export type EventOf<Def> = Def extends EventDefinition<infer T, infer D> ? DomainEvent<T, D> : never;
+
 export class UnknownEventTypeError extends Error {
   override readonly name = 'UnknownEventTypeError';
 }

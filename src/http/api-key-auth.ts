@@ -1,9 +1,10 @@
 import type { AppContext } from '../commands/context.ts';
 import { chainSuspendedText } from '../commands/tenancy.ts';
-import { digestsEqual, livemodeOfKey, sha256Hex } from '../crypto/secrets.ts';
+import { livemodeOfKey } from '../crypto/secrets.ts';
 import { constantQuery } from '../db/constant-query.ts';
 import type { AccessProfile, ApiKeyPrincipal, Authenticator, Scope } from './auth.ts';
 import { AUTH_MESSAGES } from './auth-messages.ts';
+import { liveCredentialRow } from './credential-row.ts';
 import { ApiError } from './errors.ts';
 
 interface KeyRow {
@@ -44,16 +45,13 @@ export function createApiKeyAuthenticator(
     }
     const claimedLivemode = key.length > 200 ? undefined : livemodeOfKey(key);
     if (claimedLivemode === undefined) throw new ApiError('unauthorized', AUTH_MESSAGES.malformedKey);
-    const digest = sha256Hex(key);
-    // Async projections: a key issued, revoked or suspended before this request counts at once.
-    await ctx.referenceReadsCaughtUp?.();
-    const { rows } = await keyByDigest(ctx.db, [digest]);
-    const row = rows[0];
-    // One text for never issued, revoked and mode mismatch: the difference would confirm a secret existed.
-    if (!row || !digestsEqual(row.secret_sha256, digest) || row.revoked_at !== null)
-      throw new ApiError('unauthorized', AUTH_MESSAGES.unknownKey);
-    if (row.livemode !== claimedLivemode) throw new ApiError('unauthorized', AUTH_MESSAGES.unknownKey);
-    if (row.suspended) throw new ApiError('tenant_suspended');
+    const row = await liveCredentialRow(ctx, key, {
+      lookup: async (digest) => (await keyByDigest(ctx.db, [digest])).rows,
+      storedDigest: (r) => r.secret_sha256,
+      // Never issued, revoked and of the other mode read alike.
+      live: (r) => r.revoked_at === null && r.livemode === claimedLivemode,
+      unknownMessage: AUTH_MESSAGES.unknownKey,
+    });
     return {
       kind: 'api_key',
       keyId: row.id,

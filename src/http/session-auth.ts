@@ -1,9 +1,10 @@
 import { sql } from 'kysely';
 import type { AppContext } from '../commands/context.ts';
 import { tenantSuspendedText } from '../commands/tenancy.ts';
-import { digestsEqual, SESSION_TOKEN_PREFIX, sha256Hex } from '../crypto/secrets.ts';
+import { SESSION_TOKEN_PREFIX } from '../crypto/secrets.ts';
 import type { Authenticator, Role, SessionPrincipal } from './auth.ts';
 import { AUTH_MESSAGES } from './auth-messages.ts';
+import { liveCredentialRow } from './credential-row.ts';
 import { ApiError } from './errors.ts';
 
 interface SessionRow {
@@ -16,6 +17,16 @@ interface SessionRow {
   tenant_id: string | null;
   user_status: 'active' | 'suspended';
   suspended: boolean;
+}
+
+/** The session of a token digest, with its user's role and whether the user's tenant or an ancestor is suspended. */
+async function sessionsByDigest(db: AppContext['db'], digest: string): Promise<SessionRow[]> {
+  const { rows } = await sql<SessionRow>`
+      select s.id, s.token_sha256, s.user_id, s.expires_at, s.revoked_at, u.role, u.tenant_id, u.status as user_status,
+        ${sql.raw(tenantSuspendedText('u.tenant_id'))} as suspended
+      from sessions s join users u on u.id = s.user_id
+      where s.token_sha256 = ${digest}`.execute(db);
+  return rows;
 }
 
 /**
@@ -40,21 +51,12 @@ export function createSessionAuthenticator(
           : AUTH_MESSAGES.malformedSession;
       throw new ApiError('unauthorized', message);
     }
-    const digest = sha256Hex(token);
-    // Async projections: a logout, suspension or password change before this request counts at once.
-    await ctx.referenceReadsCaughtUp?.();
-    const { rows } = await sql<SessionRow>`
-      select s.id, s.token_sha256, s.user_id, s.expires_at, s.revoked_at, u.role, u.tenant_id, u.status as user_status,
-        ${sql.raw(tenantSuspendedText('u.tenant_id'))} as suspended
-      from sessions s join users u on u.id = s.user_id
-      where s.token_sha256 = ${digest}`.execute(ctx.db);
-    const row = rows[0];
-    if (!row || !digestsEqual(row.token_sha256, digest))
-      throw new ApiError('unauthorized', AUTH_MESSAGES.unknownSession);
-    if (row.revoked_at !== null || new Date(row.expires_at) <= ctx.now() || row.user_status !== 'active') {
-      throw new ApiError('unauthorized', AUTH_MESSAGES.unknownSession);
-    }
-    if (row.suspended) throw new ApiError('tenant_suspended');
+    const row = await liveCredentialRow(ctx, token, {
+      lookup: (digest) => sessionsByDigest(ctx.db, digest),
+      storedDigest: (r) => r.token_sha256,
+      live: (r) => r.revoked_at === null && new Date(r.expires_at) > ctx.now() && r.user_status === 'active',
+      unknownMessage: AUTH_MESSAGES.unknownSession,
+    });
     return {
       kind: 'session',
       sessionId: row.id,

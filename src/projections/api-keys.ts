@@ -1,23 +1,17 @@
-import { sql } from 'kysely';
-import { type ApiKeyEvent, apiKeyEvents } from '../aggregates/api-key.ts';
-import { EventRegistry } from '../events/event-registry.ts';
-import type { Projection } from '../events/projection.ts';
-
-// Payloads are decoded (upcast and validated) before use, as deciders see them.
-const registry = new EventRegistry(apiKeyEvents);
+import { apiKeyEvents } from '../aggregates/api-key.ts';
+import { decodedProjection } from './decoded-projection.ts';
 
 /**
  * The `api_keys` read model that `X-API-Key` authentication looks up by digest (src/http/api-key-auth.ts).
- * Inline, so a revocation refuses the key on the very next request. Timestamps are the events' recorded
- * times, so a rebuild reproduces them.
+ * Inline, so a revocation refuses the key on the very next request.
  */
-export const apiKeysProjection: Projection = {
+export const apiKeysProjection = decodedProjection({
   name: 'api_keys',
+  definitions: apiKeyEvents,
   eventTypes: ['ApiKey.Issued', 'ApiKey.Revoked'],
+  tables: ['api_keys'],
 
-  async handle(recorded, trx) {
-    const at = recorded.recordedAt;
-    const event = registry.decode(recorded) as ApiKeyEvent;
+  async apply(event, at, trx) {
     switch (event.type) {
       case 'ApiKey.Issued': {
         const d = event.data;
@@ -51,8 +45,4 @@ export const apiKeysProjection: Projection = {
       }
     }
   },
-
-  async reset(trx) {
-    await sql`truncate api_keys`.execute(trx);
-  },
-};
+});

@@ -1,23 +1,17 @@
-import { sql } from 'kysely';
-import { type CostCenterEvent, costCenterEvents } from '../aggregates/cost-center.ts';
-import { EventRegistry } from '../events/event-registry.ts';
-import type { Projection } from '../events/projection.ts';
-
-// Payloads are decoded (upcast and validated) before use, as deciders see them.
-const registry = new EventRegistry(costCenterEvents);
+import { costCenterEvents } from '../aggregates/cost-center.ts';
+import { decodedProjection } from './decoded-projection.ts';
 
 /**
  * The `cost_centers` read model (SPEC 4.12): lists with their filters, and the current name that reads of
- * charges show (`costCenterNames`). Inline, so a created or renamed center is listed at once. Timestamps are
- * the events' recorded times, so a rebuild reproduces them.
+ * charges show (`costCenterNames`). Inline, so a created or renamed center is listed at once.
  */
-export const costCentersProjection: Projection = {
+export const costCentersProjection = decodedProjection({
   name: 'cost_centers',
+  definitions: costCenterEvents,
   eventTypes: costCenterEvents.map((e) => e.type),
+  tables: ['cost_centers'],
 
-  async handle(recorded, trx) {
-    const at = recorded.recordedAt;
-    const event = registry.decode(recorded) as CostCenterEvent;
+  async apply(event, at, trx) {
     switch (event.type) {
       case 'CostCenter.Created': {
         const d = event.data;
@@ -51,8 +45,4 @@ export const costCentersProjection: Projection = {
         return;
     }
   },
-
-  async reset(trx) {
-    await sql`truncate cost_centers`.execute(trx);
-  },
-};
+});

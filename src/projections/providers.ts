@@ -1,41 +1,24 @@
-import { sql } from 'kysely';
-import { type ProviderEvent, providerEvents } from '../aggregates/provider.ts';
-import { EventRegistry } from '../events/event-registry.ts';
-import type { Projection } from '../events/projection.ts';
-
-const registry = new EventRegistry(providerEvents);
+import { providerEvents, providerFacts } from '../aggregates/provider.ts';
+import { decodedProjection } from './decoded-projection.ts';
 
 /**
  * The `providers` read model, inline because routing reads it for every new charge (SPEC 2.8) and the
  * panel lists what it just saved. Holds only the credentials' ciphertext, never the secret.
  */
-export const providersProjection: Projection = {
+export const providersProjection = decodedProjection({
   name: 'providers',
+  definitions: providerEvents,
   eventTypes: ['Provider.Created', 'Provider.Updated'],
+  tables: ['providers'],
 
-  async handle(recorded, trx) {
-    const at = recorded.recordedAt;
-    const event = registry.decode(recorded) as ProviderEvent;
+  async apply(event, at, trx) {
     switch (event.type) {
       case 'Provider.Created': {
-        const d = event.data;
+        // The row is the creation's facts, read with the defaults of an older event.
+        const { provider_id, ...facts } = providerFacts(event.data);
         await trx
           .insertInto('providers')
-          .values({
-            id: d.provider_id,
-            name: d.name,
-            kind: d.kind,
-            environment: d.environment,
-            enabled_methods: d.enabled_methods,
-            is_marketplace: d.is_marketplace,
-            enabled: true,
-            credentials_ciphertext: d.credentials_ciphertext,
-            payment_host: d.payment_host ?? null,
-            api_host: d.api_host ?? null,
-            boleto_refund_payout: d.boleto_refund_payout ?? false,
-            created_at: at,
-            updated_at: at,
-          })
+          .values({ id: provider_id, ...facts, enabled: true, created_at: at, updated_at: at })
           .execute();
         return;
       }
@@ -61,8 +44,4 @@ export const providersProjection: Projection = {
       }
     }
   },
-
-  async reset(trx) {
-    await sql`truncate providers`.execute(trx);
-  },
-};
+});

@@ -1,22 +1,18 @@
-import { sql } from 'kysely';
-import { type RoutingRuleEvent, routingRuleEvents } from '../aggregates/routing-rule.ts';
-import { EventRegistry } from '../events/event-registry.ts';
-import type { Projection } from '../events/projection.ts';
-
-const registry = new EventRegistry(routingRuleEvents);
+import { routingRuleEvents } from '../aggregates/routing-rule.ts';
+import { decodedProjection } from './decoded-projection.ts';
 
 /**
  * The `routing_rules` read model, inline because the resolver reads it for every new charge (SPEC 2.8:
  * routing changes apply to the next charge). `created_at` is the recorded time of RoutingRule.Created: the
  * "oldest creation date" tie-break, reproduced exactly by a rebuild.
  */
-export const routingRulesProjection: Projection = {
+export const routingRulesProjection = decodedProjection({
   name: 'routing_rules',
+  definitions: routingRuleEvents,
   eventTypes: ['RoutingRule.Created', 'RoutingRule.Updated'],
+  tables: ['routing_rules'],
 
-  async handle(recorded, trx) {
-    const at = recorded.recordedAt;
-    const event = registry.decode(recorded) as RoutingRuleEvent;
+  async apply(event, at, trx) {
     switch (event.type) {
       case 'RoutingRule.Created': {
         const { rule_id, ...d } = event.data;
@@ -42,8 +38,4 @@ export const routingRulesProjection: Projection = {
       }
     }
   },
-
-  async reset(trx) {
-    await sql`truncate routing_rules`.execute(trx);
-  },
-};
+});

@@ -1,13 +1,9 @@
 import { sql } from 'kysely';
-import { type SessionEvent, sessionEvents } from '../aggregates/session.ts';
-import { type TenantEvent, tenantEvents } from '../aggregates/tenant.ts';
-import { type UserEvent, userEvents } from '../aggregates/user.ts';
+import { sessionEvents } from '../aggregates/session.ts';
+import { tenantEvents } from '../aggregates/tenant.ts';
+import { userEvents } from '../aggregates/user.ts';
 import { inSubtreeSql } from '../db/tenancy-sql.ts';
-import { EventRegistry } from '../events/event-registry.ts';
-import type { Projection } from '../events/projection.ts';
-
-// Payloads are decoded (upcast and validated) before use, as deciders see them.
-const registry = new EventRegistry([...sessionEvents, ...userEvents, ...tenantEvents]);
+import { decodedProjection } from './decoded-projection.ts';
 
 /**
  * `sessions` (inline; SPEC 5.6): looked up by token digest on every panel request. Revoked on logout, on a
@@ -16,8 +12,9 @@ const registry = new EventRegistry([...sessionEvents, ...userEvents, ...tenantEv
  * revocation wins, so the recorded reason (`logout`, `password_changed`, `user_suspended`,
  * `tenant_suspended`) is the one that actually ended the session.
  */
-export const sessionsProjection: Projection = {
+export const sessionsProjection = decodedProjection({
   name: 'sessions',
+  definitions: [...sessionEvents, ...userEvents, ...tenantEvents],
   eventTypes: [
     'Session.Started',
     'Session.Ended',
@@ -25,9 +22,8 @@ export const sessionsProjection: Projection = {
     'User.Suspended',
     'Tenant.Suspended',
   ],
-  async handle(recorded, trx) {
-    const at = recorded.recordedAt;
-    const event = registry.decode(recorded) as SessionEvent | UserEvent | TenantEvent;
+  tables: ['sessions'],
+  async apply(event, at, trx) {
     switch (event.type) {
       case 'Session.Started': {
         const s = event.data;
@@ -78,7 +74,4 @@ export const sessionsProjection: Projection = {
         return;
     }
   },
-  async reset(trx) {
-    await sql`truncate sessions`.execute(trx);
-  },
-};
+});

@@ -1,26 +1,21 @@
-import { sql } from 'kysely';
-import { type TenantEvent, tenantEvents } from '../aggregates/tenant.ts';
-import { type TenantTypeEvent, tenantTypeEvents } from '../aggregates/tenant-type.ts';
-import { EventRegistry } from '../events/event-registry.ts';
-import type { Projection } from '../events/projection.ts';
-
-// Payloads are decoded (upcast and validated) before use, as deciders see them.
-const registry = new EventRegistry([...tenantTypeEvents, ...tenantEvents]);
+import { tenantEvents } from '../aggregates/tenant.ts';
+import { tenantTypeEvents } from '../aggregates/tenant-type.ts';
+import { decodedProjection } from './decoded-projection.ts';
 
 /**
  * The tenant registry read model (`tenant_types`, `tenants`), inline because authentication reads it on
  * every request: a suspension blocks the tenant's and its descendants' keys on the very next request
  * (SPEC 5.5). `ancestor_ids` is copied from Tenant.Created (root first, self last), which the decider built
  * from the parent's; it never changes afterwards, so a subtree is `ancestor_ids @> {id}`.
- * Timestamps are the events' recorded times, so a rebuild reproduces them.
  */
-export const tenantsProjection: Projection = {
+export const tenantsProjection = decodedProjection({
   name: 'tenants',
+  definitions: [...tenantTypeEvents, ...tenantEvents],
   eventTypes: ['TenantType.Created', 'Tenant.Created', 'Tenant.Suspended', 'Tenant.Reactivated'],
+  // Other read models keep tenant ids without a foreign key (migration 0003), so these tables rebuild alone.
+  tables: ['tenants', 'tenant_types'],
 
-  async handle(recorded, trx) {
-    const at = recorded.recordedAt;
-    const event = registry.decode(recorded) as TenantTypeEvent | TenantEvent;
+  async apply(event, at, trx) {
     switch (event.type) {
       case 'TenantType.Created': {
         const d = event.data;
@@ -61,9 +56,4 @@ export const tenantsProjection: Projection = {
       }
     }
   },
-
-  async reset(trx) {
-    // Other read models keep tenant ids without a foreign key (migration 0003), so this table rebuilds alone.
-    await sql`truncate tenants, tenant_types`.execute(trx);
-  },
-};
+});

@@ -1,20 +1,17 @@
-import { sql } from 'kysely';
-import { type UserEvent, userEvents } from '../aggregates/user.ts';
-import { EventRegistry } from '../events/event-registry.ts';
-import type { Projection } from '../events/projection.ts';
-
-const registry = new EventRegistry(userEvents);
+import { userEvents } from '../aggregates/user.ts';
+import { decodedProjection } from './decoded-projection.ts';
 
 /**
  * `users` (inline): what login and the session authenticator read. One row per user stream, equal to the
  * fold of that stream; the e-mail is stored normalized, as the claim stream hashes it.
  */
-export const usersProjection: Projection = {
+export const usersProjection = decodedProjection({
   name: 'users',
+  definitions: userEvents,
   eventTypes: ['User.Created', 'User.PasswordChanged', 'User.Suspended', 'User.Reactivated'],
-  async handle(recorded, trx) {
-    const event = registry.decode(recorded) as UserEvent;
-    const at = recorded.recordedAt;
+  // No other table references users (migration 0003), so this read model rebuilds alone.
+  tables: ['users'],
+  async apply(event, at, trx) {
     switch (event.type) {
       case 'User.Created': {
         const u = event.data;
@@ -50,8 +47,4 @@ export const usersProjection: Projection = {
         return;
     }
   },
-  // No other table references users (migration 0003), so this read model rebuilds alone.
-  async reset(trx) {
-    await sql`truncate users`.execute(trx);
-  },
-};
+});

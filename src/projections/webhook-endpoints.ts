@@ -1,11 +1,6 @@
-import { sql } from 'kysely';
 import { type WebhookEndpointEvent, webhookEndpointEvents } from '../aggregates/webhook-endpoint.ts';
-import { EventRegistry } from '../events/event-registry.ts';
-import type { Projection } from '../events/projection.ts';
+import { decodedProjection } from './decoded-projection.ts';
 import { type RowChanges, updateInOrder } from './update-in-order.ts';
-
-// Payloads are decoded (upcast and validated) before use, as deciders see them.
-const registry = new EventRegistry(webhookEndpointEvents);
 
 type Changes = RowChanges<'webhook_endpoints'>;
 
@@ -45,13 +40,13 @@ function changesOf(
  * replaying an event changes nothing. Times come from the events (`created_at` in the registration, the
  * recorded time of the last event as `updated_at`), so a rebuild reproduces them.
  */
-export const webhookEndpointsProjection: Projection = {
+export const webhookEndpointsProjection = decodedProjection({
   name: 'webhook_endpoints',
+  definitions: webhookEndpointEvents,
   eventTypes: webhookEndpointEvents.map((e) => e.type),
+  tables: ['webhook_endpoints'],
 
-  async handle(recorded, trx) {
-    const at = recorded.recordedAt;
-    const event = registry.decode(recorded) as WebhookEndpointEvent;
+  async apply(event, at, trx, recorded) {
     if (event.type === 'WebhookEndpoint.Registered') {
       const d = event.data;
       await trx
@@ -78,8 +73,4 @@ export const webhookEndpointsProjection: Projection = {
     }
     await updateInOrder(trx, 'webhook_endpoints', recorded, event.data.endpoint_id, changesOf(event, at));
   },
-
-  async reset(trx) {
-    await sql`truncate webhook_endpoints`.execute(trx);
-  },
-};
+});

@@ -113,7 +113,7 @@ export function resolveProvider(request: RoutingRequest, rules: readonly Candida
 const NOT_CONFIGURED =
   'No routing rule with an enabled provider serves this payment method for your tenant. An administrator ' +
   'adds one with POST /admin/rules; for test keys, starting the gateway with ENABLE_SIMULATOR=true creates ' +
-  "the simulator's global Pix and boleto rules.";
+  "the simulator's global Pix, boleto and card rules.";
 
 interface CandidateRow {
   ancestor_ids: string[];

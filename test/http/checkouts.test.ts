@@ -278,6 +278,51 @@ describe('POST /v1/checkouts (SPEC 4 common rules, 4.9)', () => {
   });
 });
 
+describe('upgrade note (CHANGELOG.md, issue 25): a simulator record created before cards', () => {
+  test('without credit_card in enabled_methods: 422 provider_method_disabled for card checkouts and charges; the PATCH of the note enables them', async () => {
+    const admin = bearer(adminToken);
+    const patch = async (methods: string[]) => {
+      const res = await app.request('PATCH', '/admin/providers/prv_simulator', {
+        headers: admin,
+        json: { enabled_methods: methods },
+      });
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual(res.body.data.enabled_methods, methods);
+      await app.settle();
+    };
+    const cardCharge = () =>
+      app.request('POST', '/v1/credit-card', {
+        headers: { 'x-api-key': parent.key, 'idempotency-key': randomUUID() },
+        json: {
+          ...pixBody(),
+          credit_card: {
+            holder: 'MARIA SILVA',
+            number: '4111111111111111',
+            expiration: '12/2035',
+            security_code: '123',
+          },
+        },
+      });
+    // The record as a gateway before issue 25 created it (and a restart keeps: only absence is repaired).
+    await patch(['pix', 'boleto']);
+    try {
+      assertError(
+        await post(parent.key, body({ methods: ['credit_card'] })),
+        422,
+        'provider_method_disabled',
+      );
+      assertError(await cardCharge(), 422, 'provider_method_disabled');
+      await patch(['pix', 'boleto', 'credit_card']);
+      const charged = await cardCharge();
+      assert.equal(charged.status, 201, charged.text);
+      assert.equal(charged.body.data.status, 'paid');
+      await created(parent.key, { methods: ['credit_card'] });
+    } finally {
+      await patch(['pix', 'boleto', 'credit_card']);
+    }
+  });
+});
+
 describe('GET /v1/checkouts/{id} and GET /v1/checkouts (SPEC 4.9 with 4.3, 4.4)', () => {
   test('a parent reads its own and its child checkouts; the child not the parent; another tree 404', async () => {
     const own = await created(parent.key);
@@ -360,6 +405,15 @@ function nonceOf(html: string, method: string): string {
   assert.ok(m?.[1], `a ${method} form`);
   return m[1];
 }
+/** The page's card form with a test card (src/providers/test-cards.ts). */
+const card = (number: string, nonce: string) => ({
+  method: 'credit_card',
+  nonce,
+  cc_holder: 'MARIA SILVA',
+  cc_number: number,
+  cc_exp: '12/2035',
+  cc_csc: '123',
+});
 async function choose(path: string, fields: Record<string, string>): Promise<Response> {
   return fetch(`${app.baseUrl + path}/pay`, {
     method: 'POST',
@@ -517,14 +571,6 @@ describe('the payer page makes the charges; the checkout follows them (SPEC 2.7,
     const c = await created(parent.key, { methods: ['credit_card', 'pix'] });
     const { path, page } = await openPage(c.url);
     assert.ok(page.text.includes('autocomplete="cc-number"') && page.text.includes('autocomplete="cc-csc"'));
-    const card = (number: string, nonce: string) => ({
-      method: 'credit_card',
-      nonce,
-      cc_holder: 'MARIA SILVA',
-      cc_number: number,
-      cc_exp: '12/2035',
-      cc_csc: '123',
-    });
     const declined = await choose(path, card('4000000000000002', nonceOf(page.text, 'credit_card')));
     assert.equal(declined.status, 303);
     const afterDecline = await app.request('GET', path);
@@ -562,6 +608,118 @@ describe('the payer page makes the charges; the checkout follows them (SPEC 2.7,
     for (const secret of ['4111111111111111', '4000000000000002', '"123"'])
       assert.ok(!stored.includes(secret));
     assert.ok(!app.logs.some((l) => l.includes('4111111111111111') || l.includes('4000000000000002')));
+  });
+
+  test('carding cap: after 5 declined cards the page drops the card form and a card post is refused like a method not offered; Pix stays', async () => {
+    const reference = `carding-${randomUUID()}`;
+    const c = await created(parent.key, { methods: ['credit_card', 'pix'], reference });
+    const path = new URL(c.url).pathname;
+    // The simulator's decline test card (src/providers/test-cards.ts), five times, each from a fresh page.
+    for (let i = 1; i <= 5; i++) {
+      const { page } = await openPage(c.url);
+      assert.ok(page.text.includes('autocomplete="cc-number"'), `the card form before decline ${i}`);
+      const declined = await choose(path, card('4000000000000002', nonceOf(page.text, 'credit_card')));
+      assert.equal(declined.status, 303, `decline ${i}`);
+    }
+    const capped = (await get(parent.key, `/v1/checkouts/${c.id}`)).body.data;
+    assert.equal(capped.status, 'open');
+    assert.equal(capped.transaction_ids.length, 5);
+    const { page } = await openPage(c.url);
+    assert.ok(!page.text.includes('autocomplete="cc-number"'), 'no card form past the cap');
+    assert.ok(!page.text.includes('name="method" value="credit_card"'));
+    assert.ok(page.text.includes('Pagar com Pix'), 'the other method stays');
+    assert.ok(page.text.includes('Este link não aceita mais cartão'));
+    // A post of the card form anyway (an old page, a script), even with an approved card: refused before any
+    // charge, answered as a post of a method this checkout never offered (boleto).
+    const nonce = () => randomBytes(16).toString('base64url');
+    const refused = await choose(path, card('4111111111111111', nonce()));
+    const notOffered = await choose(path, { method: 'boleto', nonce: nonce() });
+    assert.equal(refused.status, 422);
+    assert.equal(notOffered.status, 422);
+    assert.ok(!(await refused.text()).includes('4111111111111111'));
+    assert.equal((await get(parent.key, `/v1/checkouts/${c.id}`)).body.data.transaction_ids.length, 5);
+    await app.settle();
+    const charges = await get(parent.key, `/v1/transactions?reference=${reference}&limit=100`);
+    assert.equal(charges.status, 200, charges.text);
+    assert.equal(charges.body.data.length, 5, 'nothing charged past the cap');
+    // The payer still pays by Pix.
+    const pix = await choose(path, { method: 'pix', nonce: nonceOf(page.text, 'pix') });
+    assert.equal(pix.status, 303);
+    const after = (await get(parent.key, `/v1/checkouts/${c.id}`)).body.data;
+    assert.equal(after.status, 'processing');
+    assert.equal(after.transaction_ids.length, 6);
+    assert.equal(
+      (await get(parent.key, `/v1/transactions/${after.transaction_ids[5]}`)).body.data.method,
+      'pix',
+    );
+  });
+
+  test('reconciliation: a card charge reserved whose result was not saved (SPEC 7 reconciliation_required) is still linked; the API and the page show it', async () => {
+    const c = await created(parent.key, { methods: ['credit_card', 'pix'] });
+    const { path, page } = await openPage(c.url);
+    // The charge's outcome append fails once (a database lost after the provider answered): the result is
+    // not saved, the Reserved event is.
+    const store = app.gateway.ctx.store;
+    const append = store.append;
+    const OUTCOMES = [
+      'Transaction.Captured',
+      'Transaction.Issued',
+      'Transaction.Refused',
+      'Transaction.Unconfirmed',
+    ];
+    let failed: string | null = null;
+    store.append = async (stream, events, expected) => {
+      if (
+        failed === null &&
+        stream.startsWith('transaction-') &&
+        events.some((e) => OUTCOMES.includes(e.type))
+      ) {
+        failed = stream.replace(/^transaction-/, '');
+        throw new Error('connection terminated (injected)');
+      }
+      return append.call(store, stream, events, expected);
+    };
+    let res: Response;
+    try {
+      res = await choose(path, card('4111111111111111', nonceOf(page.text, 'credit_card')));
+    } finally {
+      store.append = append;
+    }
+    assert.ok(failed, 'the outcome append was attempted and failed');
+    const id: string = failed;
+    // SPEC 7: 503 reconciliation_required; on the page, the page again with the charge and "do not pay again".
+    assert.equal(res.status, 503);
+    const html = await res.text();
+    assert.ok(html.includes('Não pague de novo'), 'the payer is told not to pay again');
+    assert.ok(
+      !html.includes('Tente outra forma'),
+      'not invited to pay another way while the card may be charged',
+    );
+    assert.ok(
+      html.includes('Sua cobrança (Cartão de crédito) está em processamento'),
+      'the page shows the charge',
+    );
+    assert.ok(!html.includes('4111111111111111'));
+    // Linked before the refusal went up (payCheckout): the API shows the charge on the checkout.
+    const shown = (await get(parent.key, `/v1/checkouts/${c.id}`)).body.data;
+    assert.deepEqual(shown.transaction_ids, [id]);
+    assert.equal(shown.status, 'processing');
+    const charge = (await get(parent.key, `/v1/transactions/${id}`)).body.data;
+    assert.equal(charge.method, 'credit_card');
+    assert.equal(charge.status, 'processing', 'reserved, its outcome not recorded');
+    await app.settle();
+    const listed = (await get(parent.key, `/v1/checkouts?reference=pedido-1&limit=100`)).body.data.find(
+      (x: { id: string }) => x.id === c.id,
+    );
+    assert.deepEqual(listed.transaction_ids, [id]);
+    // The page read after: the same charge, still pending.
+    const again = await app.request('GET', path);
+    assert.ok(again.text.includes('Sua cobrança (Cartão de crédito) está em processamento'));
+    assert.deepEqual(await pageStatus(path), {
+      status: 'processing',
+      state: 'processing.1.processing',
+      final: false,
+    });
   });
 
   test('the follower job: a payment seen without any page read; an open checkout expires at its deadline', async () => {

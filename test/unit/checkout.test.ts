@@ -2,11 +2,14 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { describe, test } from 'vitest';
 import {
+  CARD_DECLINE_CAP,
   type CheckoutCommand,
   type CheckoutCreatedData,
   type CheckoutEvent,
+  type CheckoutMethod,
   checkout,
   checkoutTransitions,
+  offeredMethods,
 } from '../../src/aggregates/checkout.ts';
 import { DomainError, fold } from '../../src/aggregates/decider.ts';
 import { scenario } from '../support/given-when-then.ts';
@@ -37,7 +40,7 @@ const data: CheckoutCreatedData = {
 };
 const C = 'chk_a';
 const created: CheckoutEvent = { type: 'Checkout.Created', data };
-const started = (id: string, method: 'pix' | 'boleto' = 'pix'): CheckoutEvent => ({
+const started = (id: string, method: CheckoutMethod = 'pix'): CheckoutEvent => ({
   type: 'Checkout.PaymentStarted',
   data: { checkout_id: C, transaction_id: id, method },
 });
@@ -57,7 +60,7 @@ const expired: CheckoutEvent = { type: 'Checkout.Expired', data: { checkout_id: 
 const failed: CheckoutEvent = { type: 'Checkout.Failed', data: { checkout_id: C } };
 
 const create: CheckoutCommand = { kind: 'create', data };
-const start = (id: string, method: 'pix' | 'boleto' = 'pix'): CheckoutCommand => ({
+const start = (id: string, method: CheckoutMethod = 'pix'): CheckoutCommand => ({
   kind: 'start',
   transactionId: id,
   method,
@@ -208,6 +211,61 @@ describe('checkout table, one cell at a time (given/when/then)', () => {
   });
 });
 
+describe('carding cap: rule (c) of the table (given/when/then)', () => {
+  const s = scenario(checkout);
+  const withCard: CheckoutEvent = {
+    type: 'Checkout.Created',
+    data: { ...data, methods: ['pix', 'credit_card'] },
+  };
+  const cardOnly: CheckoutEvent = { type: 'Checkout.Created', data: { ...data, methods: ['credit_card'] } };
+  /** `n` card charges, each declined (`failed`). */
+  const declines = (n: number, from = 1): CheckoutEvent[] =>
+    Array.from({ length: n }, (_, i) => [
+      started(`txn_c${from + i}`, 'credit_card'),
+      attemptFailed(`txn_c${from + i}`),
+    ]).flat();
+  const offered = (history: CheckoutEvent[]) => offeredMethods(fold(checkout, history));
+
+  test('the cap is 5 declined card charges (docs/decisions.md "Hosted checkout", carding cap)', () => {
+    assert.equal(CARD_DECLINE_CAP, 5);
+  });
+  test('given 4 declined cards, the card is still offered', () => {
+    assert.deepEqual(offered([withCard, ...declines(4)]), ['pix', 'credit_card']);
+  });
+  test('given 5 declined cards, the card is no longer offered; Pix stays, the checkout stays open', () => {
+    const history = [withCard, ...declines(5)];
+    assert.deepEqual(offered(history), ['pix']);
+    assert.equal(fold(checkout, history).status, 'open');
+    // The payer may still pay by Pix: picked and linked as before.
+    s.given(history)
+      .when(start('txn_p', 'pix'))
+      .thenEmits([started('txn_p', 'pix')]);
+  });
+  test('only declined card charges count: a failed Pix, an expired or pending card do not', () => {
+    const others: CheckoutEvent[] = [
+      started('txn_p', 'pix'),
+      attemptFailed('txn_p'),
+      started('txn_e', 'credit_card'),
+      attemptFailed('txn_e', 'expired'),
+      started('txn_w', 'credit_card'),
+    ];
+    assert.deepEqual(offered([withCard, ...declines(4), ...others]), ['pix', 'credit_card']);
+  });
+  test('a card-only checkout past the cap offers nothing (the page tells the payer to ask the merchant)', () => {
+    assert.deepEqual(offered([cardOnly, ...declines(5)]), []);
+  });
+  test('a card charge already made when the cap is reached (two picks at once) is still linked, never lost', () => {
+    const state = s
+      .given([withCard, ...declines(5)])
+      .when(start('txn_late', 'credit_card'))
+      .thenEmits([started('txn_late', 'credit_card')]);
+    assert.equal(state.status, 'processing');
+  });
+  test('a checkout never created offers nothing', () => {
+    assert.deepEqual(offered([]), []);
+  });
+});
+
 type Expect =
   | { refuse: string }
   | { noop: true }
@@ -267,7 +325,7 @@ describe('checkout table as a property (fast-check)', () => {
     fc.record({
       kind: fc.constant('start' as const),
       transactionId: fc.constantFrom(...ids),
-      method: fc.constantFrom('pix' as const, 'boleto' as const),
+      method: fc.constantFrom('pix' as const, 'boleto' as const, 'credit_card' as const),
     }),
     fc.record({
       kind: fc.constant('attempt_failed' as const),

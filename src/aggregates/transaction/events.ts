@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { defineEvent } from '../../events/event-registry.ts';
-import type { DomainEvent } from '../decider.ts';
+import { defineEvent, type EventOf } from '../../events/event-registry.ts';
 import { CHARGE_METHODS, MAX_AMOUNT, REFUND_ROUTES } from './vocabulary.ts';
 
 /**
@@ -600,34 +599,6 @@ export const transactionEvents = [
   }),
 ];
 
-export type TransactionEvent =
-  | DomainEvent<'Transaction.Reserved', TransactionReservedData>
-  | DomainEvent<'Transaction.Issued', z.infer<typeof issuedData>>
-  | DomainEvent<'Transaction.Captured', z.infer<typeof capturedData>>
-  | DomainEvent<'Transaction.Refused', z.infer<typeof refusedData>>
-  | DomainEvent<'Transaction.Unconfirmed', z.infer<typeof unconfirmedData>>
-  | DomainEvent<'Transaction.PaymentProcessing', z.infer<typeof idOnly>>
-  | DomainEvent<'Transaction.AwaitingPayment', z.infer<typeof idOnly>>
-  | DomainEvent<'Transaction.Paid', z.infer<typeof paidData>>
-  | DomainEvent<'Transaction.Expired', z.infer<typeof expiredData>>
-  | DomainEvent<'Transaction.Refunded', z.infer<typeof refundedData>>
-  | DomainEvent<'Transaction.DueDateChanged', z.infer<typeof dueDateChangedData>>
-  | DomainEvent<'Transaction.BoletoPixIssued', z.infer<typeof boletoPixIssuedData>>
-  | DomainEvent<'Transaction.ProviderReferenceFound', z.infer<typeof referenceFoundData>>
-  | DomainEvent<'Transaction.DuplicatePaymentFound', z.infer<typeof duplicatePaymentFoundData>>
-  | DomainEvent<'Transaction.DuplicateRefundAttempted', z.infer<typeof duplicateRefundAttemptedData>>
-  | DomainEvent<'Transaction.DuplicateRefunded', z.infer<typeof duplicateRefundedData>>
-  | DomainEvent<'Transaction.DuplicateRefundRefused', z.infer<typeof duplicateRefundRefusedData>>
-  | DomainEvent<'Transaction.RefundUnconfirmed', z.infer<typeof refundAttemptData>>
-  | DomainEvent<'Transaction.RefundRefused', z.infer<typeof refundAttemptData>>
-  | DomainEvent<'Transaction.DueDateChangeUnconfirmed', z.infer<typeof dueDateAttemptData>>
-  | DomainEvent<'Transaction.DueDateChangeRefused', z.infer<typeof dueDateAttemptData>>
-  | DomainEvent<'Transaction.RefundRequested', z.infer<typeof refundRequestedData>>
-  | DomainEvent<'Transaction.DueDateChangeRequested', z.infer<typeof dueDateRequestedData>>
-  | DomainEvent<'Transaction.RefundPayoutSent', z.infer<typeof payoutSentData>>
-  | DomainEvent<'Transaction.RefundHandedToOperator', z.infer<typeof refundAttemptData>>
-  | DomainEvent<'Transaction.RefundPayoutReturned', z.infer<typeof refundAttemptData>>
-  | DomainEvent<'Transaction.RefundCancelled', z.infer<typeof refundCancelledData>>
-  | DomainEvent<'Transaction.RefundBankAccountViewed', z.infer<typeof bankAccountViewedData>>;
+export type TransactionEvent = EventOf<(typeof transactionEvents)[number]>;
 
 export type TransactionEventType = TransactionEvent['type'];

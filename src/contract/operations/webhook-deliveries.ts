@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { Role } from '../../aggregates/access.ts';
 import { dataEnvelope, errorResponses, idParams, listEnvelope } from '../envelopes.ts';
 import { TENANT, webhookDelivery } from '../examples.ts';
 import { operation } from '../operation.ts';
@@ -10,18 +9,17 @@ import {
   deliveryDto,
   deliveryListQuery,
 } from '../webhook-deliveries.ts';
+import { WEBHOOK_READERS, WEBHOOK_WRITERS } from './webhook-endpoints.ts';
 
-/**
- * Readers: every panel role within its tree; resend and the secret: super_admin and tenant_admin (SPEC 6:
- * "viewing the signing secret and re-sending deliveries are panel-only operations"). Outside the tree: 404.
+/*
+ * The webhook endpoints' roles (SPEC 6: "viewing the signing secret and re-sending deliveries are panel-only
+ * operations"): every panel role reads within its tree; resend and the secret: super_admin and tenant_admin.
+ * Outside the tree: 404.
  */
-const READERS = ['super_admin', 'tenant_admin', 'viewer'] as const satisfies readonly Role[];
-const WRITERS = ['super_admin', 'tenant_admin'] as const satisfies readonly Role[];
-
 export const listWebhookDeliveries = operation({
   method: 'GET',
   path: '/admin/webhook-deliveries',
-  access: { auth: 'session', roles: READERS },
+  access: { auth: 'session', roles: WEBHOOK_READERS },
   schema: {
     operationId: 'listWebhookDeliveries',
     summary: 'List webhook deliveries of your tree, newest first',
@@ -35,7 +33,7 @@ export const listWebhookDeliveries = operation({
 export const getWebhookDelivery = operation({
   method: 'GET',
   path: '/admin/webhook-deliveries/:id',
-  access: { auth: 'session', roles: READERS },
+  access: { auth: 'session', roles: WEBHOOK_READERS },
   schema: {
     operationId: 'getWebhookDelivery',
     summary: 'A webhook delivery with every attempt',
@@ -69,7 +67,7 @@ export const getWebhookDelivery = operation({
 export const resendWebhookDelivery = operation({
   method: 'POST',
   path: '/admin/webhook-deliveries/:id/resend',
-  access: { auth: 'session', roles: WRITERS },
+  access: { auth: 'session', roles: WEBHOOK_WRITERS },
   schema: {
     operationId: 'resendWebhookDelivery',
     summary: 'Send a delivery again',
@@ -83,7 +81,7 @@ export const resendWebhookDelivery = operation({
 export const getWebhookCallbackSecret = operation({
   method: 'GET',
   path: '/admin/webhook-callback-secret',
-  access: { auth: 'session', roles: WRITERS },
+  access: { auth: 'session', roles: WEBHOOK_WRITERS },
   schema: {
     operationId: 'getWebhookCallbackSecret',
     summary: "The secret signing deliveries to a tenant's callback_url addresses",

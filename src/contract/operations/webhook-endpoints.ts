@@ -15,15 +15,15 @@ import {
 /**
  * SPEC 5.7 / 6 (docs/decisions.md "Webhooks"): registering endpoints and viewing the signing secret are
  * panel-only. super_admin: any tenant; tenant_admin: its own tree; viewer: list and read (never the secret).
- * Outside the caller's tree is 404 not_found.
+ * Outside the caller's tree is 404 not_found. The same roles read and resend deliveries (webhook-deliveries.ts).
  */
-const READERS = ['super_admin', 'tenant_admin', 'viewer'] as const satisfies readonly Role[];
-const WRITERS = ['super_admin', 'tenant_admin'] as const satisfies readonly Role[];
+export const WEBHOOK_READERS = ['super_admin', 'tenant_admin', 'viewer'] as const satisfies readonly Role[];
+export const WEBHOOK_WRITERS = ['super_admin', 'tenant_admin'] as const satisfies readonly Role[];
 
 export const createWebhookEndpoint = operation({
   method: 'POST',
   path: '/admin/webhook-endpoints',
-  access: { auth: 'session', roles: WRITERS, idempotencyKey: true },
+  access: { auth: 'session', roles: WEBHOOK_WRITERS, idempotencyKey: true },
   schema: {
     operationId: 'createWebhookEndpoint',
     summary: 'Register a webhook endpoint (the secret is shown in this answer)',
@@ -53,7 +53,7 @@ export const createWebhookEndpoint = operation({
 export const listWebhookEndpoints = operation({
   method: 'GET',
   path: '/admin/webhook-endpoints',
-  access: { auth: 'session', roles: READERS },
+  access: { auth: 'session', roles: WEBHOOK_READERS },
   schema: {
     operationId: 'listWebhookEndpoints',
     summary: 'List webhook endpoints of your tree, newest first (never the secret)',
@@ -65,7 +65,7 @@ export const listWebhookEndpoints = operation({
 export const getWebhookEndpoint = operation({
   method: 'GET',
   path: '/admin/webhook-endpoints/:id',
-  access: { auth: 'session', roles: READERS },
+  access: { auth: 'session', roles: WEBHOOK_READERS },
   schema: {
     operationId: 'getWebhookEndpoint',
     summary: 'Read a webhook endpoint (never the secret)',
@@ -77,7 +77,7 @@ export const getWebhookEndpoint = operation({
 export const getWebhookEndpointSecret = operation({
   method: 'GET',
   path: '/admin/webhook-endpoints/:id/secret',
-  access: { auth: 'session', roles: WRITERS },
+  access: { auth: 'session', roles: WEBHOOK_WRITERS },
   schema: {
     operationId: 'getWebhookEndpointSecret',
     summary: 'View the signing secret (and the previous one within 24 hours of a rotation)',
@@ -90,7 +90,7 @@ export const getWebhookEndpointSecret = operation({
 export const rotateWebhookEndpointSecret = operation({
   method: 'POST',
   path: '/admin/webhook-endpoints/:id/rotate-secret',
-  access: { auth: 'session', roles: WRITERS },
+  access: { auth: 'session', roles: WEBHOOK_WRITERS },
   schema: {
     operationId: 'rotateWebhookEndpointSecret',
     summary: 'Rotate the signing secret; the previous one stays valid for 24 hours',
@@ -115,7 +115,7 @@ export const rotateWebhookEndpointSecret = operation({
 export const updateWebhookEndpoint = operation({
   method: 'PATCH',
   path: '/admin/webhook-endpoints/:id',
-  access: { auth: 'session', roles: WRITERS },
+  access: { auth: 'session', roles: WEBHOOK_WRITERS },
   schema: {
     operationId: 'updateWebhookEndpoint',
     summary: 'Change a webhook endpoint: url and/or enabled',
@@ -131,7 +131,7 @@ export const updateWebhookEndpoint = operation({
 export const deleteWebhookEndpoint = operation({
   method: 'DELETE',
   path: '/admin/webhook-endpoints/:id',
-  access: { auth: 'session', roles: WRITERS },
+  access: { auth: 'session', roles: WEBHOOK_WRITERS },
   schema: {
     operationId: 'deleteWebhookEndpoint',
     summary: 'Delete a webhook endpoint (final: it is 404 afterwards)',

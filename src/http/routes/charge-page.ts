@@ -22,7 +22,7 @@ import { chargePageParams } from '../../contract/charge-page.ts';
 import type { TagName } from '../../contract/tags.ts';
 import { ApiError } from '../errors.ts';
 import type { HttpServer } from '../fastify.ts';
-import { createPayerPageLimiter } from '../payer-page-limit.ts';
+import { createPayerPageLimiter, type PayerPageLimiter } from '../payer-page-limit.ts';
 
 const tags: TagName[] = ['Payer pages'];
 
@@ -42,6 +42,48 @@ export function secureHeaders(
   reply.header('x-content-type-options', 'nosniff');
   reply.header('referrer-policy', referrerPolicy);
   reply.header('x-frame-options', 'DENY');
+}
+
+/**
+ * A payer's browser gets a page in Portuguese for a link that leads nowhere, not the API's JSON; same status
+ * (404), same headers (X-Request-ID comes from the server's hook), same answer for every cause.
+ */
+function notFoundPage(reply: FastifyReply) {
+  reply.header('content-security-policy', CHARGE_PAGE_CSP);
+  return reply.code(404).type('text/html; charset=utf-8').send(renderNotFoundPage());
+}
+
+/**
+ * What every payer-page route shares (the charge page, its PDF, the checkout page and its form post):
+ * `headers` on every answer, errors included; the per-address limit before anything is read; and every 404,
+ * the edge's NUL refusal included, answered as the payer's page. Any other error goes up to the server's
+ * handler.
+ */
+export function payerPageOptions(limiter: PayerPageLimiter, headers: (reply: FastifyReply) => void) {
+  return {
+    async preHandler(request: FastifyRequest, reply: FastifyReply) {
+      headers(reply);
+      await limiter.consume(request.ip);
+    },
+    errorHandler(error: unknown, _request: FastifyRequest, reply: FastifyReply) {
+      if (!(error instanceof ApiError && error.code === 'not_found')) throw error;
+      headers(reply);
+      return notFoundPage(reply);
+    },
+  };
+}
+
+/**
+ * An HTML page's example in /openapi.json: the document's opening with its title, the rest elided.
+ */
+export function pageExample(title: string) {
+  return {
+    examples: {
+      responses: {
+        200: `<!doctype html><html lang="pt-BR"><head><meta charset="utf-8"><title>${title}</title></head><body>…</body></html>`,
+      },
+    },
+  };
 }
 
 /** The tenant's current name from its read model (a rename shows at once); null if it cannot be read. */
@@ -106,24 +148,7 @@ export function chargePageView(t: TransactionView, merchantName: string | null =
 export function registerChargePageRoutes(app: HttpServer, ctx: AppContext): void {
   const limiter = createPayerPageLimiter(ctx.config);
   app.addHook('onClose', () => limiter.close());
-  /**
-   * A payer's browser gets a page in Portuguese for a link that leads nowhere, not the API's JSON; same
-   * status (404), same headers (X-Request-ID comes from the server's hook), same answer for every cause.
-   */
-  function notFoundPage(reply: FastifyReply) {
-    reply.header('content-security-policy', CHARGE_PAGE_CSP);
-    return reply.code(404).type('text/html; charset=utf-8').send(renderNotFoundPage());
-  }
-
-  /**
-   * Every 404 of these routes, the edge's NUL refusal included, is the payer's page; any other error goes up
-   * to the server's handler.
-   */
-  function notFoundAsPage(error: unknown, _request: FastifyRequest, reply: FastifyReply) {
-    if (!(error instanceof ApiError && error.code === 'not_found')) throw error;
-    secureHeaders(reply);
-    return notFoundPage(reply);
-  }
+  const payerPage = payerPageOptions(limiter, secureHeaders);
 
   /** The transaction the link names, with its creation request (SPEC 2.3), folded from its stream; or 404. */
   async function linkedCharge(
@@ -173,18 +198,10 @@ export function registerChargePageRoutes(app: HttpServer, ctx: AppContext): void
           },
         },
       },
-      config: {
-        examples: {
-          responses: {
-            200: '<!doctype html><html lang="pt-BR"><head><meta charset="utf-8"><title>Cobrança Pix: R$ 159,90</title></head><body>…</body></html>',
-          },
-        },
-      },
-      errorHandler: notFoundAsPage,
+      config: pageExample('Cobrança Pix: R$ 159,90'),
+      ...payerPage,
     },
     async (request, reply) => {
-      secureHeaders(reply);
-      await limiter.consume(request.ip);
       const transaction = await linkedTransaction(request.params.id, request.params.signature);
       const view = chargePageView(transaction, await merchantName(ctx.db, transaction.tenant_id));
       const html = await renderChargePage(view, { now: ctx.now() });
@@ -234,11 +251,9 @@ export function registerChargePageRoutes(app: HttpServer, ctx: AppContext): void
           },
         },
       },
-      errorHandler: notFoundAsPage,
+      ...payerPage,
     },
     async (request, reply) => {
-      secureHeaders(reply);
-      await limiter.consume(request.ip);
       const charge = await linkedCharge(request.params.id, request.params.signature);
       const transaction = charge.view;
       const input = boletoPdfInput(

@@ -7,9 +7,9 @@ import {
   CHECKOUT_METHODS,
   type CheckoutCustomer,
   type CheckoutMethod,
+  offeredMethods,
 } from '../../aggregates/checkout.ts';
 import { DomainError } from '../../aggregates/decider.ts';
-import { CHARGE_PAGE_CSP, renderNotFoundPage } from '../../charge-page/render.ts';
 import { documentSigningSecret } from '../../charge-page/signing-secret.ts';
 import { CHECKOUT_PAGE_CSP, type CheckoutPageView, renderCheckoutPage } from '../../checkout-page/render.ts';
 import { checkoutPath, verifyCheckoutSignature } from '../../checkout-page/signature.ts';
@@ -24,7 +24,13 @@ import type { EventMetadata } from '../../events/event-store.ts';
 import { ApiError } from '../errors.ts';
 import type { HttpServer } from '../fastify.ts';
 import { createPayerPageLimiter } from '../payer-page-limit.ts';
-import { secureHeaders as chargePageHeaders, chargePageView, merchantName } from './charge-page.ts';
+import {
+  secureHeaders as chargePageHeaders,
+  chargePageView,
+  merchantName,
+  pageExample,
+  payerPageOptions,
+} from './charge-page.ts';
 
 const tags: TagName[] = ['Payer pages'];
 const FORM_LIMIT = 16 * 1024;
@@ -99,6 +105,13 @@ function payerMessage(error: DomainError): { message: string; field?: string | u
     const field = param.startsWith('credit_card.') ? CARD_FIELD[param] : param.split('.').at(-1);
     return { message: `Confira ${FIELD_LABEL[param]}.`, field };
   }
+  if (error.code === 'reconciliation_required') {
+    // Reserved, its result not saved: the card may have been charged, so the payer must not pay again.
+    return {
+      message:
+        'Não foi possível confirmar o resultado deste pagamento agora. Não pague de novo: esta página mostra o resultado assim que ele for confirmado.',
+    };
+  }
   if (error.code === 'idempotency_conflict') {
     return {
       message: 'Este formulário já foi enviado com outros dados. Recarregue a página e tente de novo.',
@@ -124,12 +137,7 @@ export function registerCheckoutPageRoutes(app: HttpServer, ctx: AppContext): vo
   const limiter = createPayerPageLimiter(ctx.config);
   app.addHook('onClose', () => limiter.close());
 
-  function notFoundAsPage(error: unknown, _request: FastifyRequest, reply: FastifyReply) {
-    if (!(error instanceof ApiError && error.code === 'not_found')) throw error;
-    secureHeaders(reply);
-    reply.header('content-security-policy', CHARGE_PAGE_CSP);
-    return reply.code(404).type('text/html; charset=utf-8').send(renderNotFoundPage());
-  }
+  const payerPage = payerPageOptions(limiter, secureHeaders);
 
   const metadata = (request: FastifyRequest, folded?: FoldedCheckout): EventMetadata => ({
     request_id: request.id,
@@ -173,6 +181,7 @@ export function registerCheckoutPageRoutes(app: HttpServer, ctx: AppContext): vo
     signature: string,
     error?: CheckoutPageView['error'],
     values?: Record<string, string>,
+    code = error ? 422 : 200,
   ) {
     const c = folded.state.created;
     const charge = await latestCharge(folded);
@@ -189,7 +198,7 @@ export function registerCheckoutPageRoutes(app: HttpServer, ctx: AppContext): vo
         merchantName: await merchantName(ctx.db, c.tenant_id),
         status: folded.state.status,
         acceptsPayments: acceptsPayments(folded.state, now),
-        methods: c.methods,
+        methods: offeredMethods(folded.state),
         amount: c.amount,
         reference: c.reference,
         description: c.description,
@@ -207,10 +216,7 @@ export function registerCheckoutPageRoutes(app: HttpServer, ctx: AppContext): vo
       { now },
     );
     reply.header('content-security-policy', CHECKOUT_PAGE_CSP);
-    return reply
-      .code(error ? 422 : 200)
-      .type('text/html; charset=utf-8')
-      .send(html);
+    return reply.code(code).type('text/html; charset=utf-8').send(html);
   }
 
   app.register(async (plugin) => {
@@ -240,18 +246,10 @@ export function registerCheckoutPageRoutes(app: HttpServer, ctx: AppContext): vo
             404: notFoundResponse,
           },
         },
-        config: {
-          examples: {
-            responses: {
-              200: '<!doctype html><html lang="pt-BR"><head><meta charset="utf-8"><title>Pagamento para Loja da Ana: R$ 159,90 — Aguardando pagamento</title></head><body>…</body></html>',
-            },
-          },
-        },
-        errorHandler: notFoundAsPage,
+        config: pageExample('Pagamento para Loja da Ana: R$ 159,90 — Aguardando pagamento'),
+        ...payerPage,
       },
       async (request, reply) => {
-        secureHeaders(reply);
-        await limiter.consume(request.ip);
         const folded = await linkedCheckout(request, request.params.id, request.params.signature);
         return page(reply, folded, request.params.signature);
       },
@@ -285,11 +283,9 @@ export function registerCheckoutPageRoutes(app: HttpServer, ctx: AppContext): vo
             responses: { 200: { status: 'processing', state: 'processing.1.pending', final: false } },
           },
         },
-        errorHandler: notFoundAsPage,
+        ...payerPage,
       },
-      async (request, reply) => {
-        secureHeaders(reply);
-        await limiter.consume(request.ip);
+      async (request, _reply) => {
         const folded = await linkedCheckout(request, request.params.id, request.params.signature);
         const charge = await latestCharge(folded);
         const s = folded.state.status;
@@ -311,7 +307,7 @@ export function registerCheckoutPageRoutes(app: HttpServer, ctx: AppContext): vo
           operationId: 'payCheckoutPage',
           summary: 'The payer picks a method on the checkout page (form post; no key)',
           description:
-            "The form of the page (`application/x-www-form-urlencoded`: `method`, `nonce`, the card for a card (`cc_holder`, `cc_number`, `cc_exp`, `cc_csc`) and, when the checkout has no customer, the payer's data). Creates the charge with the same command as POST /v1/pix, /v1/boleto or /v1/credit-card, for the checkout's tenant and mode, with the Idempotency-Key `checkout.<id>.<nonce>` (a double submit makes one charge), links it to the checkout, and answers 303 back to the page; a checkout that no longer takes a choice answers its page (200), charging nothing. A refused payer field answers the page again with the message (422).",
+            "The form of the page (`application/x-www-form-urlencoded`: `method`, `nonce`, the card for a card (`cc_holder`, `cc_number`, `cc_exp`, `cc_csc`) and, when the checkout has no customer, the payer's data). Creates the charge with the same command as POST /v1/pix, /v1/boleto or /v1/credit-card, for the checkout's tenant and mode, with the Idempotency-Key `checkout.<id>.<nonce>` (a double submit makes one charge), links it to the checkout, and answers 303 back to the page; a checkout that no longer takes a choice answers its page (200), charging nothing. A refused payer field, or a card past the carding cap, answers the page again with the message (422); a charge reserved whose result was not saved answers the page with that charge (503, SPEC 7 reconciliation_required).",
           tags,
           params: chargePageParams,
           response: {
@@ -323,20 +319,17 @@ export function registerCheckoutPageRoutes(app: HttpServer, ctx: AppContext): vo
             303: z.null().meta({ description: 'Back to the checkout page, which shows the charge' }),
             404: notFoundResponse,
             422: { description: 'The page again, with what to correct', content: html },
-          },
-        },
-        config: {
-          examples: {
-            responses: {
-              200: '<!doctype html><html lang="pt-BR"><head><meta charset="utf-8"><title>Pagamento para Loja da Ana: R$ 159,90 — Pago</title></head><body>…</body></html>',
+            503: {
+              description:
+                'The charge was reserved but its result was not saved (SPEC 7 reconciliation_required): the page again, showing the charge and telling the payer not to pay again',
+              content: html,
             },
           },
         },
-        errorHandler: notFoundAsPage,
+        config: pageExample('Pagamento para Loja da Ana: R$ 159,90 — Pago'),
+        ...payerPage,
       },
       async (request, reply) => {
-        secureHeaders(reply);
-        await limiter.consume(request.ip);
         const { id, signature } = request.params;
         const folded = await linkedCheckout(request, id, signature);
         const body = (request.body ?? {}) as Record<string, string>;
@@ -376,7 +369,9 @@ export function registerCheckoutPageRoutes(app: HttpServer, ctx: AppContext): vo
             }),
           );
           const fresh = await advanceCheckout(ctx, id, ctx.now(), metadata(request, folded));
-          return page(reply, fresh ?? folded, signature, { ...payerMessage(error), method: chosen }, values);
+          const code = error.code === 'reconciliation_required' ? 503 : 422;
+          const shown = { ...payerMessage(error), method: chosen };
+          return page(reply, fresh ?? folded, signature, shown, values, code);
         }
         // A refused charge is followed at once, so the page offers the methods again.
         const now = await advanceCheckout(ctx, id, ctx.now(), metadata(request, folded));

@@ -1,11 +1,13 @@
 import { type CardVault, type KeptCard, keptCard, validCard } from './cards.ts';
 import { type ChargeStore, creationDetail } from './charges.ts';
 import {
+  creationRoute,
   EMULATOR_CODES,
   type Endpoint,
   error,
   idParam,
   isPaid,
+  isRecord,
   ok,
   type Route,
   routeIn,
@@ -23,10 +25,6 @@ import {
  * `UpdateSandboxTransaction` (to drive 3 -> 5, 6, 13) are wire.ts's, shared with Pix and boleto. Outcomes
  * follow the test cards of cards.ts.
  */
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 /** `IsSandbox` must be given and agree with the key (the same rule as every creation). */
 function sandboxProblem(body: Record<string, unknown>, req: WireRequest): WireAnswer | null {
@@ -74,49 +72,40 @@ function chargedCard(
 
 function cardPayment(req: WireRequest, store: ChargeStore, vault: CardVault): Route {
   const body = isRecord(req.body) ? req.body : {};
-  const reference = typeof body.Reference === 'string' ? body.Reference : null;
-  return {
-    operation: 'create',
-    reference,
-    chargeId: null,
-    run() {
-      if (req.matrixSandboxKey) {
-        return error(EMULATOR_CODES.matrixSandboxKey, 'A chave sandbox da conta matriz não emite cobranças.');
-      }
-      const basics = validateCreationBasics(body);
-      if (typeof basics === 'string') return error(EMULATOR_CODES.invalidBody, basics);
-      const sandbox = sandboxProblem(body, req);
-      if (sandbox) return sandbox;
-      const po = body.PaymentObject;
-      if (!isRecord(po)) return error(EMULATOR_CODES.invalidBody, 'PaymentObject is required');
-      const installments = po.InstallmentQuantity ?? 1;
-      if (
-        typeof installments !== 'number' ||
-        !Number.isInteger(installments) ||
-        installments < 1 ||
-        installments > 12
-      )
-        return error(EMULATOR_CODES.invalidBody, 'PaymentObject.InstallmentQuantity must be 1 to 12');
-      const card = chargedCard(po, req, vault);
-      if ('status' in card) return card;
-      const outcome = card.kept.outcome;
-      // §1.4: a pre-authorization is status 14 until captured (the emulator has no capture).
-      const authorized = po.IsPreAuthorization === true ? 14 : 3;
-      const charge = store.create({
-        reference: reference ?? '',
-        method: 'credit_card',
-        amount: basics.amount,
-        sandbox: req.environment === 'sandbox',
-        description: String((body.Products as Record<string, unknown>[])[0]?.Description ?? ''),
-        dueDate: null,
-        today: req.today,
-        card: { kept: card.kept, installments, status: outcome.kind === 'refused' ? 8 : authorized },
-      });
-      const answer = ok(creationDetail(charge, card.token));
-      // The timeout card: charged, and the answer never comes (the uncertain case, SPEC 3.1 `unknown`).
-      return outcome.kind === 'no_answer' ? { ...answer, hang: true } : answer;
-    },
-  };
+  return creationRoute(req, body, (reference) => {
+    const basics = validateCreationBasics(body);
+    if (typeof basics === 'string') return error(EMULATOR_CODES.invalidBody, basics);
+    const sandbox = sandboxProblem(body, req);
+    if (sandbox) return sandbox;
+    const po = body.PaymentObject;
+    if (!isRecord(po)) return error(EMULATOR_CODES.invalidBody, 'PaymentObject is required');
+    const installments = po.InstallmentQuantity ?? 1;
+    if (
+      typeof installments !== 'number' ||
+      !Number.isInteger(installments) ||
+      installments < 1 ||
+      installments > 12
+    )
+      return error(EMULATOR_CODES.invalidBody, 'PaymentObject.InstallmentQuantity must be 1 to 12');
+    const card = chargedCard(po, req, vault);
+    if ('status' in card) return card;
+    const outcome = card.kept.outcome;
+    // §1.4: a pre-authorization is status 14 until captured (the emulator has no capture).
+    const authorized = po.IsPreAuthorization === true ? 14 : 3;
+    const charge = store.create({
+      reference: reference ?? '',
+      method: 'credit_card',
+      amount: basics.amount,
+      sandbox: req.environment === 'sandbox',
+      description: String((body.Products as Record<string, unknown>[])[0]?.Description ?? ''),
+      dueDate: null,
+      today: req.today,
+      card: { kept: card.kept, installments, status: outcome.kind === 'refused' ? 8 : authorized },
+    });
+    const answer = ok(creationDetail(charge, card.token));
+    // The timeout card: charged, and the answer never comes (the uncertain case, SPEC 3.1 `unknown`).
+    return outcome.kind === 'no_answer' ? { ...answer, hang: true } : answer;
+  });
 }
 
 /** `DELETE /v2/CreditCard/Cancel/{id}` (wire doc wave 2b §1.7): a paid card charge becomes 6 Devolvido. */

@@ -94,7 +94,7 @@ export function error(code: string, message: string, status = 200): WireAnswer {
   return { status, json: { HasError: true, ErrorCode: code, Error: message, ResponseDetail: null } };
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
+export function isRecord(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
@@ -195,32 +195,44 @@ function payment(req: WireRequest, store: ChargeStore): Route {
       },
     };
   }
+  return creationRoute(req, body, (reference) => {
+    const valid = validateCreation(body);
+    if (typeof valid === 'string') return error(EMULATOR_CODES.invalidBody, valid);
+    if (body.IsSandbox !== (env === 'sandbox')) {
+      return error(EMULATOR_CODES.sandboxMismatch, 'IsSandbox não corresponde ao token utilizado.');
+    }
+    const products = body.Products as Record<string, unknown>[];
+    const charge = store.create({
+      reference: reference ?? '',
+      method: String(body.PaymentMethod) === '1' ? 'boleto' : 'pix',
+      amount: valid.amount,
+      sandbox: env === 'sandbox',
+      description: String(products[0]?.Description ?? ''),
+      dueDate: valid.dueDate,
+      today: req.today,
+    });
+    return ok(creationDetail(charge));
+  });
+}
+
+/**
+ * A creation on `POST /v2/Payment` (Pix, boleto or card), known by its `Reference`: the matrix account's
+ * sandbox key issues nothing, whatever the body says; otherwise `create` decides.
+ */
+export function creationRoute(
+  req: WireRequest,
+  body: Record<string, unknown>,
+  create: (reference: string | null) => WireAnswer,
+): Route {
   const reference = typeof body.Reference === 'string' ? body.Reference : null;
   return {
     operation: 'create',
     reference,
     chargeId: null,
-    run() {
-      if (req.matrixSandboxKey) {
-        return error(EMULATOR_CODES.matrixSandboxKey, 'A chave sandbox da conta matriz não emite cobranças.');
-      }
-      const valid = validateCreation(body);
-      if (typeof valid === 'string') return error(EMULATOR_CODES.invalidBody, valid);
-      if (body.IsSandbox !== (env === 'sandbox')) {
-        return error(EMULATOR_CODES.sandboxMismatch, 'IsSandbox não corresponde ao token utilizado.');
-      }
-      const products = body.Products as Record<string, unknown>[];
-      const charge = store.create({
-        reference: reference ?? '',
-        method: String(body.PaymentMethod) === '1' ? 'boleto' : 'pix',
-        amount: valid.amount,
-        sandbox: env === 'sandbox',
-        description: String(products[0]?.Description ?? ''),
-        dueDate: valid.dueDate,
-        today: req.today,
-      });
-      return ok(creationDetail(charge));
-    },
+    run: () =>
+      req.matrixSandboxKey
+        ? error(EMULATOR_CODES.matrixSandboxKey, 'A chave sandbox da conta matriz não emite cobranças.')
+        : create(reference),
   };
 }
 

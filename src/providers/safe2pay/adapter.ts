@@ -478,12 +478,13 @@ export function createSafe2PayAdapter(config: Safe2PayConfig = {}): Safe2PayAdap
     },
   };
 
+  const wire = { paymentHost, apiHost, buildOptions, call };
   return {
     name: 'safe2pay',
     charges,
     // Issue 22 item 4.2: payouts over `v2/Transfer` (transfers.ts), same hosts, key and envelope rules.
-    payouts: createSafe2PayPayouts({ paymentHost, apiHost, call }),
+    payouts: createSafe2PayPayouts(wire),
     // Issue 25: tokenize and charge by token (cards.ts); card reads and refunds are `charges` above.
-    cards: createSafe2PayCards({ paymentHost, buildOptions, call }),
+    cards: createSafe2PayCards(wire),
   };
 }

@@ -1,10 +1,11 @@
 import { NO_ARTIFACTS } from '../../aggregates/transaction.ts';
-import { type CardsCapability, type ProviderContext, REDACTED, sanitizeDiagnostics } from '../port.ts';
-import { type BuildOptions, paymentBody } from './build-request.ts';
+import { type CardsCapability, REDACTED, sanitizeDiagnostics } from '../port.ts';
+import { paymentBody } from './build-request.ts';
+import type { CapabilityWire } from './capability-wire.ts';
 import { declineDiagnostics } from './card-declines.ts';
 import { chargeAnswer, uncertain } from './outcomes.ts';
 import { mapCardStatus, statusCode } from './status.ts';
-import { type Interpreted, isRecord } from './wire-values.ts';
+import { isRecord } from './wire-values.ts';
 
 /**
  * Safe2Pay's card wire (issue 25; wire doc wave 2b §1.1-1.3, §1.8, §7.1): tokenize on the payment host
@@ -14,13 +15,6 @@ import { type Interpreted, isRecord } from './wire-values.ts';
  * The card data and the token are only ever in a request body: the kept body (SPEC 2.3) carries
  * {@link REDACTED}, no outcome or diagnostic holds either, and http.ts neither logs nor echoes a body.
  */
-
-export type CardCall = (
-  ctx: ProviderContext,
-  method: 'POST',
-  url: string,
-  body: Record<string, unknown>,
-) => Promise<Interpreted>;
 
 /** Static guidance (SPEC 2.2 rule 3), never the provider's text. */
 const NO_TOKEN =
@@ -39,12 +33,7 @@ function brandOf(value: unknown): string | null {
   return /^[0-9A-Za-z][0-9A-Za-z _-]{0,29}$/.test(trimmed) ? trimmed : null;
 }
 
-export function createSafe2PayCards(deps: {
-  readonly paymentHost: string;
-  readonly buildOptions: BuildOptions;
-  readonly call: CardCall;
-}): CardsCapability {
-  const { paymentHost, buildOptions, call } = deps;
+export function createSafe2PayCards({ paymentHost, buildOptions, call }: CapabilityWire): CardsCapability {
   return {
     async tokenize(card, ctx) {
       const result = await call(ctx, 'POST', `${paymentHost}/v2/token`, {

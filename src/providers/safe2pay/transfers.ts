@@ -9,9 +9,10 @@ import type {
   Uncertain,
 } from '../port.ts';
 import { sanitizeDiagnostics } from '../port.ts';
+import type { CapabilityWire } from './capability-wire.ts';
 import { diagnosticsFor } from './diagnostics.ts';
 import { centavosToReais, reaisToCentavos } from './money.ts';
-import { type Interpreted, idOf, isRecord } from './wire-values.ts';
+import { idOf, isRecord } from './wire-values.ts';
 
 /**
  * Payouts over Safe2Pay's transfer API (issue 22 item 4.2; wire doc wave 2b §5.2-5.3, §7.5): one register per
@@ -20,13 +21,6 @@ import { type Interpreted, idOf, isRecord } from './wire-values.ts';
  * adapter's envelope interpretation (`interpret` in adapter.ts). The bank account is sent and never put in an
  * outcome, a diagnostic or an error: diagnostics are the static texts below or diagnostics.ts's.
  */
-
-export type Call = (
-  ctx: Parameters<PayoutsCapability['payout']>[1],
-  method: 'GET' | 'POST',
-  url: string,
-  body?: Record<string, unknown>,
-) => Promise<Interpreted>;
 
 /** Static guidance for the payout-only refusals (SPEC 2.2 rules 2-3: never the provider's text). */
 const FUNDED_BY_BOLETO =
@@ -169,12 +163,7 @@ function registerRead(value: unknown, http: number): RegisterRead | Uncertain {
   return { ...base, state: 'processing', confirmation: null, returnReason: null };
 }
 
-export function createSafe2PayPayouts(deps: {
-  readonly paymentHost: string;
-  readonly apiHost: string;
-  readonly call: Call;
-}): PayoutsCapability {
-  const { paymentHost, apiHost, call } = deps;
+export function createSafe2PayPayouts({ paymentHost, apiHost, call }: CapabilityWire): PayoutsCapability {
   return {
     async payout(input, ctx) {
       if (!validRequest(input)) {

@@ -114,14 +114,6 @@ export async function openCheckout(
   const scope = owner.tenantId;
   const deps = { store: ctx.store, registry: ctx.events, now: () => ctx.now() };
 
-  try {
-    await validate(ctx, owner, b);
-  } catch (error) {
-    // A replay is answered as stored, even when it would not pass today (a deactivated cost center).
-    const held = await readClaim(deps, scope, input.idempotencyKey, owner.livemode);
-    if (!held) throw error;
-  }
-
   const checkoutId = newId('chk');
   const data: CheckoutCreatedData = {
     checkout_id: checkoutId,
@@ -137,6 +129,14 @@ export async function openCheckout(
     callback_url: normalized.callback_url,
     cost_center_id: normalized.cost_center_id,
   };
+
+  try {
+    await validate(ctx, owner, b, data);
+  } catch (error) {
+    // A replay is answered as stored, even when it would not pass today (a deactivated cost center).
+    const held = await readClaim(deps, scope, input.idempotencyKey, owner.livemode);
+    if (!held) throw error;
+  }
   return createClaimed(
     deps,
     {
@@ -162,6 +162,7 @@ async function validate(
   ctx: CheckoutContext,
   principal: CheckoutOwner,
   b: CreateCheckoutBody,
+  data: CheckoutCreatedData,
 ): Promise<void> {
   if (b.boleto !== undefined && !b.methods.includes('boleto')) {
     throw invalid('boleto', 'boleto options are accepted only when boleto is offered.');
@@ -189,26 +190,7 @@ async function validate(
       amount: b.amount,
     });
   }
-  const probe = checkout.decide(
-    {
-      kind: 'create',
-      data: {
-        checkout_id: 'chk_probe',
-        tenant_id: principal.tenantId,
-        livemode: principal.livemode,
-        methods: [...b.methods],
-        amount: b.amount,
-        reference: b.reference,
-        description: b.description,
-        customer: b.customer ?? null,
-        expires_at: ctx.now().toISOString(),
-        boleto: null,
-        callback_url: b.callback_url ?? null,
-        cost_center_id: b.cost_center_id ?? null,
-      },
-    },
-    checkout.initialState,
-    { now: ctx.now() },
-  );
+  // The decider's own checks on the very facts the claim will hold, before the claim is taken.
+  const probe = checkout.decide({ kind: 'create', data }, checkout.initialState, { now: ctx.now() });
   if (isDomainError(probe)) throw probe;
 }

@@ -3,6 +3,7 @@ import {
   type CheckoutCustomer,
   type CheckoutMethod,
   checkout,
+  offeredMethods,
 } from '../../../aggregates/checkout.ts';
 import { DomainError } from '../../../aggregates/decider.ts';
 import { saoPauloDate } from '../../../aggregates/transaction.ts';
@@ -104,7 +105,8 @@ export async function payCheckout(
   const folded = await foldCheckout(ctx, input.checkoutId);
   if (!folded) throw new DomainError('not_found', 'The checkout does not exist.');
   const c = folded.state.created;
-  const method = c.methods.find((m) => m === input.method);
+  // A card past the carding cap is refused here, before any charge, like a method never offered.
+  const method = offeredMethods(folded.state).find((m) => m === input.method);
   if (!method)
     throw new DomainError('validation_error', 'Choose one of the offered methods.', { param: 'method' });
   if (!NONCE_SHAPE.test(input.nonce)) {
