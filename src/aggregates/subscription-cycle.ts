@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { defineEvent } from '../events/event-registry.ts';
-import { type Decider, DomainError, type DomainEvent } from './decider.ts';
+import { defineEvent, type EventOf } from '../events/event-registry.ts';
+import { type Decider, DomainError } from './decider.ts';
 import type { ErrorCode } from './errors.ts';
 import { SUBSCRIPTION_METHODS } from './subscription.ts';
 
@@ -85,11 +85,7 @@ export const cycleEvents = [
   }),
 ];
 
-export type CycleEvent =
-  | DomainEvent<'Cycle.Reserved', z.infer<typeof reservedData>>
-  | DomainEvent<'Cycle.Issued', z.infer<typeof issuedData>>
-  | DomainEvent<'Cycle.AttentionNeeded', z.infer<typeof attentionData>>
-  | DomainEvent<'Cycle.Skipped', z.infer<typeof skippedData>>;
+export type CycleEvent = EventOf<(typeof cycleEvents)[number]>;
 export type CycleEventType = CycleEvent['type'];
 
 export type CycleState =

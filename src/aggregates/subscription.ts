@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { defineEvent } from '../events/event-registry.ts';
+import { defineEvent, type EventOf } from '../events/event-registry.ts';
 import { checkoutCustomer } from './checkout.ts';
-import { type Decider, DomainError, type DomainEvent } from './decider.ts';
+import { type Decider, DomainError } from './decider.ts';
 import type { ErrorCode } from './errors.ts';
 import { cycleDueDate } from './subscription-calendar.ts';
 import { maskedCard } from './transaction/events.ts';
@@ -169,18 +169,7 @@ export const subscriptionEvents = [
   }),
 ];
 
-type Of<T extends string, S extends z.ZodType> = DomainEvent<T, z.infer<S>>;
-export type SubscriptionEvent =
-  | Of<'Subscription.Created', typeof createdData>
-  | Of<'Subscription.CardRegistered', typeof cardRegisteredData>
-  | Of<'Subscription.Paused', typeof idOnly>
-  | Of<'Subscription.Resumed', typeof idOnly>
-  | Of<'Subscription.Cancelled', typeof cancelledData>
-  | Of<'Subscription.CostCenterChanged', typeof costCenterData>
-  | Of<'Subscription.CycleStarted', typeof cycleStartedData>
-  | Of<'Subscription.EmissionFailed', typeof emissionFailedData>
-  | Of<'Subscription.CycleSettled', typeof cycleSettledData>
-  | Of<'Subscription.Deleted', typeof idOnly>;
+export type SubscriptionEvent = EventOf<(typeof subscriptionEvents)[number]>;
 export type SubscriptionEventType = SubscriptionEvent['type'];
 
 export interface CycleRef {
@@ -264,23 +253,26 @@ export type SubscriptionMove =
  *    cycle in progress (a settle may also skip the next cycle with none in progress: an overdue one); any other
  *    cycle is a no-op. They apply in every status, so an emission in progress finishes (SPEC 3.3).
  */
+/** A row where every command is `404 not_found`: no subscription, or a deleted one. */
+const GONE: { readonly [kind in SubscriptionCommandKind]: SubscriptionMove } = {
+  create: { refuse: 'not_found' },
+  register_card: { refuse: 'not_found' },
+  pause: { refuse: 'not_found' },
+  resume: { refuse: 'not_found' },
+  cancel: { refuse: 'not_found' },
+  change_cost_center: { refuse: 'not_found' },
+  start_cycle: { refuse: 'not_found' },
+  emission_failed: { refuse: 'not_found' },
+  settle_cycle: { refuse: 'not_found' },
+  delete: { refuse: 'not_found' },
+};
+
 export const subscriptionTransitions: {
   readonly [state in SubscriptionStatus | 'none' | 'deleted']: {
     readonly [kind in SubscriptionCommandKind]: SubscriptionMove;
   };
 } = {
-  none: {
-    create: { emits: 'Subscription.Created', to: 'active' },
-    register_card: { refuse: 'not_found' },
-    pause: { refuse: 'not_found' },
-    resume: { refuse: 'not_found' },
-    cancel: { refuse: 'not_found' },
-    change_cost_center: { refuse: 'not_found' },
-    start_cycle: { refuse: 'not_found' },
-    emission_failed: { refuse: 'not_found' },
-    settle_cycle: { refuse: 'not_found' },
-    delete: { refuse: 'not_found' },
-  },
+  none: { ...GONE, create: { emits: 'Subscription.Created', to: 'active' } },
   active: {
     create: { repeat: 'same_facts_or_conflict' },
     register_card: { emits: 'Subscription.CardRegistered', to: 'active' },
@@ -317,18 +309,8 @@ export const subscriptionTransitions: {
     settle_cycle: { cycleRule: 'Subscription.CycleSettled' },
     delete: { emits: 'Subscription.Deleted', to: 'deleted' },
   },
-  deleted: {
-    create: { refuse: 'not_found' },
-    register_card: { refuse: 'not_found' },
-    pause: { refuse: 'not_found' },
-    resume: { refuse: 'not_found' },
-    cancel: { refuse: 'not_found' },
-    change_cost_center: { refuse: 'not_found' },
-    start_cycle: { refuse: 'not_found' },
-    emission_failed: { refuse: 'not_found' },
-    settle_cycle: { refuse: 'not_found' },
-    delete: { refuse: 'not_found' },
-  },
+  deleted: GONE,
+
 };
 
 const MESSAGES: Partial<Record<ErrorCode, string>> = {

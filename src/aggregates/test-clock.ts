@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { defineEvent } from '../events/event-registry.ts';
-import { type Decider, DomainError, type DomainEvent } from './decider.ts';
+import { defineEvent, type EventOf } from '../events/event-registry.ts';
+import { type Decider, DomainError } from './decider.ts';
 import type { TransitionTable } from './transition-table.ts';
 
 /**
@@ -64,11 +64,7 @@ export const testClockEvents = [
   }),
 ];
 
-export type TestClockEvent =
-  | DomainEvent<'TestClock.Created', TestClockCreatedData>
-  | DomainEvent<'TestClock.Advanced', z.infer<typeof timeData>>
-  | DomainEvent<'TestClock.AdvanceCompleted', z.infer<typeof timeData>>
-  | DomainEvent<'TestClock.Deleted', z.infer<typeof idOnly>>;
+export type TestClockEvent = EventOf<(typeof testClockEvents)[number]>;
 
 export interface OpenedTestClock {
   readonly status: TestClockStatus;

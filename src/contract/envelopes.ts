@@ -39,6 +39,18 @@ export function errorResponses(...statuses: number[]) {
   return Object.fromEntries(statuses.map((s) => [s, errorEnvelope])) as Record<number, typeof errorEnvelope>;
 }
 
+/**
+ * The answers of a creation guarded by an Idempotency-Key (SPEC 4 common rules): 201 new, 200 the replay of
+ * what the key created (`noun`), as it is now; then its error responses.
+ */
+export function creationResponses<T extends z.ZodType>(view: T, noun: string, ...errors: number[]) {
+  return {
+    200: dataEnvelope(view).meta({ description: `Replay: the ${noun} this key created, as it is now` }),
+    201: dataEnvelope(view).meta({ description: 'Created' }),
+    ...errorResponses(...errors),
+  };
+}
+
 /** SPEC 4 common rules: the Idempotency-Key header pattern. */
 export const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,128}$/;
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { chargeCommon, newBoletoBody } from './charges.ts';
 import { CARD_ID, creditCardInput } from './credit-card.ts';
-import { pageQuery, queryBoolean } from './envelopes.ts';
+import { pageQuery, treeFilterQuery } from './envelopes.ts';
 import { utf8Bytes } from './text.ts';
 
 /**
@@ -226,15 +226,7 @@ export type CycleView = z.infer<typeof cycleView>;
 
 export const subscriptionListQuery = pageQuery.extend({
   status: statusEnum.optional(),
-  tenant_id: z
-    .string()
-    .min(1)
-    .max(64)
-    .optional()
-    .meta({ description: "The filter root: the key's tenant (default) or a descendant; outside, 404." }),
-  include_descendants: queryBoolean
-    .default(false)
-    .meta({ description: 'Also list the subscriptions of the descendants of the filter root.' }),
+  ...treeFilterQuery('subscriptions'),
 });
 
 export const cycleListQuery = pageQuery;

@@ -241,24 +241,14 @@ async function applyCycle(event: CycleEvent, at: Date, trx: Transaction<Database
       return;
     }
     case 'Cycle.Issued':
-      await trx
-        .updateTable('subscription_cycles')
-        .set({
-          status: 'created',
-          transaction_id: event.data.transaction_id,
-          checkout_id: event.data.checkout_id,
-          updated_at: at,
-        })
-        .where('id', '=', event.data.cycle_id)
-        .execute();
-      return;
     case 'Cycle.AttentionNeeded':
       await trx
         .updateTable('subscription_cycles')
         .set({
-          status: 'attention',
           transaction_id: event.data.transaction_id,
-          error_code: event.data.error_code,
+          ...(event.type === 'Cycle.Issued'
+            ? { status: 'created', checkout_id: event.data.checkout_id }
+            : { status: 'attention', error_code: event.data.error_code }),
           updated_at: at,
         })
         .where('id', '=', event.data.cycle_id)

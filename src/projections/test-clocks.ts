@@ -1,7 +1,7 @@
-import { type ColumnType, sql } from 'kysely';
-import { type TestClockEvent, type TestClockStatus, testClockEvents } from '../aggregates/test-clock.ts';
-import { EventRegistry } from '../events/event-registry.ts';
+import type { ColumnType } from 'kysely';
+import { type TestClockStatus, testClockEvents } from '../aggregates/test-clock.ts';
 import type { Projection } from '../events/projection.ts';
+import { decodedProjection } from './decoded-projection.ts';
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 
@@ -22,19 +22,17 @@ declare module '../db/schema.ts' {
   }
 }
 
-const registry = new EventRegistry(testClockEvents);
-
 /**
  * Test clocks (issue 26 item 6). Inline, so a clock created or advanced is read at once; a deleted one is
  * removed. Times are the events' recorded times, so a rebuild reproduces them.
  */
-export const testClocksProjection: Projection = {
+export const testClocksProjection: Projection = decodedProjection({
   name: 'test_clocks',
+  definitions: testClockEvents,
   eventTypes: testClockEvents.map((e) => e.type),
+  tables: ['test_clocks'],
 
-  async handle(recorded, trx) {
-    const at = recorded.recordedAt;
-    const event = registry.decode(recorded) as TestClockEvent;
+  async apply(event, at, trx) {
     const id = event.data.test_clock_id;
     switch (event.type) {
       case 'TestClock.Created': {
@@ -70,8 +68,4 @@ export const testClocksProjection: Projection = {
         return;
     }
   },
-
-  async reset(trx) {
-    await sql`truncate test_clocks`.execute(trx);
-  },
-};
+});

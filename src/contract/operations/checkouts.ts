@@ -1,5 +1,5 @@
 import { checkoutListQuery, checkoutView, createCheckoutBody } from '../checkouts.ts';
-import { dataEnvelope, errorEnvelope, idParams, listEnvelope } from '../envelopes.ts';
+import { creationResponses, dataEnvelope, errorEnvelope, idParams, listEnvelope } from '../envelopes.ts';
 import { customer, LATER, TENANT } from '../examples.ts';
 import { operation } from '../operation.ts';
 
@@ -41,16 +41,7 @@ export const createCheckout = operation({
     description:
       "Requires Idempotency-Key (scope: tenant + key, in the key's mode) and the write scope of EACH offered method (pix:write, boleto:write, credit_card:write; else 403 insufficient_scope). Routing is checked for each method as a charge would be (422 provider_not_configured, provider_method_disabled, amount_limit_exceeded, …), so a link that cannot be paid is never created. 201 new; 200 replay with `Idempotency-Replayed: true`; another body under the key is 409 idempotency_conflict. Send `url` to the payer: the signed page where they pick a method.",
     body: createCheckoutBody,
-    response: {
-      200: dataEnvelope(checkoutView).meta({
-        description: 'Replay: the checkout this key created, as it is now',
-      }),
-      201: dataEnvelope(checkoutView).meta({ description: 'Created' }),
-      400: errorEnvelope,
-      403: errorEnvelope,
-      409: errorEnvelope,
-      422: errorEnvelope,
-    },
+    response: creationResponses(checkoutView, 'checkout', 400, 403, 409, 422),
   },
   examples: {
     request: {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Role } from '../../aggregates/access.ts';
-import { dataEnvelope, errorEnvelope, idParams, listEnvelope } from '../envelopes.ts';
+import { creationResponses, dataEnvelope, errorEnvelope, idParams, listEnvelope } from '../envelopes.ts';
 import { AT, customer, EXAMPLE_DUE_DATE, LATER, TENANT } from '../examples.ts';
 import { operation } from '../operation.ts';
 import {
@@ -71,16 +71,7 @@ export const createSubscription = operation({
     description:
       "Requires Idempotency-Key (scope: tenant + key, in the key's mode; the cost center is part of the body compared) and the write scope of the method (pix and pix_automatic: pix:write; boleto: boleto:write; credit_card: credit_card:write). `first_due_date` is checked in Brasilia time (today or later; boleto and pix at most 365 days ahead). A card subscription needs enabled card routing and, live, the production authorization (else 422/403 and nothing is stored); for boleto and pix a missing route does not refuse the subscription: its first charge is retried every 15 minutes (`last_error`). pix_automatic needs an authorization (POST /v1/pix-automatic/authorizations, not available yet: 422 validation_error on authorization_id). 201 new; 200 replay with `Idempotency-Replayed: true`; another body under the key is 409 idempotency_conflict.",
     body: createSubscriptionBody,
-    response: {
-      200: dataEnvelope(subscriptionView).meta({
-        description: 'Replay: the subscription this key created, as it is now',
-      }),
-      201: dataEnvelope(subscriptionView).meta({ description: 'Created' }),
-      400: errorEnvelope,
-      403: errorEnvelope,
-      409: errorEnvelope,
-      422: errorEnvelope,
-    },
+    response: creationResponses(subscriptionView, 'subscription', 400, 403, 409, 422),
   },
   examples: {
     request: {
