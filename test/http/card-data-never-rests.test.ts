@@ -17,6 +17,7 @@ import { dumpEveryTable } from '../support/database-dump.ts';
 import { type ExternalProviderWorld, startExternalProviderWorld } from '../support/external-provider.ts';
 import type { TestResponse } from '../support/http.ts';
 import { decorateProviders } from '../support/provider-registry.ts';
+import { dueIn, subscriptionBody, subscriptionCard } from '../support/subscriptions.ts';
 
 /**
  * Issue 25 item 2: "card data never rests anywhere". Card charges of every kind (approved, declined,
@@ -216,6 +217,32 @@ describe('card data never rests (issue 25 item 2; SPEC 2.2, 2.3, 6, 8)', () => {
       assert.equal(refund.status, 200, refund.text);
       assert.equal(refund.body.data.status, 'refunded');
       outcomes.push(refund);
+    }
+
+    // Card subscriptions (issue 26; SPEC 4.10): registered at creation (tokenized, the token sealed to the
+    // subscription), charged by that token when due today; one due later only registered (cycle 0).
+    for (const [key, number, code, due] of [
+      [live, uniqueCardNumber(1, CODES), CODES[0], dueIn(0)],
+      [live, uniqueCardNumber(1, CODES), CODES[1], dueIn(10)],
+      [test, '5555555555554444', CODES[2], dueIn(0)],
+    ] as const) {
+      used.codes.push(code);
+      if (!used.numbers.includes(number)) used.numbers.push(number);
+      const sub = await world.app.request('POST', '/v1/subscriptions', {
+        headers: { 'x-api-key': key, 'idempotency-key': randomUUID() },
+        json: subscriptionBody({
+          method: 'credit_card',
+          first_due_date: due,
+          credit_card: subscriptionCard({ number, security_code: code }),
+          callback_url: `http://127.0.0.1:${port}/hook`,
+        }),
+      });
+      assert.equal(sub.status, 201, sub.text);
+      outcomes.push(sub);
+      const cycles = await world.app.request('GET', `/v1/subscriptions/${sub.body.data.id}/cycles`, {
+        headers: { 'x-api-key': key },
+      });
+      outcomes.push(cycles);
     }
 
     // Webhooks to the real receiver.
