@@ -209,6 +209,11 @@ describe('Pix: cycle 1 is a checkout link (SPEC 2.5, 4.10)', () => {
     assert.deepEqual(checkout.body.data.methods, ['pix']);
     assert.equal(checkout.body.data.amount, 4990);
     assert.equal(checkout.body.data.reference, `sub_${sub.id}:${sub.first_due_date}`);
+    // SPEC 4.10: the link is open until the end of the due day, Brasilia time (UTC-3).
+    assert.equal(
+      Date.parse(checkout.body.data.expires_at),
+      Date.parse(`${sub.first_due_date}T23:59:59.999-03:00`),
+    );
   });
 });
 
