@@ -15,6 +15,7 @@ export interface ErrorBody {
   provider_error_message?: string | null;
   provider_http_status?: number | null;
   param?: string;
+  subscription_id?: string;
 }
 
 /**
@@ -36,6 +37,8 @@ export class CalebeError extends Error {
   readonly provider_http_status: number | null;
   /** The field at fault, as a dotted path (`customer.address.zip_code`, `query.limit`). */
   readonly param: string | null;
+  /** A card subscription cancelled because its card registration was refused (502 provider_rejected). */
+  readonly subscription_id: string | null;
   /** True when the SDK refused the request before sending it. */
   readonly local: boolean;
 
@@ -49,6 +52,7 @@ export class CalebeError extends Error {
     this.provider_error_message = body.provider_error_message ?? null;
     this.provider_http_status = body.provider_http_status ?? null;
     this.param = body.param ?? null;
+    this.subscription_id = body.subscription_id ?? null;
     this.local = local;
   }
 }

@@ -78,6 +78,8 @@ export interface ErrorExtras {
   provider_http_status?: number | null;
   /** The body or query field at fault, as a dotted path (validation errors). */
   param?: string;
+  /** A card subscription whose card registration was refused: created, then cancelled (SPEC 3.3, 4.10). */
+  subscription_id?: string;
 }
 
 /**

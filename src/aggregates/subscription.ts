@@ -310,7 +310,6 @@ export const subscriptionTransitions: {
     delete: { emits: 'Subscription.Deleted', to: 'deleted' },
   },
   deleted: GONE,
-
 };
 
 const MESSAGES: Partial<Record<ErrorCode, string>> = {

@@ -16,6 +16,10 @@ export const errorEnvelope = z
         provider_error_message: z.string().nullable().optional(),
         provider_http_status: z.number().int().nullable().optional(),
         param: z.string().optional(),
+        subscription_id: z.string().optional().meta({
+          description:
+            'POST /v1/subscriptions with a card the provider refused to register: the subscription, cancelled.',
+        }),
       })
       .meta({
         description: 'The body of every error answer: decide on `code`, state and ids, never on the message.',

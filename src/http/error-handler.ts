@@ -23,11 +23,13 @@ export function toApiError(error: unknown, request: FastifyRequest): ApiError | 
   if (error instanceof ApiError) return error;
   if (error instanceof DomainError) {
     if (!isErrorCode(error.code)) return undefined;
-    // SPEC 7: `param` for a field, `transaction_id` for a refusal about a stored charge; nothing else leaks.
-    const { param, transaction_id } = error.details;
+    // SPEC 7: `param` for a field, `transaction_id` for a refusal about a stored charge, `subscription_id`
+    // for a card subscription cancelled by its refused registration; nothing else leaks.
+    const { param, transaction_id, subscription_id } = error.details;
     return new ApiError(error.code, error.message, {
       ...(typeof param === 'string' ? { param } : {}),
       ...(typeof transaction_id === 'string' ? { transaction_id } : {}),
+      ...(typeof subscription_id === 'string' ? { subscription_id } : {}),
     });
   }
   const e = error as FastifyError;

@@ -69,9 +69,10 @@ export const createSubscription = operation({
     operationId: 'createSubscription',
     summary: 'Create a subscription (recurring charges by boleto, Pix link or card)',
     description:
-      "Requires Idempotency-Key (scope: tenant + key, in the key's mode; the cost center is part of the body compared) and the write scope of the method (pix and pix_automatic: pix:write; boleto: boleto:write; credit_card: credit_card:write). `first_due_date` is checked in Brasilia time (today or later; boleto and pix at most 365 days ahead). A card subscription needs enabled card routing and, live, the production authorization (else 422/403 and nothing is stored); for boleto and pix a missing route does not refuse the subscription: its first charge is retried every 15 minutes (`last_error`). pix_automatic needs an authorization (POST /v1/pix-automatic/authorizations, not available yet: 422 validation_error on authorization_id). 201 new; 200 replay with `Idempotency-Replayed: true`; another body under the key is 409 idempotency_conflict.",
+      "Requires Idempotency-Key (scope: tenant + key, in the key's mode; the cost center is part of the body compared) and the write scope of the method (pix and pix_automatic: pix:write; boleto: boleto:write; credit_card: credit_card:write). `first_due_date` is checked in Brasilia time (today or later; boleto and pix at most 365 days ahead). A card subscription needs enabled card routing and, live, the production authorization (else 422/403 and nothing is stored); a card the provider refuses to register is 502 provider_rejected with error.subscription_id, that subscription cancelled; for boleto and pix a missing route does not refuse the subscription: its first charge is retried every 15 minutes (`last_error`). pix_automatic needs an authorization (POST /v1/pix-automatic/authorizations, not available yet: 422 validation_error on authorization_id). 201 new; 200 replay with `Idempotency-Replayed: true`; another body under the key is 409 idempotency_conflict.",
     body: createSubscriptionBody,
-    response: creationResponses(subscriptionView, 'subscription', 400, 403, 409, 422),
+    // 502: a card the registration refuses (the subscription is cancelled, named in error.subscription_id).
+    response: creationResponses(subscriptionView, 'subscription', 400, 403, 409, 422, 502),
   },
   examples: {
     request: {
