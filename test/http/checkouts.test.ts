@@ -738,4 +738,27 @@ describe('the payer page makes the charges; the checkout follows them (SPEC 2.7,
     await job.run(deps, { now: new Date(Date.now() + 301_000) });
     assert.equal((await get(parent.key, `/v1/checkouts/${stale.id}`)).body.data.status, 'expired');
   });
+
+  test('the follower refreshes a Pix left pending past its deadline: expired, and the link offers payment again (SPEC 3.1, 4.10)', async () => {
+    const c = await created(parent.key);
+    const { path, page } = await openPage(c.url);
+    await choose(path, { method: 'pix', nonce: nonceOf(page.text, 'pix') });
+    const txnId = (await get(parent.key, `/v1/checkouts/${c.id}`)).body.data.transaction_ids[0];
+    const charge = (await get(parent.key, `/v1/transactions/${txnId}`)).body.data;
+    assert.equal(charge.status, 'pending');
+    await app.settle();
+    const job = checkoutFollowJob({ batchSize: 1000 });
+    const deps = jobDeps(app.gateway.ctx.db, app.gateway.ctx.store);
+    // Before the Pix's deadline (SPEC 4.1: expires_in, default 3600 s) nothing moves.
+    await job.run(deps, { now: new Date(Date.parse(charge.expires_at) - 1000) });
+    assert.equal((await get(parent.key, `/v1/transactions/${txnId}`)).body.data.status, 'pending');
+    assert.equal((await get(parent.key, `/v1/checkouts/${c.id}`)).body.data.status, 'processing');
+    // Past it (and the follower's 5 s interval), before the checkout's own deadline: the Pix expires and the
+    // checkout is open again.
+    await job.run(deps, { now: new Date(Date.parse(charge.expires_at) + 10_000) });
+    assert.equal((await get(parent.key, `/v1/transactions/${txnId}`)).body.data.status, 'expired');
+    assert.equal((await get(parent.key, `/v1/checkouts/${c.id}`)).body.data.status, 'open');
+    const again = await openPage(c.url);
+    assert.ok(nonceOf(again.page.text, 'pix'), 'the page offers Pix again');
+  });
 });

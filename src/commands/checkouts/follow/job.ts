@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { DEFAULT_LEASE_TTL_MS, type Job, type JobOutcome } from '../../job.ts';
 import { advanceCheckout } from './advance.ts';
+import { refreshLapsedPix } from './lapsed-pix.ts';
 
 export interface CheckoutFollowOptions {
   /** Pause between runs when nothing more is due (default 5 s). */
@@ -20,8 +21,8 @@ const ACTOR = 'system:checkout-follow';
  * The checkouts' clock-driven work (DESIGN.md "Feature modules"; docs/decisions.md "Hosted checkout"): claims
  * the due rows of the `checkouts` read model (`next_check_at` reached: an open checkout's deadline, or a
  * pending charge to look at) with FOR UPDATE SKIP LOCKED, pushing each row's next look one interval ahead
- * in the same statement, then advances each from its charges and deadline (./advance.ts). Its time is the
- * run's `now` only.
+ * in the same statement, then refreshes each one's Pix left pending past its deadline (./lapsed-pix.ts) and
+ * advances it from its charges and deadline (./advance.ts). Its time is the run's `now` only.
  */
 export function checkoutFollowJob(opts: CheckoutFollowOptions = {}): Job<CheckoutFollowResult> {
   const batchSize = opts.batchSize ?? 100;
@@ -42,6 +43,7 @@ export function checkoutFollowJob(opts: CheckoutFollowOptions = {}): Job<Checkou
       for (const { id } of rows) {
         signal?.throwIfAborted();
         try {
+          await refreshLapsedPix(app, id, now, ACTOR);
           await advanceCheckout(app, id, now, { actor: ACTOR });
           followed.push(id);
         } catch (error) {
