@@ -53,6 +53,11 @@ const createdData = z.strictObject({
   boleto: checkoutBoletoOptions.nullable(),
   callback_url: z.string().nullable(),
   cost_center_id: z.string().nullable(),
+  /**
+   * A subscription's Pix cycle link (SPEC 4.10): its charge takes the subscription's cost center at the
+   * moment the payer chooses to pay. Absent on every other checkout (and on those created before).
+   */
+  subscription_id: z.string().startsWith('sub_').optional(),
 });
 export type CheckoutCreatedData = z.infer<typeof createdData>;
 

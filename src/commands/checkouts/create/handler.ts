@@ -85,12 +85,20 @@ export interface CheckoutOwner {
 /**
  * The checkout itself once its caller is authorized (the API above; the subscription scheduler for a Pix
  * cycle, SPEC 4.10). `deadline`: a fixed end instead of `expires_in` (a cycle's link is open until the end of
- * its due day, which may be more than the contract's 86400 s away: the public limits stay the API's).
+ * its due day, which may be more than the contract's 86400 s away: the public limits stay the API's);
+ * `subscriptionId`: the subscription whose cycle the link is (its charge takes that subscription's cost
+ * center when the payer chooses to pay).
  */
 export async function openCheckout(
   ctx: CheckoutContext,
   owner: CheckoutOwner,
-  input: { body: CreateCheckoutBody; idempotencyKey: string; route: string; deadline?: Date | undefined },
+  input: {
+    body: CreateCheckoutBody;
+    idempotencyKey: string;
+    route: string;
+    deadline?: Date | undefined;
+    subscriptionId?: string | undefined;
+  },
   metadata: EventMetadata,
 ): Promise<{ folded: FoldedCheckout; created: boolean }> {
   const b = input.body;
@@ -128,6 +136,7 @@ export async function openCheckout(
     boleto: normalized.boleto,
     callback_url: normalized.callback_url,
     cost_center_id: normalized.cost_center_id,
+    ...(input.subscriptionId !== undefined ? { subscription_id: input.subscriptionId } : {}),
   };
 
   try {
@@ -178,7 +187,10 @@ async function validate(
     if (!check.ok) throw invalid('callback_url', `callback_url is not allowed: ${check.reason}.`);
   }
   if (b.cost_center_id !== undefined) {
-    await resolveCostCenter(ctx, principal.tenantId, b.cost_center_id);
+    // A subscription's link carries the subscription's center, which may have been deactivated (SPEC 4.10).
+    await resolveCostCenter(ctx, principal.tenantId, b.cost_center_id, {
+      inherited: data.subscription_id !== undefined,
+    });
   }
   // A card is charged only with a key to seal its token: refused now rather than on the payer's page.
   if (b.methods.includes('credit_card')) await cardKey(ctx.config);

@@ -14,6 +14,7 @@ import { handleCommand } from '../../command-handler.ts';
 import type { AppContext } from '../../context.ts';
 import type { CardCharge } from '../../credit-card/card-charge.ts';
 import { cardChargeFromData } from '../../credit-card/card-from-data.ts';
+import { foldSubscription } from '../../subscriptions/record.ts';
 import { type ChargeBody, createCharge } from '../../transactions/create/handler.ts';
 import { checkoutStream, foldCheckout } from '../record.ts';
 
@@ -117,12 +118,16 @@ export async function payCheckout(
   const issue = payerIssue(method, customer);
   if (issue) throw issue;
   const card = method === 'credit_card' ? await cardCharge(ctx, input.card ?? {}) : undefined;
+  // SPEC 4.10: a subscription's Pix link charges with the subscription's cost center as it is now.
+  const subscription =
+    c.subscription_id === undefined ? undefined : await foldSubscription(ctx, c.subscription_id);
+  const costCenter = subscription ? subscription.state.costCenterId : c.cost_center_id;
   const body: ChargeBody = {
     amount: c.amount,
     reference: c.reference,
     description: c.description,
     customer,
-    ...(c.cost_center_id !== null ? { cost_center_id: c.cost_center_id } : {}),
+    ...(costCenter !== null ? { cost_center_id: costCenter } : {}),
     ...(c.callback_url !== null ? { callback_url: c.callback_url } : {}),
   };
   if (method === 'boleto') {
@@ -153,6 +158,8 @@ export async function payCheckout(
       route: CHECKOUT_CHARGE_ROUTE,
       body,
       ...(card ? { card } : {}),
+      // Checked when the link was created; a center deactivated since still classifies its charges.
+      inheritedCostCenter: true,
     },
     metadata,
   ).catch(async (error: unknown) => {

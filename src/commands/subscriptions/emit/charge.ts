@@ -36,6 +36,7 @@ export async function issueCycleCharge(
       route: CYCLE_ROUTE,
       body: { ...cycleChargeBody(c), ...(what.method === 'boleto' ? { boleto: what.boleto } : {}) },
       ...(what.method === 'credit_card' ? { card: what.card } : {}),
+      inheritedCostCenter: true,
     },
     metadata,
   );

@@ -12,7 +12,7 @@ import type { Issued } from './outcome.ts';
 
 /**
  * A Pix cycle (SPEC 4.10, 2.5): a checkout link offering Pix, open until the end of the due day in Brasilia
- * time; the payer's choice on it makes the charge (with the subscription's cost center of the checkout), and
+ * time; the payer's choice on it makes the charge (with the subscription's cost center at that moment), and
  * a Pix that expires earlier leaves the link open to pay again (docs/decisions.md "Hosted checkout": an
  * expired charge sends the checkout back to `open`). The cycle is issued with the link; its transaction
  * appears once the payer chooses to pay.
@@ -31,6 +31,7 @@ export async function issuePixCycle(
       idempotencyKey: cycleIdempotencyKey(s.subscription_id, c.dueDate),
       route: `${CYCLE_ROUTE}/pix`,
       deadline: endOfDay(c.dueDate),
+      subscriptionId: s.subscription_id,
     },
     metadata,
   );

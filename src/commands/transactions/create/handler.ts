@@ -112,6 +112,8 @@ export interface CreateChargeInput {
   body: ChargeBody;
   /** A card charge's card (SPEC 4.9): its data held in memory only, or a stored card. */
   card?: CardCharge | undefined;
+  /** The cost center is a subscription's or a checkout link's: it may have been deactivated since (SPEC 4.10). */
+  inheritedCostCenter?: boolean | undefined;
 }
 
 export type ChargeOutcome =
@@ -612,7 +614,9 @@ async function validReservation(
     if (!check.ok) throw invalid('callback_url', `callback_url is not allowed: ${check.reason}.`);
   }
   if (input.body.cost_center_id !== undefined) {
-    await resolveCostCenter(ctx, input.tenantId, input.body.cost_center_id);
+    await resolveCostCenter(ctx, input.tenantId, input.body.cost_center_id, {
+      inherited: input.inheritedCostCenter,
+    });
   }
   const routed = await route(ctx, input);
   const draft: ReserveTransaction = {
