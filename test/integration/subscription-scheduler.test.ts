@@ -35,6 +35,21 @@ const customer = pixBody().customer as SubscriptionCreatedData['customer'];
 /** The simulator refuses (`failed`) charges of this amount and leaves those of the next unanswered. */
 const REFUSED = 4242;
 const UNANSWERED = 4343;
+/** A charge held at the provider until the test opens the gate (a first worker still in its call). */
+const GATED = 4444;
+let gate = newGate();
+
+function newGate() {
+  let open = () => {};
+  let entered = () => {};
+  const opened = new Promise<void>((r) => {
+    open = r;
+  });
+  const inside = new Promise<void>((r) => {
+    entered = r;
+  });
+  return { opened, open, inside, entered };
+}
 
 let app: TestApp;
 let other: TestApp;
@@ -60,6 +75,10 @@ function countingSimulator(adapter: ProviderPort): ProviderPort {
             provider_http_status: 200,
           },
         };
+      }
+      if (charge.amount === GATED) {
+        gate.entered();
+        await gate.opened;
       }
       if (charge.amount === UNANSWERED) {
         return {
@@ -369,6 +388,32 @@ describe('subscription scheduler (SPEC 4.10, 8; issue 26 item 4)', () => {
         [[1, 'created']],
       );
     }
+  });
+
+  test('exactly once under a race: a second worker that finds the charge in flight leaves the cycle pending; the first settles it', async () => {
+    gate = newGate();
+    const sub = await createSubscription({ first_due_date: '2027-08-10', amount: GATED });
+    const at = br('2027-08-10T00:00:00');
+    const first = advanceSubscription(app.gateway.ctx, sub.id, at, metadata);
+    await gate.inside;
+    // The second worker asks for the same charge while the first is in its provider call.
+    const second = await advanceSubscription(other.gateway.ctx, sub.id, at, metadata);
+    assert.deepEqual(
+      second.steps.map((step) => step.kind),
+      ['in_progress'],
+    );
+    assert.deepEqual(
+      (await cycles(sub)).map((c) => c.status),
+      ['pending'],
+    );
+    gate.open();
+    await first;
+    assert.deepEqual(
+      (await cycles(sub)).map((c) => [c.cycle, c.status]),
+      [[1, 'created']],
+    );
+    const [charge] = await charges(sub);
+    assert.equal(sent.filter((id) => id === charge?.id).length, 1);
   });
 
   test('exactly once across a crash: after CycleStarted, and after the charge before its cycle was recorded', async () => {

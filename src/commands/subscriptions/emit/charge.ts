@@ -47,6 +47,10 @@ export async function issueCycleCharge(
       transaction,
       transactionStream(outcome.transactionId),
     ));
-  // A claim whose reservation is not readable yet (EventStoreDB: claim, then Reserved) is still in progress.
-  return issuedFromCharge(outcome.transactionId, state.status === 'none' ? 'processing' : state.status);
+  // A replay that finds the charge still processing (another attempt is making it), or whose reservation is
+  // not readable yet (EventStoreDB: claim, then Reserved), is in progress, not an outcome of the cycle.
+  if (state.status === 'none' || (outcome.kind === 'replayed' && state.status === 'processing')) {
+    return { kind: 'in_progress' };
+  }
+  return issuedFromCharge(outcome.transactionId, state.status);
 }

@@ -15,7 +15,7 @@ import { type CommandDeps, handleCommand } from '../../command-handler.ts';
 import { foldStream } from '../../fold-stream.ts';
 import type { IdempotencyClaim } from '../../idempotency.ts';
 import { transactionStream } from '../../transactions/shared/stream.ts';
-import { subscriptionStream } from '../record.ts';
+import { foldSubscription, subscriptionStream } from '../record.ts';
 import { issueBoletoCycle } from './boleto.ts';
 import { issueCardCycle } from './card.ts';
 import { type CycleToIssue, cycleIdentity, type EmitContext } from './context.ts';
@@ -24,7 +24,7 @@ import { issuePixCycle } from './pix.ts';
 
 /** What one emission did (the scheduler's log and tests read it). */
 export type EmitStep =
-  | { readonly kind: CycleOutcome; readonly cycle: number; readonly dueDate: string }
+  | { readonly kind: CycleOutcome | 'in_progress'; readonly cycle: number; readonly dueDate: string }
   | { readonly kind: 'failed'; readonly cycle: number; readonly dueDate: string; readonly reason: string };
 
 type Issuer = (ctx: EmitContext, c: CycleToIssue, metadata: EventMetadata) => Promise<Issued>;
@@ -118,6 +118,10 @@ export async function emitCycle(
       });
       return { step: { kind: 'failed', ...ref, reason: error.code }, subscription: failed };
     }
+    if (issued.kind === 'in_progress') {
+      const now = await foldSubscriptionKnown(ctx, s.subscription_id, opts.known);
+      return { step: { kind: 'in_progress', ...ref }, subscription: now };
+    }
     const r = await handleCommand(
       deps,
       subscriptionCycle,
@@ -154,5 +158,18 @@ async function fromClaim(ctx: EmitContext, claim: IdempotencyClaim): Promise<Iss
     transaction,
     transactionStream(id),
   );
-  return state.status === 'none' ? undefined : issuedFromCharge(id, state.status);
+  if (state.status === 'none') return undefined;
+  // Still being made by the attempt that claimed it: not an outcome yet (see ./charge.ts).
+  return state.status === 'processing' ? { kind: 'in_progress' } : issuedFromCharge(id, state.status);
+}
+
+/** The subscription as the caller knew it, or as its stream is now. */
+async function foldSubscriptionKnown(
+  ctx: EmitContext,
+  subscriptionId: string,
+  known: KnownSubscription | undefined,
+): Promise<KnownSubscription> {
+  if (known) return known;
+  const folded = await foldSubscription(ctx, subscriptionId);
+  return folded ? folded : { state: subscription.initialState, version: -1 };
 }

@@ -4,7 +4,12 @@ import type { TransactionStatus } from '../../../aggregates/transaction.ts';
 /** What issuing a cycle produced: its charge or Pix link, and how it ended (docs/decisions.md, issue 26). */
 export type Issued =
   | { readonly kind: 'issued'; readonly transactionId: string | null; readonly checkoutId: string | null }
-  | { readonly kind: 'attention'; readonly transactionId: string; readonly code: AttentionCode };
+  | { readonly kind: 'attention'; readonly transactionId: string; readonly code: AttentionCode }
+  /**
+   * The charge under the cycle's key is still being made by another attempt (a second worker, or one that
+   * crashed before the reconciler ends it): the cycle stays pending and is looked at again.
+   */
+  | { readonly kind: 'in_progress' };
 
 /**
  * A cycle's charge status (SPEC 3.1) as the cycle records it (SPEC 2.5, 3.4): issued unless refused

@@ -20,6 +20,9 @@ export interface Advanced {
   readonly nextRunAt: Date | null;
 }
 
+/** When a cycle whose charge another attempt is making is looked at again (the scheduler's own interval). */
+const IN_PROGRESS_RETRY_MS = 60_000;
+
 /** A year of monthly cycles overdue at once is still finished in one look; a bug never loops forever. */
 const MAX_STEPS = 64;
 
@@ -84,6 +87,10 @@ export async function advanceSubscription(
       continue;
     }
     steps.push(emitted.step);
+    // Another attempt is making this cycle's charge: it settles the cycle; look again a minute later.
+    if (emitted.step.kind === 'in_progress') {
+      return { steps, nextRunAt: new Date(now.getTime() + IN_PROGRESS_RETRY_MS) };
+    }
     const after = emitted.subscription;
     if (after.state.status !== 'none' && after.state.status !== 'deleted') {
       known = { state: after.state, version: after.version };
