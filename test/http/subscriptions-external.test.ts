@@ -83,6 +83,7 @@ describe('card subscriptions and the production controls (SPEC 4.10, 5.8)', () =
       calls.map((c) => c.operation),
       ['tokenize'],
     );
+    await world.app.settle();
     const cycles = await world.app.request('GET', `/v1/subscriptions/${res.body.data.id}/cycles`, {
       headers: { 'x-api-key': world.production.key },
     });
