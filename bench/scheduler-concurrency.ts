@@ -10,11 +10,10 @@
 
 import { saoPauloDate } from '../src/aggregates/subscription-calendar.ts';
 import { createGateway } from '../src/app.ts';
-import { runDueSubscriptions } from '../src/commands/subscriptions/schedule/run-due.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { seedTenantAndKey } from '../test/support/fixtures.ts';
-import { seedSubscription } from '../test/support/subscriptions.ts';
+import { drainDue, seedDueSubscriptions } from './scheduler-support.ts';
 import { createBenchDatabase, fmt, printTable } from './support.ts';
 
 const count = Number(process.argv[2] ?? 2000);
@@ -36,28 +35,10 @@ async function level(concurrency: number): Promise<string[]> {
   try {
     const { tenantId } = await seedTenantAndKey(gateway.ctx);
     const today = saoPauloDate(new Date());
-    const queue = Array.from({ length: count }, (_, i) => i);
-    const seedOne = async () => {
-      for (let i = queue.shift(); i !== undefined; i = queue.shift()) {
-        await seedSubscription(gateway.ctx, tenantId, { first_due_date: today, amount: 1000 + i });
-      }
-    };
-    await Promise.all(Array.from({ length: 16 }, seedOne));
+    await seedDueSubscriptions(gateway.ctx, tenantId, count, today);
     const cpu = process.cpuUsage();
     const started = performance.now();
-    let issued = 0;
-    for (;;) {
-      const r = await runDueSubscriptions(gateway.ctx, {
-        now: new Date(),
-        testClockId: null,
-        batchSize: 500,
-        concurrency,
-        holdMs: 60_000,
-        metadata: { actor: 'system:bench' },
-      });
-      issued += r.advanced.reduce((n, a) => n + a.steps.length, 0);
-      if (r.claimed < 500) break;
-    }
+    const issued = await drainDue(gateway.ctx, concurrency);
     const seconds = (performance.now() - started) / 1000;
     const used = process.cpuUsage(cpu);
     const cpuMs = (used.user + used.system) / 1000;

@@ -15,12 +15,11 @@
 import { randomUUID } from 'node:crypto';
 import { saoPauloDate } from '../src/aggregates/subscription-calendar.ts';
 import { createGateway } from '../src/app.ts';
-import { runDueSubscriptions } from '../src/commands/subscriptions/schedule/run-due.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { boletoBody } from '../test/support/charges.ts';
 import { seedTenantAndKey } from '../test/support/fixtures.ts';
-import { seedSubscription } from '../test/support/subscriptions.ts';
+import { drainDue, schedulerRun, seedDueSubscriptions } from './scheduler-support.ts';
 import { createBenchDatabase, fmt, median, onDatabase, printTable } from './support.ts';
 
 const count = Number(process.argv[2] ?? 100_000);
@@ -79,29 +78,10 @@ try {
   ]);
 
   // 2. `count` subscriptions due today, issued by one process.
-  const queue = Array.from({ length: count }, (_, i) => i);
-  await Promise.all(
-    Array.from({ length: 16 }, async () => {
-      for (let i = queue.shift(); i !== undefined; i = queue.shift()) {
-        await seedSubscription(gateway.ctx, tenantId, { first_due_date: today, amount: 1000 + (i % 1000) });
-      }
-    }),
-  );
+  await seedDueSubscriptions(gateway.ctx, tenantId, count, today);
   const cpu = process.cpuUsage();
   const started = performance.now();
-  let issued = 0;
-  for (;;) {
-    const r = await runDueSubscriptions(gateway.ctx, {
-      now: new Date(),
-      testClockId: null,
-      batchSize: 500,
-      concurrency: 8,
-      holdMs: 60_000,
-      metadata: { actor: 'system:bench' },
-    });
-    issued += r.advanced.reduce((n, a) => n + a.steps.length, 0);
-    if (r.claimed < 500) break;
-  }
+  const issued = await drainDue(gateway.ctx, 8);
   const seconds = (performance.now() - started) / 1000;
   const perCycle = cpuMs(cpu) / issued;
   const counted = await onDatabase(
@@ -138,14 +118,7 @@ try {
   const ticks: number[] = [];
   for (let i = 0; i < 3; i++) {
     const t = performance.now();
-    const r = await runDueSubscriptions(gateway.ctx, {
-      now: new Date(),
-      testClockId: null,
-      batchSize: 500,
-      concurrency: 8,
-      holdMs: 60_000,
-      metadata: { actor: 'system:bench' },
-    });
+    const r = await schedulerRun(gateway.ctx, 8);
     ticks.push(performance.now() - t);
     if (r.claimed !== 0) throw new Error(`an idle tick claimed ${r.claimed}`);
   }
