@@ -97,6 +97,28 @@ describe('card subscriptions and the production controls (SPEC 4.10, 5.8)', () =
     );
   });
 
+  test('the same card subscription sent 6 times at once under one key: one subscription, one tokenization at the provider', async () => {
+    const before = (await world.control.calls()).length;
+    const key = randomUUID();
+    const body = cardSubscription();
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        world.app.request('POST', '/v1/subscriptions', {
+          headers: { 'x-api-key': world.production.key, 'idempotency-key': key },
+          json: body,
+        }),
+      ),
+    );
+    const ids = new Set(answers.map((a) => a.body.data?.id));
+    assert.equal(ids.size, 1, answers.map((a) => a.text).join('\n'));
+    assert.deepEqual(answers.map((a) => a.status).sort(), [200, 200, 200, 200, 200, 201]);
+    const calls = (await world.control.calls()).slice(before);
+    assert.deepEqual(
+      calls.map((c) => c.operation),
+      ['tokenize'],
+    );
+  });
+
   test('live payments off: 403 live_payments_disabled for a card, nothing stored; boleto is still created', async () => {
     const before = await listed(world.production.key);
     await withLivePaymentsOff(async () => {
