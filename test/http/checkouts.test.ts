@@ -459,7 +459,12 @@ describe('the payer page makes the charges; the checkout follows them (SPEC 2.7,
     assert.match(wrong.headers.get('content-type') ?? '', /text\/html/);
     assert.equal((await app.request('GET', `/checkout/chk_other/${path.split('/').at(-1)}`)).status, 404);
     assert.equal(
-      (await choose(`${path.slice(0, -1)}x`, { method: 'pix', nonce: 'a'.repeat(22) })).status,
+      (
+        await choose(`${path.slice(0, -1)}${path.endsWith('x') ? 'y' : 'x'}`, {
+          method: 'pix',
+          nonce: 'a'.repeat(22),
+        })
+      ).status,
       404,
     );
   });
