@@ -233,6 +233,7 @@ export interface ProviderPort {
   readonly charges: ChargesCapability;
   readonly payouts?: PayoutsCapability | undefined;
   readonly cards?: CardsCapability | undefined;
+  readonly pixAutomatic?: PixAutomaticCapability | undefined;
 }
 
 /**
@@ -417,4 +418,139 @@ export interface PayoutsCapability {
     identification: string,
     ctx: ProviderContext,
   ): Promise<Outcome<{ readonly transferIds: readonly string[] }>>;
+}
+
+/**
+ * Pix Automatic (issue 27; SPEC 2.6, 3.2, 4.11; wire doc wave 2b §3, §7.3), modelled on the Banco Central's
+ * objects: an authorization is a recurrence (`/rec`, `idRec`), a debit one recurring charge (`/cobr`) of
+ * it. The provider's own wire (v3, third-party evidence only) sits behind this interface. Fixed amount,
+ * no immediate charge (journey 2: the payer approves a QR of the recurrence only) and no bank retry when
+ * funds are missing (`NAO_PERMITE`).
+ */
+
+/** SPEC 4.11 `interval_months` → BCB `periodicidade`. */
+export const PERIODICITY = { 1: 'MENSAL', 3: 'TRIMESTRAL', 6: 'SEMESTRAL', 12: 'ANUAL' } as const;
+export type IntervalMonths = keyof typeof PERIODICITY;
+
+/** An authorization as the port creates it: the reservation's normalized copies. */
+export interface PortAuthorization {
+  /** Local id (`pxa_…`), sent as the contract (`vinculo.contrato`, `Contract`) and used to find it again. */
+  readonly authorizationId: string;
+  readonly name: string;
+  readonly description: string;
+  /** Fixed amount of every debit, integer centavos. */
+  readonly amount: number;
+  /** `YYYY-MM-DD`, the first expected debit (BCB `calendario.dataInicial`). */
+  readonly firstDueDate: string;
+  readonly intervalMonths: IntervalMonths;
+  readonly customer: ProviderCustomer;
+}
+
+/**
+ * SPEC 3.2 states a provider's authorization status maps to. `failed` is the Banco Central's `REJEITADA`
+ * (the payer declined; docs/decisions.md "Pix Automatic (issue 27)"). Anything else is `uncertain`.
+ */
+export type RemoteAuthorizationStatus = 'pending' | 'approved' | 'expired' | 'cancelled' | 'failed';
+
+export interface AuthorizationTarget {
+  readonly authorizationId: string;
+  /** The provider's id of the recurrence (`idRec`, v3 `Id`). */
+  readonly providerReference: string;
+}
+
+/** One debit of an authorization, as the port schedules it. */
+export interface PortDebit {
+  /** Local id (`txn_…`), sent as the debit's reference. */
+  readonly transactionId: string;
+  readonly authorization: AuthorizationTarget;
+  /** `YYYY-MM-DD`, a date of the authorized calendar, 2 to 10 days ahead (checked before reservation). */
+  readonly dueDate: string;
+  /** Integer centavos, the authorization's fixed amount. */
+  readonly amount: number;
+  readonly description: string;
+}
+
+/**
+ * SPEC 3.1 states a debit maps to: `pending` scheduled (BCB `CRIADA`, `ATIVA`); `paid` (`CONCLUIDA`);
+ * `expired` (`EXPIRADA`: no funds, no retry); `failed` (`REJEITADA`, or `CANCELADA` with `cancelled` set).
+ */
+export type RemoteDebitStatus = 'pending' | 'paid' | 'expired' | 'failed';
+
+export interface RemoteDebit {
+  /** The provider's id of the debit (BCB `txid`, v3 schedule `Id`). */
+  readonly providerReference: string;
+  /** The reference it was scheduled with (`txn_…`); null when the answer carries none. */
+  readonly reference: string | null;
+  readonly amount: number | null;
+  readonly dueDate: string | null;
+  readonly status: RemoteDebitStatus;
+  /** The provider's status word as read (e.g. `CONCLUIDA`), for the record. */
+  readonly providerStatus: string;
+  /** `failed` because the payer or the receiver cancelled it (BCB `CANCELADA`), not because it was refused. */
+  readonly cancelled: boolean;
+  /** `YYYY-MM-DD` of the settlement when paid, else null. */
+  readonly paidOn: string | null;
+}
+
+export interface DebitTarget {
+  readonly transactionId: string;
+  readonly authorization: AuthorizationTarget;
+  readonly providerReference: string;
+  readonly amount: number;
+  readonly dueDate: string;
+}
+
+export interface PixAutomaticCapability {
+  /**
+   * SPEC 2.3 `provider_request` of an authorization: the exact body {@link createAuthorization} sends, built
+   * at reservation; null for the simulator.
+   */
+  buildAuthorizationRequest(
+    authorization: PortAuthorization,
+    ctx: Pick<ProviderContext, 'environment'>,
+  ): Record<string, unknown> | null;
+  /**
+   * `issued`: created and awaiting the payer (`copyPaste` is what the payer's bank app reads).
+   * `refused`: confirmed refusal (SPEC 3.2 `failed`). `uncertain`: SPEC 3.2 `unknown`.
+   */
+  createAuthorization(
+    authorization: PortAuthorization,
+    body: Record<string, unknown> | null,
+    ctx: ProviderContext,
+    now: Date,
+  ): Promise<Outcome<{ readonly providerReference: string; readonly copyPaste: string }>>;
+  queryAuthorization(
+    target: AuthorizationTarget,
+    ctx: ProviderContext,
+  ): Promise<Outcome<{ readonly status: RemoteAuthorizationStatus; readonly providerStatus: string }>>;
+  /**
+   * Revokes the consent (SPEC 4.11 `DELETE`). `issued`: the provider confirmed it cancelled (or already
+   * had); `refused`: it will not (e.g. a debit's first attempt is today); `uncertain`: not confirmed
+   * (`502 provider_cancel_unconfirmed`).
+   */
+  revokeAuthorization(
+    target: AuthorizationTarget,
+    ctx: ProviderContext,
+  ): Promise<Outcome<{ readonly cancelled: true }>>;
+  /**
+   * Schedules one debit. The provider has no idempotency key here: an `uncertain` answer is followed by
+   * {@link findDebits}, never by a second schedule.
+   */
+  scheduleDebit(
+    debit: PortDebit,
+    ctx: ProviderContext,
+    now: Date,
+  ): Promise<Outcome<{ readonly providerReference: string; readonly status: RemoteDebitStatus }>>;
+  /** `now`: the simulator pays a simulated debit from its due date on (the test clock's time in test mode). */
+  queryDebit(
+    target: DebitTarget,
+    ctx: ProviderContext,
+    now: Date,
+  ): Promise<Outcome<{ readonly debit: RemoteDebit }>>;
+  /** Every debit of `authorization` scheduled with `transactionId` as its reference; `[]`: none was made. */
+  findDebits(
+    authorization: AuthorizationTarget,
+    transactionId: string,
+    ctx: ProviderContext,
+  ): Promise<Outcome<{ readonly debits: readonly RemoteDebit[] }>>;
 }
