@@ -38,6 +38,20 @@ export function lastIssueDate(method: SubscriptionMethod, dueDate: string): stri
   return method === 'pix_automatic' ? addDays(dueDate, -2) : dueDate;
 }
 
+/**
+ * SPEC 4.11: a Pix Automatic subscription's first debit is scheduled from 10 days before the first due date
+ * (later ones `advance_days` before theirs), and only while at least 2 days remain.
+ */
+export const AUTOMATIC_FIRST_LEAD_DAYS = 10;
+
+/**
+ * The code of a cycle started but never reserved that can no longer be issued (its emission kept failing,
+ * e.g. while the payer had not approved): a debit's 2-day window closed (SPEC 2.5), else `cycle_overdue`.
+ */
+export function overdueCode(method: SubscriptionMethod): SkipCode {
+  return method === 'pix_automatic' ? 'automatic_schedule_window' : 'cycle_overdue';
+}
+
 /** The due date has passed for issuance at `now` (Brasilia business date). */
 export function isOverdue(method: SubscriptionMethod, dueDate: string, now: Date): boolean {
   return saoPauloDate(now) > lastIssueDate(method, dueDate);
@@ -52,7 +66,8 @@ export function nextRunAt(s: ScheduleView): Date | null {
   const retry = s.nextAttemptAt === null ? null : new Date(s.nextAttemptAt);
   if (s.pending !== null) return retry ?? new Date(0);
   if (s.status !== 'active') return null;
-  const issue = issueAt(s.nextDueDate, s.advanceDays);
+  const lead = s.method === 'pix_automatic' && s.cycle === 0 ? AUTOMATIC_FIRST_LEAD_DAYS : s.advanceDays;
+  const issue = issueAt(s.nextDueDate, lead);
   return retry !== null && retry > issue ? retry : issue;
 }
 
@@ -63,10 +78,13 @@ export interface ScheduleView {
   readonly nextAttemptAt: string | null;
   readonly nextDueDate: string;
   readonly advanceDays: number;
+  readonly method: SubscriptionMethod;
+  /** The last cycle started (0 before the first). */
+  readonly cycle: number;
 }
 
 export function scheduleView(state: OpenedSubscription): ScheduleView {
-  return { ...state, advanceDays: state.created.advance_days };
+  return { ...state, advanceDays: state.created.advance_days, method: state.created.method };
 }
 
 export function nextAction(state: SubscriptionState, now: Date): ScheduleAction {
@@ -82,6 +100,7 @@ export function nextAction(state: SubscriptionState, now: Date): ScheduleAction 
   if (state.status !== 'active') return { kind: 'idle' };
   const cycle = state.cycle + 1;
   const dueDate = state.nextDueDate;
+  // Never started, so it fell due while paused (or the scheduler was down): SPEC 3.3 `cycle_overdue`.
   if (isOverdue(method, dueDate, now)) return { kind: 'skip', cycle, dueDate, code: 'cycle_overdue' };
   const at = nextRunAt(scheduleView(state)) as Date;
   if (now < at) return { kind: 'wait', until: at };
@@ -91,11 +110,13 @@ export function nextAction(state: SubscriptionState, now: Date): ScheduleAction 
 /**
  * The first look, at creation (SPEC 3.3, 4.10): cycle 1 is issued at once, without waiting for
  * `advance_days`, except a card's, which is debited on its due day (a card whose first due date is in the
- * future was only registered: cycle 0).
+ * future was only registered: cycle 0), and a Pix Automatic debit's, scheduled from 10 days before its due
+ * date (SPEC 4.11).
  */
 export function firstAction(state: SubscriptionState, now: Date): ScheduleAction {
   const next = nextAction(state, now);
   if (state.status !== 'active' || state.cycle !== 0 || state.pending !== null) return next;
-  if (state.created.method === 'credit_card' || next.kind !== 'wait') return next;
+  const method = state.created.method;
+  if (method === 'credit_card' || method === 'pix_automatic' || next.kind !== 'wait') return next;
   return { kind: 'start', cycle: 1, dueDate: state.nextDueDate };
 }

@@ -69,6 +69,7 @@ const cycleRegistry = new EventRegistry(cycleEvents);
 /** The columns a subscription's schedule is computed from (its business dates are `YYYY-MM-DD` text). */
 interface Row {
   status: SubscriptionStatus;
+  method: SubscriptionMethod;
   first_due_date: string;
   interval_months: number;
   advance_days: number;
@@ -129,6 +130,8 @@ function runAt(row: Row): Date | null {
     nextAttemptAt: row.next_attempt_at === null ? null : row.next_attempt_at.toISOString(),
     nextDueDate: row.next_due_date,
     advanceDays: row.advance_days,
+    method: row.method,
+    cycle: row.cycle,
   };
   return nextRunAt(view);
 }
@@ -143,6 +146,7 @@ async function applySubscription(
     const d = event.data;
     const row: Row = {
       status: 'active',
+      method: d.method,
       first_due_date: d.first_due_date,
       interval_months: d.interval_months,
       advance_days: d.advance_days,
@@ -159,7 +163,6 @@ async function applySubscription(
         id,
         tenant_id: d.tenant_id,
         livemode: d.livemode,
-        method: d.method,
         name: d.name,
         customer_name: d.customer.name,
         amount: d.amount,
@@ -185,6 +188,7 @@ async function applySubscription(
     .selectFrom('subscriptions')
     .select([
       'status',
+      'method',
       'first_due_date',
       'interval_months',
       'advance_days',

@@ -12,9 +12,12 @@ import {
 } from '../../src/aggregates/subscription.ts';
 import { addDays, issueAt, saoPauloDate, startOfDay } from '../../src/aggregates/subscription-calendar.ts';
 import {
+  AUTOMATIC_FIRST_LEAD_DAYS,
   EMISSION_RETRY_MS,
+  firstAction,
   nextAction,
   nextRunAt,
+  overdueCode,
   scheduleView,
 } from '../../src/aggregates/subscription-schedule.ts';
 import { subscriptionData } from '../support/subscriptions.ts';
@@ -147,9 +150,11 @@ describe('nextAction by hand', () => {
     const s = state([created(), started(1, '2026-03-10'), settled(1, '2026-03-10')]);
     assert.deepEqual(nextAction(s, br('2026-03-10', '12:00')), { kind: 'wait', until: br('2026-04-05') });
   });
-  test('Pix Automatic: issued from due − advance_days, and no later than 2 days before the due date', () => {
+  test('Pix Automatic (SPEC 4.11): the first debit from 10 days before its due date, later ones advance_days before; never under 2 days', () => {
     const s = state([created({ method: 'pix_automatic', advance_days: 4, authorization_id: 'pxa_a' })]);
-    assert.deepEqual(nextAction(s, br('2026-03-05', '23:59')), { kind: 'wait', until: br('2026-03-06') });
+    assert.deepEqual(nextAction(s, br('2026-02-27', '23:59')), { kind: 'wait', until: br('2026-02-28') });
+    assert.deepEqual(nextAction(s, br('2026-02-28')), { kind: 'start', cycle: 1, dueDate: '2026-03-10' });
+    assert.deepEqual(firstAction(s, br('2026-02-20')), { kind: 'wait', until: br('2026-02-28') });
     assert.deepEqual(nextAction(s, br('2026-03-08', '23:59')), {
       kind: 'start',
       cycle: 1,
@@ -161,6 +166,15 @@ describe('nextAction by hand', () => {
       dueDate: '2026-03-10',
       code: 'cycle_overdue',
     });
+    assert.equal(overdueCode('pix_automatic'), 'automatic_schedule_window');
+    assert.equal(overdueCode('boleto'), 'cycle_overdue');
+    const later = state([
+      created({ method: 'pix_automatic', advance_days: 4, authorization_id: 'pxa_a' }),
+      started(1, '2026-03-10'),
+      settled(1, '2026-03-10'),
+    ]);
+    assert.deepEqual(nextAction(later, br('2026-04-05', '23:59')), { kind: 'wait', until: br('2026-04-06') });
+    assert.deepEqual(nextAction(later, br('2026-04-06')), { kind: 'start', cycle: 2, dueDate: '2026-04-10' });
   });
   test('nextRunAt: the issue moment; the later retry; at once for a cycle in progress; never when not active', () => {
     const fresh = state([created()]) as Exclude<SubscriptionState, { status: 'none' | 'deleted' }>;
@@ -324,8 +338,9 @@ describe('a scheduler simulated over random timelines (property)', () => {
           }
         }
         for (const [due, at] of charges) {
+          const lead = p.method === 'pix_automatic' && due === first ? AUTOMATIC_FIRST_LEAD_DAYS : p.advance;
           assert.ok(
-            at >= issueAt(due, p.advance),
+            at >= issueAt(due, lead),
             `${due} issued at ${at.toISOString()}: before its issue moment`,
           );
           assert.ok(!skipped.has(due), `${due} both issued and skipped`);

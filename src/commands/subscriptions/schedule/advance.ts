@@ -1,10 +1,11 @@
 import { isDomainError } from '../../../aggregates/decider.ts';
 import { type OpenedSubscription, subscription } from '../../../aggregates/subscription.ts';
-import { cycleStream, subscriptionCycle } from '../../../aggregates/subscription-cycle.ts';
+import { cycleStream, type SkipCode, subscriptionCycle } from '../../../aggregates/subscription-cycle.ts';
 import {
   firstAction,
   nextAction,
   nextRunAt,
+  overdueCode,
   scheduleView,
 } from '../../../aggregates/subscription-schedule.ts';
 import { type EventMetadata, WrongExpectedVersionError } from '../../../events/event-store.ts';
@@ -33,7 +34,7 @@ const MAX_STEPS = 64;
  *  - start: Subscription.CycleStarted (the expected version: a second worker that started it first makes this
  *    a no-op or a conflict, after which the stream is folded again), then the emission;
  *  - continue: the cycle in progress is finished; if it is overdue and its charge was never claimed (so
- *    never reserved), it is skipped `cycle_overdue` instead;
+ *    never reserved), it is skipped instead (`cycle_overdue`; a Pix Automatic debit `automatic_schedule_window`);
  *  - skip: the next cycle fell due while paused or unissued: Cycle.Skipped, then CycleSettled(skipped).
  * `ctx.now` is replaced by `now` (the system clock, or a test clock's frozen time). `first`: the look at
  * creation, which issues cycle 1 at once (`firstAction`).
@@ -83,7 +84,8 @@ export async function advanceSubscription(
       }
     }
     if (emitted === undefined) {
-      steps.push(await skipOverdue(deps, cycle, meta));
+      const code = action.kind === 'skip' ? action.code : overdueCode(s.method);
+      steps.push(await skipOverdue(deps, cycle, code, meta));
       continue;
     }
     steps.push(emitted.step);
@@ -126,8 +128,13 @@ async function startCycle(
   }
 }
 
-/** A cycle that can no longer be issued (SPEC 3.3, 3.4): skipped `cycle_overdue`, no charge, then settled. */
-async function skipOverdue(deps: CommandDeps, c: CycleToIssue, metadata: EventMetadata): Promise<EmitStep> {
+/** A cycle that can no longer be issued (SPEC 3.3, 3.4): skipped with `code`, no charge, then settled. */
+async function skipOverdue(
+  deps: CommandDeps,
+  c: CycleToIssue,
+  code: SkipCode,
+  metadata: EventMetadata,
+): Promise<EmitStep> {
   const s = c.subscription.created;
   const skipped = await handleCommand(
     deps,
@@ -135,7 +142,7 @@ async function skipOverdue(deps: CommandDeps, c: CycleToIssue, metadata: EventMe
     cycleStream(s.subscription_id, c.dueDate),
     {
       kind: 'skip',
-      errorCode: 'cycle_overdue',
+      errorCode: code,
       identity: cycleIdentity(c),
     },
     { metadata, retryOnConflict: true },
