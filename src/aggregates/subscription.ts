@@ -90,6 +90,7 @@ const emissionFailedData = z.strictObject({
   next_attempt_at: z.iso.datetime(),
 });
 const cycleSettledData = z.strictObject({ ...cycleRef, outcome: z.enum(CYCLE_OUTCOMES) });
+const attemptBroughtForwardData = z.strictObject({ ...cycleRef, next_attempt_at: z.iso.datetime() });
 
 export const subscriptionEvents = [
   defineEvent({
@@ -148,6 +149,15 @@ export const subscriptionEvents = [
     },
     version: 1,
     schema: emissionFailedData,
+  }),
+  defineEvent({
+    type: 'Subscription.AttemptBroughtForward',
+    audit: {
+      action: 'subscription.attempt_brought_forward',
+      when: "the payer approved a Pix Automatic authorization: the cycle's next emission attempt moved to the next minute",
+    },
+    version: 1,
+    schema: attemptBroughtForwardData,
   }),
   defineEvent({
     type: 'Subscription.CycleSettled',
@@ -216,6 +226,13 @@ export type SubscriptionCommand =
       readonly reason: string;
       readonly nextAttemptAt: string;
     }
+  /** SPEC 4.11: an approval found by refresh brings the cycle's next attempt forward (to `nextAttemptAt`). */
+  | {
+      readonly kind: 'bring_forward';
+      readonly cycle: number;
+      readonly dueDate: string;
+      readonly nextAttemptAt: string;
+    }
   | {
       readonly kind: 'settle_cycle';
       readonly cycle: number;
@@ -237,13 +254,13 @@ export type SubscriptionMove =
  * State table (SPEC 3.3; the scheduler's moves are ours: docs/decisions.md "Subscriptions (issue 26)").
  * `=` no-op; sc = 409 subscription_cancelled; na = 409 automatic_not_available; 404 = not_found.
  *
- *  state    |create |register_card|pause   |resume        |cancel    |change_cost_center|start_cycle|emission_failed|settle_cycle|delete
- *  ---------+-------+-------------+--------+--------------+----------+------------------+-----------+---------------+------------+-------
- *  none     |Created|404          |404     |404           |404       |404               |404        |404            |404         |404
- *  active   |repeat |CardRegist.  |Paused  |=             |Cancelled |CostCenterChanged |(c) Started|(c) Failed     |(c) Settled |Deleted
- *  paused   |repeat |CardRegist.  |=       |(a) Resumed   |Cancelled |CostCenterChanged |409 conflict|(c) Failed    |(c) Settled |Deleted
- *  cancelled|repeat |409 sc       |409 sc  |409 sc        |=         |CostCenterChanged |409 sc     |(c) Failed     |(c) Settled |Deleted
- *  deleted  |404    |404          |404     |404           |404       |404               |404        |404            |404         |404
+ *  state    |create |register_card|pause   |resume        |cancel    |change_cost_center|start_cycle|emission_failed|bring_forward |settle_cycle|delete
+ *  ---------+-------+-------------+--------+--------------+----------+------------------+-----------+---------------+--------------+------------+-------
+ *  none     |Created|404          |404     |404           |404       |404               |404        |404            |404           |404         |404
+ *  active   |repeat |CardRegist.  |Paused  |=             |Cancelled |CostCenterChanged |(c) Started|(c) Failed     |(c) BroughtFw.|(c) Settled |Deleted
+ *  paused   |repeat |CardRegist.  |=       |(a) Resumed   |Cancelled |CostCenterChanged |409 conflict|(c) Failed    |(c) BroughtFw.|(c) Settled |Deleted
+ *  cancelled|repeat |409 sc       |409 sc  |409 sc        |=         |CostCenterChanged |409 sc     |(c) Failed     |(c) BroughtFw.|(c) Settled |Deleted
+ *  deleted  |404    |404          |404     |404           |404       |404               |404        |404            |404           |404         |404
  *
  *  - (a) a Pix Automatic subscription whose authorization ended stays paused: 409 automatic_not_available.
  *    Cycles that fell due while paused are skipped (`cycle_overdue`) by the scheduler once active (SPEC 3.3:
@@ -252,6 +269,7 @@ export type SubscriptionMove =
  *    the cycle in progress is a no-op, any other cycle 409 conflict. emission_failed and settle_cycle name the
  *    cycle in progress (a settle may also skip the next cycle with none in progress: an overdue one); any other
  *    cycle is a no-op. They apply in every status, so an emission in progress finishes (SPEC 3.3).
+ *    bring_forward names the cycle in progress too, and only moves its next attempt earlier (else a no-op).
  */
 /** A row where every command is `404 not_found`: no subscription, or a deleted one. */
 const GONE: { readonly [kind in SubscriptionCommandKind]: SubscriptionMove } = {
@@ -263,6 +281,7 @@ const GONE: { readonly [kind in SubscriptionCommandKind]: SubscriptionMove } = {
   change_cost_center: { refuse: 'not_found' },
   start_cycle: { refuse: 'not_found' },
   emission_failed: { refuse: 'not_found' },
+  bring_forward: { refuse: 'not_found' },
   settle_cycle: { refuse: 'not_found' },
   delete: { refuse: 'not_found' },
 };
@@ -282,6 +301,7 @@ export const subscriptionTransitions: {
     change_cost_center: { emits: 'Subscription.CostCenterChanged', to: 'active' },
     start_cycle: { cycleRule: 'Subscription.CycleStarted' },
     emission_failed: { cycleRule: 'Subscription.EmissionFailed' },
+    bring_forward: { cycleRule: 'Subscription.AttemptBroughtForward' },
     settle_cycle: { cycleRule: 'Subscription.CycleSettled' },
     delete: { emits: 'Subscription.Deleted', to: 'deleted' },
   },
@@ -294,6 +314,7 @@ export const subscriptionTransitions: {
     change_cost_center: { emits: 'Subscription.CostCenterChanged', to: 'paused' },
     start_cycle: { refuse: 'conflict' },
     emission_failed: { cycleRule: 'Subscription.EmissionFailed' },
+    bring_forward: { cycleRule: 'Subscription.AttemptBroughtForward' },
     settle_cycle: { cycleRule: 'Subscription.CycleSettled' },
     delete: { emits: 'Subscription.Deleted', to: 'deleted' },
   },
@@ -306,6 +327,7 @@ export const subscriptionTransitions: {
     change_cost_center: { emits: 'Subscription.CostCenterChanged', to: 'cancelled' },
     start_cycle: { refuse: 'subscription_cancelled' },
     emission_failed: { cycleRule: 'Subscription.EmissionFailed' },
+    bring_forward: { cycleRule: 'Subscription.AttemptBroughtForward' },
     settle_cycle: { cycleRule: 'Subscription.CycleSettled' },
     delete: { emits: 'Subscription.Deleted', to: 'deleted' },
   },
@@ -375,6 +397,8 @@ export const subscription: Decider<SubscriptionCommand, SubscriptionEvent, Subsc
         };
       case 'Subscription.EmissionFailed':
         return { ...state, lastError: event.data.reason, nextAttemptAt: event.data.next_attempt_at };
+      case 'Subscription.AttemptBroughtForward':
+        return { ...state, nextAttemptAt: event.data.next_attempt_at };
       case 'Subscription.CycleSettled':
         return {
           ...state,
@@ -458,6 +482,22 @@ export const subscription: Decider<SubscriptionCommand, SubscriptionEvent, Subsc
             },
           },
         ];
+      case 'bring_forward': {
+        const later =
+          state.nextAttemptAt !== null && Date.parse(state.nextAttemptAt) > Date.parse(command.nextAttemptAt);
+        if (!sameCycle(state.pending, command.cycle, command.dueDate) || !later) return [];
+        return [
+          {
+            type: 'Subscription.AttemptBroughtForward',
+            data: {
+              subscription_id: id,
+              cycle: command.cycle,
+              due_date: command.dueDate,
+              next_attempt_at: command.nextAttemptAt,
+            },
+          },
+        ];
+      }
       case 'settle_cycle': {
         const inProgress = sameCycle(state.pending, command.cycle, command.dueDate);
         const overdueNext =

@@ -105,6 +105,8 @@ function applied(
       };
     case 'Subscription.EmissionFailed':
       return { last_error: event.data.reason, next_attempt_at: new Date(event.data.next_attempt_at) };
+    case 'Subscription.AttemptBroughtForward':
+      return { next_attempt_at: new Date(event.data.next_attempt_at) };
     case 'Subscription.CycleSettled':
       return {
         cycle: event.data.cycle,

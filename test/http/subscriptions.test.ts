@@ -343,7 +343,7 @@ describe('POST /v1/subscriptions (SPEC 4 common rules, 4.10)', () => {
       [{ callback_url: 'https://127.0.0.1/hook' }, 'callback_url'],
       [{ callback_url: 'http://academia.example.com/hook' }, 'callback_url'],
       [{ test_clock_id: '' }, 'test_clock_id'],
-      // pix_automatic: its authorizations (issue 27) are not available, so no authorization exists.
+      // pix_automatic: no authorization exists with this id (SPEC 4.10: 422 on authorization_id).
       [
         { method: 'pix_automatic', authorization_id: 'pxa_1', advance_days: 2, first_due_date: dueIn(5) },
         'authorization_id',

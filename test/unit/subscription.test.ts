@@ -97,6 +97,17 @@ const failEmission = (cycle: number, dueDate: string): SubscriptionCommand => ({
   reason: 'live_payments_disabled',
   nextAttemptAt: '2026-01-31T03:15:00.000Z',
 });
+/** An earlier attempt than failEmission's retry (03:15): the next minute after an approval. */
+const bringForward = (
+  cycle: number,
+  dueDate: string,
+  at = '2026-01-31T03:01:00.000Z',
+): SubscriptionCommand => ({
+  kind: 'bring_forward',
+  cycle,
+  dueDate,
+  nextAttemptAt: at,
+});
 const settle = (
   cycle: number,
   dueDate: string,
@@ -120,6 +131,7 @@ const KINDS = [
   'change_cost_center',
   'start_cycle',
   'emission_failed',
+  'bring_forward',
   'settle_cycle',
   'delete',
 ] as const;
@@ -161,6 +173,7 @@ const TABLE: Record<Row, Record<Kind, Expect>> = {
     change_cost_center: { emits: 'Subscription.CostCenterChanged', to: 'active' },
     start_cycle: { cycle: 'Subscription.CycleStarted' },
     emission_failed: { cycle: 'Subscription.EmissionFailed' },
+    bring_forward: { cycle: 'Subscription.AttemptBroughtForward' },
     settle_cycle: { cycle: 'Subscription.CycleSettled' },
     delete: { emits: 'Subscription.Deleted', to: 'deleted' },
   },
@@ -173,6 +186,7 @@ const TABLE: Record<Row, Record<Kind, Expect>> = {
     change_cost_center: { emits: 'Subscription.CostCenterChanged', to: 'paused' },
     start_cycle: { refuse: 'conflict' },
     emission_failed: { cycle: 'Subscription.EmissionFailed' },
+    bring_forward: { cycle: 'Subscription.AttemptBroughtForward' },
     settle_cycle: { cycle: 'Subscription.CycleSettled' },
     delete: { emits: 'Subscription.Deleted', to: 'deleted' },
   },
@@ -185,6 +199,7 @@ const TABLE: Record<Row, Record<Kind, Expect>> = {
     change_cost_center: { emits: 'Subscription.CostCenterChanged', to: 'cancelled' },
     start_cycle: sc,
     emission_failed: { cycle: 'Subscription.EmissionFailed' },
+    bring_forward: { cycle: 'Subscription.AttemptBroughtForward' },
     settle_cycle: { cycle: 'Subscription.CycleSettled' },
     delete: { emits: 'Subscription.Deleted', to: 'deleted' },
   },
@@ -372,6 +387,32 @@ describe('the cycle rule (c)', () => {
     s.given(started).when(startCycle(1, '2026-01-31')).thenEmits([]);
     s.given(started).when(startCycle(2, '2026-02-28')).thenFails('conflict');
   });
+  test('bring_forward (SPEC 4.11: an approval found brings the attempt to the next minute) moves only an earlier attempt of the cycle in progress', () => {
+    const failed = [...started, emissionFailed(1, '2026-01-31')];
+    const state = s
+      .given(failed)
+      .when(bringForward(1, '2026-01-31'))
+      .thenEmits([
+        {
+          type: 'Subscription.AttemptBroughtForward',
+          data: {
+            subscription_id: created.data.subscription_id,
+            cycle: 1,
+            due_date: '2026-01-31',
+            next_attempt_at: '2026-01-31T03:01:00.000Z',
+          },
+        },
+      ]);
+    assert.ok(state.status === 'active' && state.nextAttemptAt === '2026-01-31T03:01:00.000Z');
+    assert.ok(state.status === 'active' && state.lastError === 'live_payments_disabled');
+    // Not later than the attempt already set, no attempt set, or another cycle: nothing to do.
+    s.given(failed)
+      .when(bringForward(1, '2026-01-31', '2026-01-31T03:15:00.000Z'))
+      .thenEmits([]);
+    s.given(started).when(bringForward(1, '2026-01-31')).thenEmits([]);
+    s.given(failed).when(bringForward(2, '2026-02-28')).thenEmits([]);
+    s.given(HISTORY.active).when(bringForward(1, '2026-01-31')).thenEmits([]);
+  });
   test('emission_failed or settle_cycle of a cycle not in progress is a no-op (a late or repeated report)', () => {
     s.given(HISTORY.active).when(failEmission(1, '2026-01-31')).thenEmits([]);
     s.given(started).when(failEmission(2, '2026-02-28')).thenEmits([]);
@@ -443,6 +484,7 @@ describe('subscription table as a property (fast-check)', () => {
     },
     { weight: 5, arbitrary: fc.record({ kind: fc.constant('start_cycle' as const), ref }) },
     { weight: 3, arbitrary: fc.record({ kind: fc.constant('emission_failed' as const), ref }) },
+    { weight: 2, arbitrary: fc.record({ kind: fc.constant('bring_forward' as const), ref }) },
     { weight: 5, arbitrary: fc.record({ kind: fc.constant('settle_cycle' as const), ref, outcome }) },
     { weight: 1, arbitrary: fc.constant({ kind: 'delete' as const }) },
   );
@@ -481,6 +523,10 @@ describe('subscription table as a property (fast-check)', () => {
         const c = at(s.ref);
         return failEmission(c.cycle, c.dueDate);
       }
+      case 'bring_forward': {
+        const c = at(s.ref);
+        return bringForward(c.cycle, c.dueDate);
+      }
       case 'settle_cycle': {
         const c = at(s.ref);
         return settle(c.cycle, c.dueDate, s.outcome);
@@ -506,6 +552,10 @@ describe('subscription table as a property (fast-check)', () => {
     };
     if (command.kind === 'start_cycle') return state.pending === null && names(next);
     if (command.kind === 'emission_failed') return names(state.pending);
+    if (command.kind === 'bring_forward') {
+      const at = state.nextAttemptAt;
+      return names(state.pending) && at !== null && Date.parse(at) > Date.parse(command.nextAttemptAt);
+    }
     if (command.kind === 'settle_cycle') {
       return names(state.pending) || (state.pending === null && command.outcome === 'skipped' && names(next));
     }

@@ -1,4 +1,5 @@
 import { subscriptionEvents } from '../../aggregates/subscription.ts';
+import { authorizationUseEvents } from '../../aggregates/subscription-authorization-use.ts';
 import { cycleEvents } from '../../aggregates/subscription-cycle.ts';
 import { subscriptionCyclesProjection, subscriptionsProjection } from '../../projections/subscriptions.ts';
 import type { Feature } from '../feature.ts';
@@ -17,7 +18,7 @@ import { subscriptionSchedulerJob } from './schedule/job.ts';
 export const subscriptionsFeature: Feature = {
   name: 'subscriptions',
   tag: 'Subscriptions',
-  events: [...subscriptionEvents, ...cycleEvents],
+  events: [...subscriptionEvents, ...cycleEvents, ...authorizationUseEvents],
   projections: { inline: [subscriptionsProjection, subscriptionCyclesProjection] },
   routes: [createRoute, listRoute, getRoute, cyclesRoute, changeRoute, deleteRoute],
   jobs: [subscriptionSchedulerJob()],

@@ -12,6 +12,7 @@ import type { AppContext } from '../../context.ts';
 import { resolveCostCenter } from '../../cost-centers/resolve.ts';
 import { type ApiKeyPrincipal, requireScopes } from '../../principal.ts';
 import { requireOwnTenant } from '../../tenancy.ts';
+import { automaticAvailable } from '../automatic/authorization.ts';
 import { readableSubscription } from '../readable.ts';
 import { type FoldedSubscription, foldSubscription, subscriptionStream } from '../record.ts';
 import { SUBSCRIPTION_METHOD_SCOPE } from '../scope.ts';
@@ -64,8 +65,9 @@ export async function changeSubscription(
   if (body.cost_center_id) await resolveCostCenter(ctx, principal.tenantId, body.cost_center_id);
   const commands: SubscriptionCommand[] = [];
   if (body.status === 'active') {
-    // Issue 27 (Pix Automatic authorizations) is not built: no authorization can be confirmed available.
-    commands.push({ kind: 'resume', automaticAvailable: created.method !== 'pix_automatic' });
+    const available =
+      created.method !== 'pix_automatic' || (await automaticAvailable(ctx, created.authorization_id));
+    commands.push({ kind: 'resume', automaticAvailable: available });
   } else if (body.status !== undefined) {
     commands.push(STATUS_COMMAND[body.status]);
   }

@@ -18,6 +18,8 @@ import { type JsonValue, readClaim } from '../../idempotency.ts';
 import { type ApiKeyPrincipal, requireScopes } from '../../principal.ts';
 import { foldTestClock } from '../../test-clocks/record.ts';
 import { route } from '../../transactions/create/handler.ts';
+import { requireAutomaticContract } from '../automatic/authorization.ts';
+import { claimAuthorizationUse } from '../automatic/claim-authorization.ts';
 import { cardRouteInput, requireKeptByRoute } from '../emit/register-card.ts';
 import { type FoldedSubscription, foldSubscription, subscriptionStream } from '../record.ts';
 import { SUBSCRIPTION_METHOD_SCOPE } from '../scope.ts';
@@ -103,6 +105,21 @@ export async function createSubscription(
     if (!held) throw error;
   }
   const { subscription_id: _, ...facts } = data;
+  // One subscription per authorization, claimed before the key (a refused claim leaves no key behind).
+  const claimedId =
+    data.authorization_id === null || (await readClaim(deps, scope, input.idempotencyKey, principal.livemode))
+      ? subscriptionId
+      : await claimAuthorizationUse(
+          ctx,
+          {
+            authorization_id: data.authorization_id,
+            subscription_id: subscriptionId,
+            tenant_id: principal.tenantId,
+            livemode: principal.livemode,
+            idempotency_key: input.idempotencyKey,
+          },
+          metadata,
+        );
   const normalized = { ...facts, credit_card: cardForHash(b, typed) };
   const { folded, created } = await createClaimed(
     deps,
@@ -111,9 +128,9 @@ export async function createSubscription(
       idempotencyKey: input.idempotencyKey,
       route: input.route,
       body: normalized,
-      resourceId: subscriptionId,
+      resourceId: claimedId,
     },
-    data,
+    { ...data, subscription_id: claimedId },
     {
       decider: subscription,
       stream: subscriptionStream,
@@ -149,10 +166,7 @@ async function validate(
   if (b.method === 'pix_automatic' && b.first_due_date < addDays(today, 2)) {
     throw invalid('first_due_date', 'first_due_date must be at least 2 days ahead for pix_automatic.');
   }
-  if (b.method === 'pix_automatic') {
-    // Issue 27 (Pix Automatic authorizations) is not built: no authorization can exist yet.
-    throw invalid('authorization_id', 'No Pix Automatic authorization exists with this id.');
-  }
+  if (b.method === 'pix_automatic') await requireAutomaticContract(ctx, data);
   if (b.callback_url !== undefined) {
     const check = checkDestinationSyntax(b.callback_url, destinationPolicy(ctx.config));
     if (!check.ok) throw invalid('callback_url', `callback_url is not allowed: ${check.reason}.`);

@@ -6,7 +6,12 @@ import {
   type SubscriptionState,
   subscription,
 } from '../../../aggregates/subscription.ts';
-import { type CycleState, cycleStream, subscriptionCycle } from '../../../aggregates/subscription-cycle.ts';
+import {
+  type CycleCommand,
+  type CycleState,
+  cycleStream,
+  subscriptionCycle,
+} from '../../../aggregates/subscription-cycle.ts';
 import { EMISSION_RETRY_MS } from '../../../aggregates/subscription-schedule.ts';
 import { transaction } from '../../../aggregates/transaction.ts';
 import type { EventMetadata } from '../../../events/event-store.ts';
@@ -122,15 +127,11 @@ export async function emitCycle(
       const now = await foldSubscriptionKnown(ctx, s.subscription_id, opts.known);
       return { step: { kind: 'in_progress', ...ref }, subscription: now };
     }
-    const r = await handleCommand(
-      deps,
-      subscriptionCycle,
-      stream,
-      issued.kind === 'issued'
-        ? { kind: 'issue', transactionId: issued.transactionId, checkoutId: issued.checkoutId }
-        : { kind: 'attention', transactionId: issued.transactionId, errorCode: issued.code },
-      { metadata, retryOnConflict: true, from: cycle },
-    );
+    const r = await handleCommand(deps, subscriptionCycle, stream, cycleCommand(issued, c), {
+      metadata,
+      retryOnConflict: true,
+      from: cycle,
+    });
     cycle = { state: r.state, version: r.version };
   }
   if (cycle.state.status === 'none' || cycle.state.status === 'pending') {
@@ -139,6 +140,18 @@ export async function emitCycle(
   const outcome = OUTCOME[cycle.state.status];
   const settled = await onSubscription({ kind: 'settle_cycle', ...ref, outcome });
   return { step: { kind: outcome, ...ref }, subscription: settled };
+}
+
+/** The cycle's record of what its emission produced. */
+function cycleCommand(issued: Exclude<Issued, { kind: 'in_progress' }>, c: CycleToIssue): CycleCommand {
+  switch (issued.kind) {
+    case 'issued':
+      return { kind: 'issue', transactionId: issued.transactionId, checkoutId: issued.checkoutId };
+    case 'attention':
+      return { kind: 'attention', transactionId: issued.transactionId, errorCode: issued.code };
+    case 'skipped':
+      return { kind: 'skip', identity: cycleIdentity(c), errorCode: issued.code };
+  }
 }
 
 /**

@@ -1,10 +1,12 @@
-import type { AttentionCode } from '../../../aggregates/subscription-cycle.ts';
+import type { AttentionCode, SkipCode } from '../../../aggregates/subscription-cycle.ts';
 import type { TransactionStatus } from '../../../aggregates/transaction.ts';
 
 /** What issuing a cycle produced: its charge or Pix link, and how it ended (docs/decisions.md, issue 26). */
 export type Issued =
   | { readonly kind: 'issued'; readonly transactionId: string | null; readonly checkoutId: string | null }
   | { readonly kind: 'attention'; readonly transactionId: string; readonly code: AttentionCode }
+  /** Nothing was charged and nothing can be for this cycle (a Pix Automatic authorization that ended). */
+  | { readonly kind: 'skipped'; readonly code: SkipCode }
   /**
    * The charge under the cycle's key is still being made by another attempt (a second worker, or one that
    * crashed before the reconciler ends it): the cycle stays pending and is looked at again.
