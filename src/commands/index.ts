@@ -10,6 +10,7 @@ import { creditCardFeature } from './credit-card/feature.ts';
 import type { Feature, MountedOperation } from './feature.ts';
 import type { Job } from './job.ts';
 import { paymentSettingsFeature } from './payment-settings/feature.ts';
+import { pixAutomaticFeature } from './pix-automatic/feature.ts';
 import { providersFeature } from './providers/feature.ts';
 import { routingRulesFeature } from './routing-rules/feature.ts';
 import { sessionsFeature } from './sessions/feature.ts';
@@ -47,6 +48,7 @@ export const FEATURES: readonly Feature[] = [
   creditCardFeature,
   checkoutsFeature,
   subscriptionsFeature,
+  pixAutomaticFeature,
   testClocksFeature,
 ];
 

@@ -19,6 +19,10 @@ export const TAGS = [
     description:
       'Recurring charges by boleto, Pix link and card, their cycles, and test clocks for test mode.',
   },
+  {
+    name: 'Pix Automatic',
+    description: "Pix Automatic authorizations: the payer's consent to recurring debits of a fixed amount.",
+  },
   { name: 'Cost centers', description: "Cost centers of the key's tenant." },
   { name: 'Payer pages', description: 'The charge page and boleto PDF links; the signed URL is the access.' },
   { name: 'Panel: sessions', description: 'Panel login and logout.' },

@@ -1,0 +1,41 @@
+import { fold } from '../../../aggregates/decider.ts';
+import {
+  type AuthorizationEvent,
+  type AuthorizationState,
+  pixAutomaticAuthorization,
+} from '../../../aggregates/pix-automatic-authorization.ts';
+import type { AppContext } from '../../context.ts';
+
+/** Pix Automatic authorizations (SPEC 2.6, 3.2): their streams and folds. */
+
+export const authorizationStream = (authorizationId: string) =>
+  `pix-automatic-authorization-${authorizationId}`;
+
+export const AUTHORIZATION_ID = /^pxa_[a-z0-9]{1,60}$/;
+
+export interface LoadedAuthorization {
+  readonly state: AuthorizationState;
+  /** The stream's last version (for an expected-version append). */
+  readonly version: number;
+  readonly updatedAt: Date;
+}
+
+/**
+ * An authorization folded from its stream (always consistent, unlike the read model); null when it does not
+ * exist. Ids not `pxa_…` are never read. Callers check tenant and mode (SPEC 4.10 "other-mode ids give 404").
+ */
+export async function loadAuthorization(
+  ctx: Pick<AppContext, 'store' | 'events'>,
+  authorizationId: string,
+): Promise<LoadedAuthorization | null> {
+  if (!AUTHORIZATION_ID.test(authorizationId)) return null;
+  const recorded = await ctx.store.read(authorizationStream(authorizationId));
+  const last = recorded.at(-1);
+  if (!last) return null;
+  const state = fold(
+    pixAutomaticAuthorization,
+    recorded.map((r) => ctx.events.decodeStored(r) as AuthorizationEvent),
+  );
+  if (state.status === 'none') return null;
+  return { state, version: last.version, updatedAt: last.recordedAt };
+}
