@@ -195,6 +195,8 @@ export async function claimIdempotencyKeyWith(
   input: ClaimInput,
   metadata: EventMetadata,
   resource: ClaimedResource,
+  /** More streams that must not exist yet, in the same transaction (a Pix Automatic debit's due date). */
+  also: readonly ClaimedResource[] = [],
 ): Promise<ClaimWithResult | undefined> {
   const appendMany = deps.store.appendMany?.bind(deps.store);
   if (!appendMany) return undefined;
@@ -212,6 +214,7 @@ export async function claimIdempotencyKeyWith(
           ...(guarded && legacy ? { unlessExists: [legacy] } : {}),
         },
         { stream: resource.stream, events: resource.events, expected: 'no_stream' },
+        ...also.map((r) => ({ stream: r.stream, events: r.events, expected: 'no_stream' as const })),
       ]);
       // In the log for good now: a replay in this process needs no read. The cache freezes what it keeps:
       // the registry's validated copy (already serialized, never mutated after encoding), not `claim`.

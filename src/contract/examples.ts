@@ -90,6 +90,8 @@ export const transaction = {
   callback_url: 'https://loja.example.com/webhooks/calebe',
   refund: null,
   credit_card: null,
+  pix_automatic_authorization_id: null,
+  scheduled_due_date: null,
   created_at: AT,
   updated_at: AT,
 };

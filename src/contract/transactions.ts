@@ -59,6 +59,14 @@ export const transactionView = z
     credit_card: transactionCardView
       .nullable()
       .meta({ description: 'A card charge’s masked card; null otherwise.' }),
+    pix_automatic_authorization_id: z.string().nullable().meta({
+      description:
+        'A scheduled Pix Automatic debit’s authorization (SPEC 4.11); null for every other charge. While such a debit is `pending` it is scheduled, never payable by a QR code.',
+    }),
+    scheduled_due_date: z
+      .string()
+      .nullable()
+      .meta({ description: 'A Pix Automatic debit’s due date (`YYYY-MM-DD`); null otherwise.' }),
     created_at: z.string(),
     updated_at: z.string(),
   })

@@ -212,6 +212,9 @@ export interface TransactionsTable {
   /** Issue 22 item 4: `provider` | `payout` | `operator` (awaiting a person); null: none requested. */
   refund_route: string | null;
   refund_transfer_id: string | null;
+  /** A Pix Automatic debit's authorization and scheduled due date (SPEC 2.2, migration 0027); else null. */
+  pix_automatic_authorization_id: string | null;
+  scheduled_due_date: string | null;
   /** The stream version after the last applied event: consumers order and deduplicate updates by it. */
   sequence: ColumnType<string, number, number>;
   created_at: Timestamp;
@@ -391,6 +394,7 @@ export interface Database {
   providers: ProvidersTable;
   routing_rules: RoutingRulesTable;
   transactions: TransactionsTable;
+  pix_automatic_debit_polls: PixAutomaticDebitPollsTable;
   transaction_requests: TransactionRequestsTable;
   cost_centers: CostCentersTable;
   summary_transactions: SummaryTransactionsTable;
@@ -403,4 +407,16 @@ export interface Database {
   reconcile_backoff: ReconcileBackoffTable;
   personal_data_vault: PersonalDataVaultTable;
   boleto_pdf_cache: BoletoPdfCacheTable;
+}
+
+/** The Pix Automatic debit poller's schedule (SPEC 4.11, 8; migration 0027). */
+export interface PixAutomaticDebitPollsTable {
+  transaction_id: string;
+  authorization_id: string;
+  tenant_id: string;
+  livemode: boolean;
+  /** `YYYY-MM-DD`, the debit's scheduled due date. */
+  due_date: string;
+  /** When the debit is asked about next; null once final or after its 30 days of polling. */
+  next_poll_at: Timestamp | null;
 }

@@ -120,6 +120,8 @@ async function foldOfStreams(t: Pick<TestDatabase, 'db'>, store: PostgresEventSt
       pending_due_date: s.pendingDueDate,
       refund_route: s.refundRoute,
       refund_transfer_id: s.refundTransferId,
+      pix_automatic_authorization_id: r.pix_automatic_authorization_id ?? null,
+      scheduled_due_date: r.scheduled_due_date ?? null,
       sequence: String(recorded.length),
       created_at: first.recordedAt,
       updated_at: last.recordedAt,

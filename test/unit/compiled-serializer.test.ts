@@ -54,6 +54,8 @@ const charge: TransactionView = {
   callback_url: null,
   refund: { status: 'pending' },
   credit_card: null,
+  pix_automatic_authorization_id: null,
+  scheduled_due_date: null,
   created_at: '2026-11-21T17:00:00.000Z',
   updated_at: '2026-11-21T17:00:01.000Z',
 };

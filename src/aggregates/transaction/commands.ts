@@ -32,6 +32,8 @@ export interface ReserveTransaction {
   readonly boleto: BoletoOptions | null;
   /** Card: the masked card and installments; null for the other methods. */
   readonly creditCard?: { readonly card: MaskedCard; readonly installments: number } | null;
+  /** Pix Automatic debit (SPEC 4.11): its authorization and scheduled due date; null for other charges. */
+  readonly pixAutomatic?: { readonly authorizationId: string; readonly dueDate: string } | null;
   readonly request: TransactionRequestSnapshot;
   readonly providerRequest: Readonly<Record<string, unknown>> | null;
 }

@@ -11,7 +11,8 @@ import { CHARGE_METHODS, MAX_AMOUNT, REFUND_ROUTES } from './vocabulary.ts';
  *   Transaction.Reserved v1            -> processing. The facts of the charge: tenant_id, livemode, method,
  *       amount, currency, reference, description, cost_center_id, callback_url, provider_id, subaccount_id,
  *       environment, simulated, idempotency_key_sha256 (never the key), expires_in (pix) | boleto options,
- *       reserved_at; plus the SPEC 2.3 snapshot `request` (normalized, with customer: personal data) and
+ *       (optional) credit_card, (optional, a Pix Automatic debit) pix_automatic_authorization_id and
+ *       scheduled_due_date, reserved_at; plus the SPEC 2.3 snapshot `request` (normalized, with customer: personal data) and
  *       `provider_request` (null for the simulator).
  *   Transaction.Issued v1              -> pending. The provider's artifacts: provider_reference,
  *       pix_copy_paste, pix_qr_code, expires_at, boleto_url, boleto_digitable_line, boleto_barcode,
@@ -156,6 +157,9 @@ const requestSnapshot = z.strictObject({
   /** Card (SPEC 4.9): installments (default 1) and the masked card. */
   installments: z.number().int().optional(),
   credit_card: maskedCard.optional(),
+  /** Pix Automatic debit (SPEC 4.11): the authorization and the due date of the authorized calendar. */
+  authorization_id: z.string().optional(),
+  due_date: isoDate.optional(),
 });
 export type TransactionRequestSnapshot = z.infer<typeof requestSnapshot>;
 
@@ -183,6 +187,13 @@ export const reservedData = z.strictObject({
   boleto: boletoOptions.nullable(),
   /** Card: the masked card and installments (1 to 12); absent for the other methods. */
   credit_card: z.strictObject({ card: maskedCard, installments: z.number().int().min(1).max(12) }).optional(),
+  /**
+   * Pix Automatic debit (SPEC 2.2, 4.11; issue 27): the authorization it debits and the due date it is
+   * scheduled for; absent for every other charge (and in events written before debits), so v1 still reads
+   * every stored reservation: optional facts need no new version.
+   */
+  pix_automatic_authorization_id: z.string().startsWith('pxa_').optional(),
+  scheduled_due_date: isoDate.optional(),
   reserved_at: instant,
   request: requestSnapshot,
   /** The body prepared for the provider by the issuance builders; null for the simulator and test mode. */

@@ -27,6 +27,12 @@ function reservedFacts(c: ReserveTransaction, now: Date): TransactionReservedDat
     expires_in: c.expiresIn,
     boleto: c.boleto,
     ...(c.creditCard ? { credit_card: c.creditCard } : {}),
+    ...(c.pixAutomatic
+      ? {
+          pix_automatic_authorization_id: c.pixAutomatic.authorizationId,
+          scheduled_due_date: c.pixAutomatic.dueDate,
+        }
+      : {}),
     reserved_at: now.toISOString(),
     request: c.request,
     provider_request: c.providerRequest === null ? null : { ...c.providerRequest },
@@ -61,7 +67,12 @@ export function reserve(c: ReserveTransaction, now: Date): readonly TransactionE
   if (!/^[0-9a-f]{64}$/.test(c.idempotencyKeySha256)) {
     return invalid('idempotency_key', 'The idempotency key digest must be a sha256 hex digest.');
   }
-  const policy = policyOf(chargeKindOf(c));
+  const policy = policyOf(
+    chargeKindOf({ method: c.method, pix_automatic_authorization_id: c.pixAutomatic?.authorizationId }),
+  );
+  if (c.pixAutomatic && c.method !== policy.method) {
+    return invalid('method', 'A Pix Automatic debit is a Pix charge (SPEC 4.11).');
+  }
   const fields = policy.checkFields({ expiresIn: c.expiresIn, boleto: c.boleto });
   if (fields !== null) return invalid(fields.param, fields.message);
   // Test-mode charges never reach a provider (SPEC 1, 5.2).

@@ -24,14 +24,18 @@ export const STORED_METHODS = CHARGE_METHODS;
 export type StoredMethod = ChargeMethod;
 
 /**
- * What a charge is for its policy (DESIGN.md "Feature modules"): today one kind per method. A Pix Automatic
- * debit will be a kind of its own while its method stays `pix` (SPEC 4.11), so policies are keyed by kind.
+ * What a charge is for its policy (DESIGN.md "Feature modules"): one kind per method, and a Pix Automatic
+ * debit, a kind of its own while its method stays `pix` (SPEC 4.11), so policies are keyed by kind.
  */
-export const CHARGE_KINDS = ['pix', 'boleto', 'credit_card'] as const;
+export const CHARGE_KINDS = ['pix', 'boleto', 'credit_card', 'pix_automatic_debit'] as const;
 export type ChargeKind = (typeof CHARGE_KINDS)[number];
 
-/** The kind of a reserved charge, read from its facts. */
-export function chargeKindOf(facts: { readonly method: ChargeMethod }): ChargeKind {
+/** The kind of a reserved charge, read from its facts: a debit is the one with an authorization. */
+export function chargeKindOf(facts: {
+  readonly method: ChargeMethod;
+  readonly pix_automatic_authorization_id?: string | null | undefined;
+}): ChargeKind {
+  if (facts.pix_automatic_authorization_id) return 'pix_automatic_debit';
   return facts.method;
 }
 

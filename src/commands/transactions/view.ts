@@ -184,6 +184,8 @@ function viewOf(
     callback_url: row.callback_url,
     refund: row.refund_status === null ? null : { status: row.refund_status },
     credit_card: row.credit_card === null ? null : { card_id: row.card_id, ...row.credit_card },
+    pix_automatic_authorization_id: row.pix_automatic_authorization_id,
+    scheduled_due_date: row.scheduled_due_date,
     created_at: times.created_at ?? '',
     updated_at: times.updated_at ?? '',
   };

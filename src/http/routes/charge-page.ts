@@ -134,6 +134,9 @@ export function chargePageView(t: TransactionView, merchantName: string | null =
     boleto_pix_copy_paste: t.boleto_pix_copy_paste,
     boleto_pix_expires_at: t.boleto_pix_expires_at,
     paid_with: t.paid_with,
+    // A scheduled Pix Automatic debit is never offered as a QR code (SPEC 3.1 `pending`).
+    pix_automatic_authorization_id: t.pix_automatic_authorization_id,
+    scheduled_due_date: t.scheduled_due_date,
   };
 }
 

@@ -25,5 +25,6 @@ export const boletoPolicy: ChargePolicy & { readonly kind: 'boleto' } = {
   deadlineExpires: false,
   dueDate: true,
   boletoPix: true,
+  refundable: true,
   refundNeedsBankAccount: (paidWith) => paidWith === 'boleto',
 };

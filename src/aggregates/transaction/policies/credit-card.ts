@@ -26,5 +26,6 @@ export const creditCardPolicy: ChargePolicy & { readonly kind: 'credit_card' } =
   deadlineExpires: false,
   dueDate: false,
   boletoPix: false,
+  refundable: true,
   refundNeedsBankAccount: () => false,
 };

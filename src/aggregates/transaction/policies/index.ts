@@ -2,6 +2,7 @@ import type { ChargeKind } from '../vocabulary.ts';
 import { boletoPolicy } from './boleto.ts';
 import { creditCardPolicy } from './credit-card.ts';
 import { pixPolicy } from './pix.ts';
+import { pixAutomaticDebitPolicy } from './pix-automatic-debit.ts';
 import type { ChargePolicy } from './policy.ts';
 
 export type { ChargePolicy, MethodFields, MethodRefusal } from './policy.ts';
@@ -14,6 +15,7 @@ export const CHARGE_POLICIES: { readonly [K in ChargeKind]: ChargePolicy & { rea
   pix: pixPolicy,
   boleto: boletoPolicy,
   credit_card: creditCardPolicy,
+  pix_automatic_debit: pixAutomaticDebitPolicy,
 };
 
 export function policyOf(kind: ChargeKind): ChargePolicy {

@@ -29,5 +29,6 @@ export const pixPolicy: ChargePolicy & { readonly kind: 'pix' } = {
   deadlineExpires: true,
   dueDate: false,
   boletoPix: false,
+  refundable: true,
   refundNeedsBankAccount: () => false,
 };

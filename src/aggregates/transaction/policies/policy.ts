@@ -55,4 +55,10 @@ export interface ChargePolicy {
   readonly boletoPix: boolean;
   /** A refund of a charge paid with `paidWith` goes to the payer's bank account (SPEC 4.8 `bank_account`). */
   refundNeedsBankAccount(paidWith: ChargeMethod | null): boolean;
+  /**
+   * The charge can be refunded through SPEC 4.8 (the provider's refund, or a payout). False for a Pix
+   * Automatic debit: its return is not the Pix charge's refund (docs/decisions.md "Pix Automatic (issue 27):
+   * debits and polling"), refused before anything is reserved.
+   */
+  readonly refundable: boolean;
 }

@@ -92,6 +92,8 @@ const COLUMNS = [
   'p.credit_card',
   'p.card_id',
   'p.document_signature',
+  'p.pix_automatic_authorization_id',
+  'p.scheduled_due_date',
   utc('created_at'),
   utc('updated_at'),
 ].join(', ');

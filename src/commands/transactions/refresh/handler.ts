@@ -1,5 +1,6 @@
 import { isDomainError } from '../../../aggregates/decider.ts';
 import {
+  chargeKindOf,
   type Diagnostics,
   policyOf,
   type RefreshCommand,
@@ -20,6 +21,7 @@ import {
 import { authorizeLiveRefresh } from '../shared/live-payments.ts';
 import { dueDateChangeRead } from '../shared/provider-changes.ts';
 import { transactionStream } from '../shared/stream.ts';
+import { refreshDebitAtProvider } from './debit.ts';
 import { settleDuplicateRefund } from './duplicate-refund.ts';
 
 /**
@@ -158,6 +160,8 @@ export async function refreshAtProvider(
   metadata: EventMetadata,
 ): Promise<RefreshOutcome> {
   const reserved = state.reserved;
+  // A Pix Automatic debit is read as a debit (SPEC 4.11), also when simulated: ./debit.ts.
+  if (chargeKindOf(reserved) === 'pix_automatic_debit') return refreshDebitAtProvider(ctx, state, metadata);
   if (reserved.provider_id === null) throw new Error('an external charge without its provider');
   // SPEC 4.6, 5.8: a production refresh needs the production control; the boleto sandbox does not.
   if (reserved.environment === 'production') {

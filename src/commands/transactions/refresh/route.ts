@@ -58,7 +58,8 @@ export const refreshRoutes = [
         'The charge has no external id to query; reconcile it before refreshing.',
         { transaction_id: row.id },
       );
-    if (!row.simulated) {
+    // A Pix Automatic debit is asked at its provider (the simulator included: it answers from the due date).
+    if (!row.simulated || row.pix_automatic_authorization_id !== null) {
       // Checked above for this request; from here on it may share the flight of another request.
       const outcome = await flightsOf(ctx).run(row.id, async () => {
         const state = await foldStream(deps(), transaction, transactionStream(row.id));

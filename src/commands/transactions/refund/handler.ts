@@ -1,5 +1,5 @@
 import { DomainError } from '../../../aggregates/decider.ts';
-import { policyOf, type TransactionFacts } from '../../../aggregates/transaction.ts';
+import { chargeKindOf, policyOf, type TransactionFacts } from '../../../aggregates/transaction.ts';
 import type { EventMetadata } from '../../../events/event-store.ts';
 import {
   adapterContext,
@@ -23,7 +23,7 @@ export async function refundTransaction(
   metadata: EventMetadata,
 ): Promise<ChangeOutcome> {
   const toBankAccount = (state: TransactionFacts) =>
-    policyOf(state.reserved.method).refundNeedsBankAccount(state.paidWith);
+    policyOf(chargeKindOf(state.reserved)).refundNeedsBankAccount(state.paidWith);
   const precheck = (state: TransactionFacts) => {
     if (state.status === 'refunded') return;
     if (state.status !== 'paid') throw refuseState(state, 'Only a paid charge can be refunded.');

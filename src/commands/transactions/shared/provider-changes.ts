@@ -1,12 +1,14 @@
 import { DomainError, isDomainError } from '../../../aggregates/decider.ts';
-import type {
-  BoletoChangeArtifacts,
-  Diagnostics,
-  RequestDueDateChange,
-  RequestRefund,
-  TransactionArtifacts,
-  TransactionCommand,
-  TransactionFacts,
+import {
+  type BoletoChangeArtifacts,
+  chargeKindOf,
+  type Diagnostics,
+  policyOf,
+  type RequestDueDateChange,
+  type RequestRefund,
+  type TransactionArtifacts,
+  type TransactionCommand,
+  type TransactionFacts,
 } from '../../../aggregates/transaction.ts';
 import type { Outcome, RemoteCharge, Uncertain } from '../../../providers/port.ts';
 import { endOfDueDayUtc } from '../../../providers/safe2pay/dates.ts';
@@ -151,6 +153,12 @@ export async function refundAttempt(
   if (state.status !== 'paid') return refunded;
   // Left uncertain by an earlier request: only read, never sent again.
   if (state.refundStatus === 'pending' && !state.refundInFlight) return readRefund(ctx, state);
+  if (!policyOf(chargeKindOf(state.reserved)).refundable) {
+    // A Pix Automatic debit: refused as an operation the provider API does not offer (the answer of every
+    // unsupported refund: 502 provider_rejected, refund.status failed, the charge paid); nothing is sent.
+    if ((await reserve({ kind: 'request_refund' })) === null) return refunded;
+    return refusedAs({ kind: 'refund_refused', diagnostics: diagnosticsFor('not_supported', null, null) });
+  }
   const resolved = await adapterOf(ctx, state);
   if ((await reserve({ kind: 'request_refund' })) === null) return refunded;
   const reference = state.artifacts.provider_reference;
