@@ -1,4 +1,4 @@
-import { DomainError, isDomainError } from '../../../aggregates/decider.ts';
+import { isDomainError } from '../../../aggregates/decider.ts';
 import {
   type CycleOutcome,
   type SubscriptionCommand,
@@ -26,6 +26,7 @@ import { issueCardCycle } from './card.ts';
 import { type CycleToIssue, cycleIdentity, type EmitContext } from './context.ts';
 import { type Issued, issuedFromCharge } from './outcome.ts';
 import { issuePixCycle } from './pix.ts';
+import { issuePixAutomaticCycle } from './pix-automatic.ts';
 
 /** What one emission did (the scheduler's log and tests read it). */
 export type EmitStep =
@@ -34,16 +35,11 @@ export type EmitStep =
 
 type Issuer = (ctx: EmitContext, c: CycleToIssue, metadata: EventMetadata) => Promise<Issued>;
 
-/** Pix Automatic debits are issue 27: no authorization can exist yet, so creation refuses the method. */
-function noAutomaticDebits(): Promise<Issued> {
-  throw new DomainError('automatic_not_approved', 'Pix Automatic debits are not available yet.');
-}
-
 const ISSUERS: Readonly<Record<SubscriptionMethod, Issuer>> = {
   boleto: issueBoletoCycle,
   pix: issuePixCycle,
   credit_card: issueCardCycle,
-  pix_automatic: noAutomaticDebits,
+  pix_automatic: issuePixAutomaticCycle,
 };
 
 const OUTCOME: Readonly<Record<Exclude<CycleState['status'], 'none' | 'pending'>, CycleOutcome>> = {
