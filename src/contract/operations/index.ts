@@ -4,6 +4,7 @@ import * as checkouts from './checkouts.ts';
 import * as costCenters from './cost-centers.ts';
 import * as creditCard from './credit-card.ts';
 import * as paymentSettings from './payment-settings.ts';
+import * as pixAutomatic from './pix-automatic.ts';
 import * as providers from './providers.ts';
 import * as routingRules from './routing-rules.ts';
 import * as sessions from './sessions.ts';
@@ -38,5 +39,6 @@ export const OPERATION_MODULES = [
   creditCard,
   checkouts,
   subscriptions,
+  pixAutomatic,
   testClocks,
 ] as const;
