@@ -13,11 +13,13 @@ import {
   type Outcome,
   type OutcomeReason,
   type PayoutsCapability,
+  type PixAutomaticCapability,
   type ProviderPort,
   type RemoteCharge,
   type RemoteStatus,
   type Uncertain,
 } from './port.ts';
+import { simulatedPixAutomatic } from './simulator-pix-automatic.ts';
 import { type TestCardOutcome, testCard } from './test-cards.ts';
 
 /**
@@ -135,6 +137,7 @@ const SIMULATED_TOKEN = /^simcard:(approved|declined|insufficient_funds|uncertai
 export interface SimulatorAdapter extends ProviderPort {
   readonly payouts: PayoutsCapability;
   readonly cards: CardsCapability;
+  readonly pixAutomatic: PixAutomaticCapability;
   /** The payer pays a charge the simulator remembers (the contract suite's `settle`); false when unknown. */
   settle(providerReference: string, via: ChargeMethod, now?: Date): boolean;
 }
@@ -313,6 +316,8 @@ export function createSimulatorAdapter(options: { memory?: number } = {}): Simul
     charges: chargesCapability,
     payouts: simulatedPayouts(payouts, limit),
     cards: cardsCapability,
+    // Issue 27: Pix Automatic with nothing sent (simulator-pix-automatic.ts).
+    pixAutomatic: simulatedPixAutomatic(),
 
     settle(providerReference, via, now = new Date()) {
       const c = charges.get(providerReference);

@@ -21,6 +21,14 @@ export const OPERATIONS = [
   'transfer_create',
   'transfer_get',
   'transfer_list',
+  // Issue 27: Pix Automatic (pix-automatic.ts, pix-automatic-bcb.ts), the v3 and the BCB view alike.
+  'pixauto_authorize',
+  'pixauto_authorization_get',
+  'pixauto_revoke',
+  'pixauto_schedule',
+  'pixauto_schedule_get',
+  'pixauto_schedule_list',
+  'pixauto_schedule_cancel',
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
@@ -56,7 +64,12 @@ export type Fault =
   /** Set a field of the answer's detail (or of each listed item) to a raw JSON value, e.g. `Amount: "12.505"`. */
   | { readonly type: 'override'; readonly field: string; readonly value: unknown }
   /** Boleto creation: the attached Pix is null in the answer and appears on the `queries`-th later query. */
-  | { readonly type: 'late_pix'; readonly queries?: number };
+  | { readonly type: 'late_pix'; readonly queries?: number }
+  /**
+   * Issue 27: a v3 answer's `data` (or each listed item) without this field, in either casing (`Id` drops
+   * `Id` and `id`): the work is done, the answer does not say what it made.
+   */
+  | { readonly type: 'omit'; readonly field: string };
 
 export interface FaultRule {
   readonly id: number;

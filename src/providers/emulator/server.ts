@@ -6,6 +6,9 @@ import { routeCard } from './card-wire.ts';
 import { CardVault, maskedCardForCallLog } from './cards.ts';
 import { ChargeStore, type EmulatedCharge, readDetail } from './charges.ts';
 import { type Fault, FaultBook, OPERATIONS, type Operation } from './faults.ts';
+import { isV3Answer, pixAutomaticControl, routePixAutomatic, shapeV3 } from './pix-automatic.ts';
+import { routeBcb } from './pix-automatic-bcb.ts';
+import { PixAutomaticStore } from './pix-automatic-state.ts';
 import { maskedForCallLog, routeTransfer, TransferStore, transferControl } from './transfers.ts';
 import { type Environment, route, type WireAnswer } from './wire.ts';
 
@@ -137,6 +140,7 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 
 /** Applies an answer-shaping fault to the envelope's detail (or to each item of a list answer). */
 function shape(answer: WireAnswer, fault: Fault): WireAnswer {
+  if (isV3Answer(answer)) return shapeV3(answer, fault);
   const json = answer.json;
   if (!json || !isRecord(json.ResponseDetail)) return answer;
   const detail = { ...json.ResponseDetail };
@@ -185,6 +189,7 @@ export async function startProviderEmulator(options: EmulatorOptions = {}): Prom
   const transfers = new TransferStore(options.publicBaseUrl ?? 'https://emulador.safe2pay.test');
   const faults = new FaultBook(options.random);
   const vault = new CardVault();
+  const pixAutomatic = new PixAutomaticStore();
   let calls: EmulatorCall[] = [];
   let seq = 0;
   const sockets = new Set<Socket>();
@@ -336,12 +341,15 @@ export async function startProviderEmulator(options: EmulatorOptions = {}): Prom
         });
       return sendJson(res, 200, { cards: settings });
     }
+    const pix = pixAutomaticControl(pixAutomatic, req.method ?? 'GET', path, url.searchParams, b);
+    if (pix) return sendJson(res, pix.status, pix.json);
     const transfer = transferControl(transfers, req.method ?? 'GET', path, url.searchParams, b);
     if (transfer) return sendJson(res, transfer.status, transfer.json);
     if (req.method === 'POST' && path === '/reset') {
       store.clear();
       transfers.clear();
       vault.clear();
+      pixAutomatic.clear();
       faults.clear();
       calls = [];
       return sendJson(res, 200, { ok: true });
@@ -395,7 +403,11 @@ export async function startProviderEmulator(options: EmulatorOptions = {}): Prom
         }
       : null;
     const matched = wire
-      ? (routeCard(wire, store, vault) ?? route(wire, store) ?? routeTransfer(wire, transfers))
+      ? (routePixAutomatic(wire, pixAutomatic) ??
+        routeBcb(wire, pixAutomatic) ??
+        routeCard(wire, store, vault) ??
+        route(wire, store) ??
+        routeTransfer(wire, transfers))
       : null;
     const call: EmulatorCall = {
       seq: ++seq,

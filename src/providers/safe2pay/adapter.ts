@@ -30,6 +30,7 @@ import { endOfDueDayUtc, parseProviderDate, toProviderDate } from './dates.ts';
 import { exchange } from './http.ts';
 import { reaisToCentavos } from './money.ts';
 import { chargeAnswer, refused, uncertain } from './outcomes.ts';
+import { createSafe2PayPixAutomatic } from './pix-automatic.ts';
 import { mapCardStatus, mapStatus, statusCode } from './status.ts';
 import { createSafe2PayPayouts } from './transfers.ts';
 import { type Detail, type Interpreted, idOf, isRecord } from './wire-values.ts';
@@ -144,6 +145,7 @@ function paymentMethodCode(value: unknown): string | null {
 export interface Safe2PayAdapter extends ProviderPort {
   readonly payouts: NonNullable<ProviderPort['payouts']>;
   readonly cards: NonNullable<ProviderPort['cards']>;
+  readonly pixAutomatic: NonNullable<ProviderPort['pixAutomatic']>;
 }
 
 /**
@@ -486,5 +488,12 @@ export function createSafe2PayAdapter(config: Safe2PayConfig = {}): Safe2PayAdap
     payouts: createSafe2PayPayouts(wire),
     // Issue 25: tokenize and charge by token (cards.ts); card reads and refunds are `charges` above.
     cards: createSafe2PayCards(wire),
+    // Issue 27: Pix Automatic over the v3 wire (pix-automatic.ts), on the payment host, its own interpreter.
+    pixAutomatic: createSafe2PayPixAutomatic({
+      paymentHost,
+      application: buildOptions.application,
+      apiKey,
+      ...(config.dispatcher ? { dispatcher: config.dispatcher } : {}),
+    }),
   };
 }
