@@ -9,6 +9,7 @@ import type { RemoteAuthorizationStatus } from '../../../../providers/port.ts';
 import { diagnosticsFor } from '../../../../providers/safe2pay/diagnostics.ts';
 import { handleCommand } from '../../../command-handler.ts';
 import type { AppContext } from '../../../context.ts';
+import { bringForwardAfterApproval } from '../../../subscriptions/automatic/bring-forward.ts';
 import { authorizeLiveRefresh } from '../../../transactions/shared/live-payments.ts';
 import { authorizationStream, type LoadedAuthorization, loadAuthorization } from '../load.ts';
 import { adapterOf, authorizationTarget, callPixAutomatic, diagnosticsOf } from '../provider.ts';
@@ -85,5 +86,9 @@ export async function refreshAuthorization(
   // SPEC 3.2: 24 hours without approval; the expiry job closes a non-simulated one at the provider.
   await decide({ kind: 'expire' });
   const after = await loadAuthorization(ctx, id);
+  // SPEC 4.11: an approval found by refresh brings the first debit attempt forward to the next minute.
+  if (state.status !== 'approved' && after?.state.status === 'approved') {
+    await bringForwardAfterApproval(ctx, id, ctx.now(), metadata);
+  }
   return after ?? loaded;
 }

@@ -4,6 +4,7 @@ import { simulatePixAutomaticAuthorization } from '../../../../contract/operatio
 import { bind } from '../../../bind.ts';
 import { handleCommand } from '../../../command-handler.ts';
 import { simulatorEnabled } from '../../../providers/bootstrap-simulator.ts';
+import { bringForwardAfterApproval } from '../../../subscriptions/automatic/bring-forward.ts';
 import { authorizationStream, loadAuthorization, ownAuthorization } from '../load.ts';
 import { toAuthorizationView } from '../view.ts';
 
@@ -39,5 +40,9 @@ export const simulateRoute = bind(simulatePixAutomaticAuthorization, async (call
     { metadata: call.metadata(), retryOnConflict: true },
   );
   const after = await loadAuthorization(ctx, loaded.state.id);
+  // SPEC 4.11 (the test-mode mirror of refresh): an approval brings the first debit attempt forward.
+  if (loaded.state.status !== 'approved' && after?.state.status === 'approved') {
+    await bringForwardAfterApproval(ctx, loaded.state.id, ctx.now(), call.metadata());
+  }
   return { data: toAuthorizationView(after ?? loaded) };
 });
