@@ -1,3 +1,4 @@
+import { isDomainError } from '../../../aggregates/decider.ts';
 import { subscription } from '../../../aggregates/subscription.ts';
 import type { EventMetadata } from '../../../events/event-store.ts';
 import { handleCommand } from '../../command-handler.ts';
@@ -28,12 +29,21 @@ export async function bringForwardAfterApproval(
   const nextAttemptAt = new Date(now.getTime() + NEXT_MINUTE_MS).toISOString();
   for (const row of waiting) {
     if (row.pending_cycle === null || row.pending_due_date === null) continue;
-    await handleCommand(
-      { store: ctx.store, registry: ctx.events, now: () => now },
-      subscription,
-      subscriptionStream(row.id),
-      { kind: 'bring_forward', cycle: row.pending_cycle, dueDate: row.pending_due_date, nextAttemptAt },
-      { metadata: { ...metadata, tenant_id: row.tenant_id, livemode: row.livemode }, retryOnConflict: true },
-    );
+    try {
+      await handleCommand(
+        { store: ctx.store, registry: ctx.events, now: () => now },
+        subscription,
+        subscriptionStream(row.id),
+        { kind: 'bring_forward', cycle: row.pending_cycle, dueDate: row.pending_due_date, nextAttemptAt },
+        {
+          metadata: { ...metadata, tenant_id: row.tenant_id, livemode: row.livemode },
+          retryOnConflict: true,
+        },
+      );
+    } catch (error) {
+      // Deleted since the read model showed it (its row goes with the projection): nothing to bring forward,
+      // and the approval the caller recorded must still be answered.
+      if (!isDomainError(error) || error.code !== 'not_found') throw error;
+    }
   }
 }
