@@ -200,6 +200,23 @@ describe('creation (SPEC 4.10, 4.11, 7)', () => {
     await subscribe(subscriptionBody(auth, due));
   });
 
+  test('SPEC 4.11: the payer document is compared as the debit compares it (trimmed, upper-cased): another alphanumeric CNPJ is a mismatch; the same in lower case is the contract, and its debit is scheduled', async () => {
+    const due = dueIn(5);
+    const payer = (document: string) => ({ ...(pixBody().customer as Record<string, unknown>), document });
+    const auth = await authorization(due, 'approved', { customer: payer('12ABC34501DE35') });
+    const before = await subscriptionIds();
+    const other = await post(
+      owner.key,
+      '/v1/subscriptions',
+      subscriptionBody(auth, due, { customer: payer('12XYZ34501DE35') }),
+    );
+    assertError(other, 422, 'automatic_contract_mismatch');
+    assert.deepEqual(await subscriptionIds(), before);
+    const sub = await subscribe(subscriptionBody(auth, due, { customer: payer(' 12abc34501de35 ') }));
+    assert.equal(sub.last_error, null);
+    assert.deepEqual(summary(await cycles(sub.id)), [[1, due, 'created', null]]);
+  });
+
   test('SPEC 3.2, 4.11: an ended authorization (cancelled, expired) is 409 automatic_not_available; nothing stored', async () => {
     const due = dueIn(5);
     const cancelled = await authorization(due, 'approved');

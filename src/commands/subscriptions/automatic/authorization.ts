@@ -7,7 +7,12 @@ import type { SubscriptionCreatedData } from '../../../aggregates/subscription.t
 import type { AppContext } from '../../context.ts';
 import { loadAuthorization } from '../../pix-automatic/authorizations/load.ts';
 
-const digits = (document: string | undefined) => (document ?? '').replace(/\D/g, '');
+/**
+ * SPEC 4.10, 4.11: a payer document is 11 or 14 alphanumeric characters (the new CNPJ has letters), compared
+ * trimmed and upper-cased, exactly as a debit compares it (pix-automatic/charges/create): a subscription
+ * accepted here must never have every debit refused for its document.
+ */
+const comparableDocument = (document: string | undefined) => (document ?? '').trim().toUpperCase();
 
 /** SPEC 3.2: an authorization that ended (expired, cancelled, or refused) serves no further debit. */
 export function authorizationEnded(a: Pick<AuthorizationState, 'status'>): boolean {
@@ -39,7 +44,10 @@ export async function requireAutomaticContract(
   const mismatch = (
     [
       ['amount', a.amount === data.amount],
-      ['customer.document', digits(a.customer.document) === digits(data.customer.document)],
+      [
+        'customer.document',
+        comparableDocument(a.customer.document) === comparableDocument(data.customer.document),
+      ],
       ['first_due_date', a.first_due_date === data.first_due_date],
       ['interval_months', a.interval_months === data.interval_months],
     ] as const
