@@ -34,6 +34,7 @@ import { type TestCardOutcome, testCard } from './test-cards.ts';
  *   `cancel_after_due` the charge expires at the start of the day after the due date plus
  *   `days_before_cancel` in America/Sao_Paulo (UTC-3, no DST since 2019); otherwise `expires_at` is null.
  * - `buildRequest` is null: nothing is ever sent (SPEC 2.3 `provider_request` "null for the simulator").
+ * - Pix Automatic (issue 27): simulator-pix-automatic.ts (a marker copy-and-paste, debits paid on their due date).
  *
  * Its "remote" side is a bounded memory of the charges this adapter issued, so `query`, `queryByReference`
  * and the contract suites (test/support/provider-contract/) see a provider that remembers. The gateway's

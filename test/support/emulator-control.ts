@@ -13,6 +13,30 @@ export interface EmulatedChargeState {
   } | null;
 }
 
+/** An emulated Pix Automatic authorization (a BCB recurrence) as the control API shows it (issue 27). */
+export interface EmulatedPixAuthorization {
+  readonly idRec: string;
+  readonly status: string;
+  readonly journey: 'JORNADA_2' | 'JORNADA_3';
+  readonly amount: number;
+  readonly via: 'v3' | 'bcb';
+  readonly immediatePayment: { readonly amount: number; readonly reference: string | null } | null;
+  readonly cancellation: { readonly solicitante: string; readonly codigo: string } | null;
+  readonly debits: readonly EmulatedPixDebit[];
+}
+
+/** An emulated debit (a BCB recurring charge) as the control API shows it (issue 27). */
+export interface EmulatedPixDebit {
+  readonly txid: string;
+  readonly idRec: string;
+  readonly reference: string | null;
+  readonly dueDate: string;
+  readonly amount: number;
+  readonly status: string;
+  readonly settlementDate: string | null;
+  readonly cancellation: { readonly solicitante: string; readonly codigo: string } | null;
+}
+
 /**
  * A client of the provider emulator's control API (docs/provider-emulator.md), over a real socket;
  * `controlToken` for an emulator started with one (issue 23 item 2.7).
@@ -76,6 +100,45 @@ export function emulatorControl(baseUrl: string, controlToken?: string) {
       cancelAnswer?: 'boolean' | 'object';
     }): Promise<void> {
       await send('POST', '/cards', settings);
+    },
+    /**
+     * Issue 27 (docs/provider-emulator.md "Pix Automatic"): the payer or the bank moves an authorization
+     * (`approve`, `reject`, `expire`, `cancel` by the payer) by its provider id.
+     */
+    async moveAuthorization(id: string, to: 'approve' | 'reject' | 'expire' | 'cancel'): Promise<void> {
+      await send('POST', `/pix-automatic/authorizations/${encodeURIComponent(id)}/move`, { to });
+    },
+    /** Issue 27: a debit (schedule) moves: `activate`, `pay` (settlement date: the emulator's today), `fail`, `reject`, `cancel`. */
+    async moveDebit(
+      id: string,
+      to: 'activate' | 'pay' | 'fail' | 'reject' | 'cancel',
+      settlementDate?: string,
+    ): Promise<void> {
+      await send('POST', `/pix-automatic/debits/${encodeURIComponent(id)}/move`, {
+        to,
+        ...(settlementDate === undefined ? {} : { settlementDate }),
+      });
+    },
+    /** Issue 27: the emulator's Pix Automatic authorization by its provider id (BCB names and states). */
+    async pixAuthorization(id: string): Promise<EmulatedPixAuthorization> {
+      const json = (await send('GET', `/pix-automatic/authorizations/${encodeURIComponent(id)}`)) as {
+        authorization: EmulatedPixAuthorization;
+      };
+      return json.authorization;
+    },
+    /** Issue 27: every emulated debit, or those scheduled with `reference`. */
+    async pixDebits(reference?: string): Promise<EmulatedPixDebit[]> {
+      const q = reference === undefined ? '' : `?reference=${encodeURIComponent(reference)}`;
+      const json = (await send('GET', `/pix-automatic/debits${q}`)) as { debits: EmulatedPixDebit[] };
+      return json.debits;
+    },
+    /** Issue 27: the v3 answers' casing (`pascal`: `Id`, `QrData.PixCopyAndPaste`; `camel`: `id`, `qrData...`). */
+    async pixCasing(casing: 'pascal' | 'camel'): Promise<void> {
+      await send('POST', '/pix-automatic/settings', { casing });
+    },
+    /** Issue 27: pins the emulator's Pix Automatic "today" (`YYYY-MM-DD`); null follows the real clock. */
+    async pixToday(today: string | null): Promise<void> {
+      await send('POST', '/pix-automatic/clock', { today });
     },
     async reset(): Promise<void> {
       await send('POST', '/reset');

@@ -16,7 +16,8 @@ import { type Environment, route, type WireAnswer } from './wire.ts';
  * The provider emulator (DESIGN.md "Providers"; issue 13): a real HTTP server speaking the Safe2Pay v2 wire
  * format on both hosts' paths (`/payment/v2/...` and `/api/v2/...`; bare `/v2/...` answers both), with its
  * own in-memory charges, X-API-KEY checks, fault injection and a control API under `/_emulator/`. The
- * control API is documented in docs/provider-emulator.md.
+ * control API is documented in docs/provider-emulator.md. Pix Automatic (issue 27) adds the provider's v3
+ * routes (pix-automatic.ts) and the Banco Central's `/rec` and `/cobr` (pix-automatic-bcb.ts) over one state.
  */
 
 export interface EmulatorKeys {
