@@ -24,6 +24,7 @@ import * as m0022 from './0022_credit_card.ts';
 import * as m0023 from './0023_checkouts.ts';
 import * as m0024 from './0024_subscriptions.ts';
 import * as m0025 from './0025_test_clocks.ts';
+import * as m0026 from './0026_pix_automatic_authorizations.ts';
 import * as m0027 from './0027_pix_automatic_debits.ts';
 
 /** Every migration, in order. Kept as static imports so the same list works under tsx and a bundle. */
@@ -53,5 +54,6 @@ export const migrations: Record<string, Migration> = {
   '0023_checkouts': m0023,
   '0024_subscriptions': m0024,
   '0025_test_clocks': m0025,
+  '0026_pix_automatic_authorizations': m0026,
   '0027_pix_automatic_debits': m0027,
 };
