@@ -185,6 +185,8 @@ const BODY_IDS: Record<string, string | null> = {
   type_id: '{{tenantTypeId}}',
   tenant_id: '{{tenantId}}',
   provider_id: '{{providerId}}',
+  // A Pix Automatic debit (POST /v1/pix-automatic/charges) is of the authorization created before it.
+  authorization_id: '{{pixAutomaticAuthorizationId}}',
   cost_center_id: null,
 };
 

@@ -25,6 +25,7 @@ export const pixAutomaticFeature: Feature = {
   tag: 'Pix Automatic',
   events: [...authorizationEvents, ...debitReservationEvents],
   projections: { inline: [pixAutomaticAuthorizationsProjection, pixAutomaticDebitPollsProjection] },
-  routes: [createRoute, listRoute, getRoute, refreshRoute, simulateRoute, revokeRoute, ...createDebitRoutes],
+  // A debit is scheduled while the authorization is approved: before the revoke in /openapi.json's order.
+  routes: [createRoute, listRoute, getRoute, refreshRoute, simulateRoute, ...createDebitRoutes, revokeRoute],
   jobs: [authorizationExpiryJob(), debitPollerJob()],
 };
