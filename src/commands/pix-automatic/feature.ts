@@ -19,6 +19,8 @@ export const pixAutomaticFeature: Feature = {
   tag: 'Pix Automatic',
   events: authorizationEvents,
   projections: { inline: [pixAutomaticAuthorizationsProjection] },
-  routes: [createRoute, listRoute, getRoute, refreshRoute, simulateRoute, revokeRoute],
+  // In this order the generated collection simulates the payer, refreshes and reads before it revokes (GET and
+  // DELETE share a path, so they are listed together, last).
+  routes: [createRoute, listRoute, simulateRoute, refreshRoute, getRoute, revokeRoute],
   jobs: [authorizationExpiryJob()],
 };
