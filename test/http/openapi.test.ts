@@ -49,6 +49,8 @@ const REQUIRES_KEY = [
   'createCreditCard',
   'createPanelBoleto',
   'createPix',
+  'createPixAutomaticAuthorization',
+  'createPixAutomaticCharge',
   'createSubscription',
   'createTenant',
   'createTenantType',
