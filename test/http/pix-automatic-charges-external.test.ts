@@ -161,6 +161,17 @@ describe('POST /v1/pix-automatic/charges at the external provider (SPEC 4.11)', 
     assert.equal(await count('pixauto_schedule'), 1);
     await world.app.settle();
     assert.equal(await hasUnconfirmedDebit(world.app.gateway.ctx.db, a.id), true);
+    // SPEC 3.2 last row, SPEC 7: revoking while a debit is unconfirmed is 409, nothing sent, nothing changed.
+    const revoke = await world.app.request('DELETE', `/v1/pix-automatic/authorizations/${a.id}`, {
+      headers: { 'x-api-key': world.production.key },
+    });
+    assert.equal(revoke.status, 409, revoke.text);
+    assert.equal(revoke.body.error.code, 'reconciliation_required');
+    assert.equal(await count('pixauto_revoke'), 0);
+    const after = await world.app.request('GET', `/v1/pix-automatic/authorizations/${a.id}`, {
+      headers: { 'x-api-key': world.production.key },
+    });
+    assert.equal(after.body.data.status, 'approved');
     // A refresh reads by reference again: still nothing there, so it stays unknown (409), nothing sent.
     const refreshed = await world.app.request('POST', `/v1/transactions/${res.body.data.id}/refresh`, {
       headers: { 'x-api-key': world.production.key },

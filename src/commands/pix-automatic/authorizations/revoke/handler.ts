@@ -8,10 +8,11 @@ import type { EventMetadata } from '../../../../events/event-store.ts';
 import { NO_DIAGNOSTICS, type Outcome } from '../../../../providers/port.ts';
 import { handleCommand } from '../../../command-handler.ts';
 import type { AppContext } from '../../../context.ts';
+import { requireNoUnconfirmedDebit } from '../../debits/revoke-guard.ts';
 import { authorizationStream, type LoadedAuthorization, loadAuthorization } from '../load.ts';
 import { adapterOf, authorizationTarget, callPixAutomatic, diagnosticsOf } from '../provider.ts';
 
-export type RevokeContext = Pick<AppContext, 'store' | 'events' | 'now' | 'config' | 'providers'>;
+export type RevokeContext = Pick<AppContext, 'store' | 'events' | 'now' | 'config' | 'providers' | 'db'>;
 
 export type RevokeOutcome = 'confirmed' | 'refused' | 'uncertain' | 'nothing_to_do';
 
@@ -72,13 +73,15 @@ export async function revokeAtProvider(
  * 27): authorizations"): 200 `cancelled` once the provider confirms; a cancelled one 200 unchanged. The
  * provider refuses (a debit's attempt is due): 409 reconciliation_required; unconfirmed: 502
  * provider_cancel_unconfirmed; both leave the authorization as it was. Revoking moves no money: no production
- * control is consulted. The guard "a debit is processing or unconfirmed" comes with debits.
+ * control is consulted. A debit of it `processing` or `unknown` stops the revoke before anything is reserved or
+ * sent: 409 reconciliation_required (SPEC 3.2 last row).
  */
 export async function revokeAuthorization(
   ctx: RevokeContext,
   loaded: LoadedAuthorization,
   metadata: EventMetadata,
 ): Promise<LoadedAuthorization> {
+  await requireNoUnconfirmedDebit(ctx.db, loaded.state.id);
   const outcome = await revokeAtProvider(ctx, loaded.state.id, 'revoke', metadata);
   if (outcome === 'refused') {
     throw new ApiError(
