@@ -96,6 +96,10 @@ export const RUN_VARIABLES = [
   { key: 'testClockId', description: 'data.id of Create a test clock' },
   { key: 'costCenterId', description: 'data.id of Create a cost center' },
   { key: 'subscriptionId', description: 'data.id of Create a subscription' },
+  {
+    key: 'pixAutomaticAuthorizationId',
+    description: 'data.id of Create a Pix Automatic authorization',
+  },
   { key: 'tenantTypeId', description: 'data.id of Create a tenant type' },
   { key: 'tenantId', description: 'data.id of Create a tenant' },
   { key: 'userId', description: 'data.id of Create a user' },
@@ -138,6 +142,7 @@ const SAVES: Record<string, Record<string, string>> = {
   createTestClock: { testClockId: 'data.id' },
   createCostCenter: { costCenterId: 'data.id' },
   createSubscription: { subscriptionId: 'data.id' },
+  createPixAutomaticAuthorization: { pixAutomaticAuthorizationId: 'data.id' },
   createTenantType: { tenantTypeId: 'data.id' },
   createTenant: { tenantId: 'data.id' },
   createUser: { userId: 'data.id' },
@@ -159,6 +164,7 @@ const PATH_IDS: [prefix: string, param: string, variable: string][] = [
   ['/v1/cost-centers', 'id', 'costCenterId'],
   ['/v1/subscriptions', 'id', 'subscriptionId'],
   ['/admin/subscriptions', 'id', 'subscriptionId'],
+  ['/v1/pix-automatic/authorizations', 'id', 'pixAutomaticAuthorizationId'],
   ['/admin/tenants', 'id', 'tenantId'],
   ['/admin/users', 'id', 'userId'],
   ['/admin/api-keys', 'id', 'apiKeyId'],
@@ -179,6 +185,8 @@ const BODY_IDS: Record<string, string | null> = {
   type_id: '{{tenantTypeId}}',
   tenant_id: '{{tenantId}}',
   provider_id: '{{providerId}}',
+  // A Pix Automatic debit (POST /v1/pix-automatic/charges) is of the authorization created before it.
+  authorization_id: '{{pixAutomaticAuthorizationId}}',
   cost_center_id: null,
 };
 
@@ -239,6 +247,10 @@ function runnable(items: Json, operationIds: Map<string, string>): Json {
       const due = operationId === 'updateBoletoDueDate' ? '{{newDueDate}}' : '{{dueDate}}';
       request.body.raw = JSON.stringify(example, null, 2)
         .replace(/("due_date": )"\d{4}-\d{2}-\d{2}"/g, `$1"${due}"`)
+        // A Pix Automatic authorization's first due date is at least 2 days ahead (SPEC 4.11).
+        .replace(/("first_due_date": )"\d{4}-\d{2}-\d{2}"/g, (all, field) =>
+          operationId === 'createPixAutomaticAuthorization' ? `${field}"{{dueDate}}"` : all,
+        )
         .replace(/"\d{4}-\d{2}-\d{2}"/g, '"{{today}}"');
     }
     const saves = SAVES[operationId];

@@ -69,6 +69,11 @@ export const createPixAutomaticCharge = operation({
       description: 'Assinatura mensal',
       customer,
     },
-    responses: { 201: { data: scheduled }, 200: { data: scheduled } },
+    responses: {
+      201: { data: scheduled },
+      200: { data: scheduled },
+      // A lost answer the provider's list did not show: unconfirmed, never scheduled again (SPEC 3.1).
+      202: { data: { ...scheduled, status: 'unknown', provider_reference: null } },
+    },
   },
 });

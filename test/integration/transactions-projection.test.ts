@@ -197,6 +197,7 @@ describe('transactions read model (SPEC 2.2, 2.3, 4.3; DESIGN.md "Projections")'
         'transactions_method',
         // The reconciler's scan of refunds and due-date changes awaiting settlement (SPEC 4.8).
         'transactions_pending_changes',
+        'transactions_pix_automatic',
         'transactions_pkey',
         'transactions_reference',
         // The panel's queue of refunds awaiting an operator (issue 22 item 4).

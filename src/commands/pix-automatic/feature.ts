@@ -16,14 +16,16 @@ import { debitPollerJob } from './debits/poll/job.ts';
 /**
  * Pix Automatic (issue 27; SPEC 2.6, 3.2, 4.11; docs/decisions.md "Pix Automatic (issue 27): authorizations"):
  * the payer's authorizations of recurring debits, created, read, refreshed, simulated and revoked through
- * the API; the expiry job ends those not approved within 24 hours and closes them at the provider.
+ * the API; the expiry job ends those not approved within 24 hours and closes them at the provider. Debits
+ * (issue 27 items 2-3; docs/decisions.md "Pix Automatic (issue 27): debits and polling"): a due date's
+ * reservation, the charge route and the confirmation poller with its schedule read model.
  */
 export const pixAutomaticFeature: Feature = {
   name: 'pix-automatic',
   tag: 'Pix Automatic',
   events: [...authorizationEvents, ...debitReservationEvents],
-  // Debits (issue 27 items 2-3): the due-date reservation, the poller's schedule, the charge route and job.
   projections: { inline: [pixAutomaticAuthorizationsProjection, pixAutomaticDebitPollsProjection] },
-  routes: [createRoute, listRoute, getRoute, refreshRoute, simulateRoute, revokeRoute, ...createDebitRoutes],
+  // A debit is scheduled while the authorization is approved: before the revoke in /openapi.json's order.
+  routes: [createRoute, listRoute, getRoute, refreshRoute, simulateRoute, ...createDebitRoutes, revokeRoute],
   jobs: [authorizationExpiryJob(), debitPollerJob()],
 };

@@ -166,5 +166,5 @@ export const revokePixAutomaticAuthorization = operation({
   examples: { responses: { 200: { data: cancelledAuthorization } } },
 });
 
-// The charges (issue 27 items 2-3), after the authorizations in the feature's routes' order.
+// Debits (issue 27 item 2): the contract lives beside its body (../pix-automatic-charges.ts).
 export { createPixAutomaticCharge } from '../pix-automatic-charges.ts';
