@@ -68,7 +68,9 @@ export const authorizationView = z
       description: 'The Pix code the payer approves in the bank app; null unless the provider created it.',
     }),
     provider_reference: z.string().nullable(),
-    approval_deadline: z.iso.datetime().meta({ description: 'created_at + 24 hours (SPEC 4.11).' }),
+    approval_deadline: z.iso
+      .datetime()
+      .meta({ description: 'created_at + 24 hours: the time the payer has to approve.' }),
     approved_at: z.iso.datetime().nullable(),
     provider_error_code: z.string().nullable(),
     provider_error_message: z.string().nullable(),
@@ -79,6 +81,6 @@ export const authorizationView = z
   .meta({
     id: 'PixAutomaticAuthorization',
     description:
-      'The payer consent to recurring debits (SPEC 3.2): processing, pending (awaiting the payer: show copy_paste), approved, expired, cancelled, failed (final), unknown (unconfirmed: refresh, do not create another).',
+      'The payer consent to recurring debits: processing, pending (awaiting the payer: show copy_paste), approved, expired, cancelled, failed (final), unknown (unconfirmed: refresh, do not create another).',
   });
 export type AuthorizationView = z.infer<typeof authorizationView>;

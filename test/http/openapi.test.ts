@@ -49,6 +49,7 @@ const REQUIRES_KEY = [
   'createCreditCard',
   'createPanelBoleto',
   'createPix',
+  'createPixAutomaticAuthorization',
   'createPixAutomaticCharge',
   'createSubscription',
   'createTenant',

@@ -25,7 +25,8 @@ export const pixAutomaticFeature: Feature = {
   tag: 'Pix Automatic',
   events: [...authorizationEvents, ...debitReservationEvents],
   projections: { inline: [pixAutomaticAuthorizationsProjection, pixAutomaticDebitPollsProjection] },
-  // A debit is scheduled while the authorization is approved: before the revoke in /openapi.json's order.
-  routes: [createRoute, listRoute, getRoute, refreshRoute, simulateRoute, ...createDebitRoutes, revokeRoute],
+  // In this order the generated collection simulates the payer, refreshes, schedules a debit (while the
+  // authorization is approved) and reads before it revokes (GET and DELETE share a path: listed together, last).
+  routes: [createRoute, listRoute, simulateRoute, refreshRoute, ...createDebitRoutes, getRoute, revokeRoute],
   jobs: [authorizationExpiryJob(), debitPollerJob()],
 };

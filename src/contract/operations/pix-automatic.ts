@@ -47,6 +47,15 @@ const approvedAuthorization = {
   approved_at: LATER,
   updated_at: LATER,
 };
+const unknownAuthorization = {
+  ...pendingAuthorization,
+  livemode: true,
+  simulated: false,
+  environment: 'production',
+  status: 'unknown',
+  copy_paste: null,
+  provider_reference: null,
+};
 const cancelledAuthorization = { ...pendingAuthorization, status: 'cancelled', updated_at: LATER };
 
 export const createPixAutomaticAuthorization = operation({
@@ -75,7 +84,11 @@ export const createPixAutomaticAuthorization = operation({
       interval_months: 1,
       customer,
     },
-    responses: { 200: { data: pendingAuthorization }, 201: { data: pendingAuthorization } },
+    responses: {
+      200: { data: pendingAuthorization },
+      201: { data: pendingAuthorization },
+      202: { data: unknownAuthorization },
+    },
   },
 });
 
@@ -119,7 +132,7 @@ export const refreshPixAutomaticAuthorization = operation({
     operationId: 'refreshPixAutomaticAuthorization',
     summary: 'Refresh a Pix Automatic authorization from its provider',
     description:
-      "No body. There is no webhook for authorizations (SPEC 6): poll this. Simulated (test keys): the gateway's record is the truth; only the 24-hour approval deadline applies (pending past it becomes expired). Otherwise the provider is queried: approved, expired, cancelled (the payer cancelled in the bank app) or failed (the payer refused) are stored; a report that would move a final authorization (or an approved one back) is 409 provider_status_conflict, state kept; a failed query is 502 provider_refresh_failed with its diagnostics, state kept. `unknown` or `processing` without provider_reference: 409 reconciliation_required. Production needs the production control (403, 503). Only the key's own tenant (a descendant's: 403 forbidden).",
+      "No body. There is no webhook for authorizations: poll this. Simulated (test keys): the gateway's record is the truth; only the 24-hour approval deadline applies (pending past it becomes expired). Otherwise the provider is queried: approved, expired, cancelled (the payer cancelled in the bank app) or failed (the payer refused) are stored; a report that would move a final authorization (or an approved one back) is 409 provider_status_conflict, state kept; a failed query is 502 provider_refresh_failed with its diagnostics, state kept. `unknown` or `processing` without provider_reference: 409 reconciliation_required. Production needs the production control (403, 503). Only the key's own tenant (a descendant's: 403 forbidden).",
     params: idParams,
     response: {
       200: dataEnvelope(authorizationView),
