@@ -154,6 +154,7 @@ describe('issue 23 item 1.9: the Postman collection runs as sent', () => {
       'GET /v1/pix-automatic/authorizations',
       'POST /v1/pix-automatic/authorizations/:id/simulate',
       'POST /v1/pix-automatic/authorizations/:id/refresh',
+      'POST /v1/pix-automatic/charges',
       'GET /v1/pix-automatic/authorizations/:id',
       'DELETE /v1/pix-automatic/authorizations/:id',
       'GET /v1/cost-centers',
