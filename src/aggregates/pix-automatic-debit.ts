@@ -24,7 +24,7 @@ export const debitReservationEvents = [
   defineEvent({
     type: 'PixAutomaticDebit.Reserved',
     audit: {
-      action: 'pix_automatic.debit_reserved',
+      action: 'pix_automatic_debit.reserved',
       when: 'a due date of a Pix Automatic authorization was taken by a debit (SPEC 4.11: one debit per due date)',
     },
     version: 1,

@@ -180,6 +180,25 @@ describe('create at the external provider (SPEC 3.2, 4.11)', () => {
     assert.deepEqual(await operations(), ['pixauto_authorize']);
   });
 
+  test('outside the production scope: 403 live_payment_out_of_scope, nothing sent (SPEC 5.8)', async () => {
+    const ctx = world.app.gateway.ctx as { config: typeof world.app.gateway.ctx.config };
+    const config = ctx.config;
+    ctx.config = { ...config, ALLOW_UNSCOPED_LIVE_PAYMENTS: false };
+    try {
+      assertError(await post(world.production.key, body()), 403, 'live_payment_out_of_scope');
+    } finally {
+      ctx.config = config;
+    }
+    assert.deepEqual(await operations(), []);
+  });
+
+  test('a tenant without a Pix rule: 422 provider_not_configured, nothing stored (SPEC 2.8)', async () => {
+    assertError(await post(world.stranger.key, body()), 422, 'provider_not_configured');
+    await world.app.settle();
+    const list = await world.app.request('GET', ROUTE, { headers: { 'x-api-key': world.stranger.key } });
+    assert.deepEqual(list.body.data, []);
+  });
+
   test('the external sandbox has no Pix: 422 provider_pix_sandbox_unsupported (SPEC 1)', async () => {
     assertError(await post(world.sandbox.key, body()), 422, 'provider_pix_sandbox_unsupported');
     assert.deepEqual(await operations(), []);

@@ -383,12 +383,14 @@ describe('simulate (SPEC 3.2, 4.7, 4.11)', () => {
     assert.equal((await get(parent.key, `${ROUTE}/${a.id}`)).body.data.status, 'pending');
   });
 
-  test('ENABLE_SIMULATOR off: 422 simulator_disabled', async () => {
+  test('ENABLE_SIMULATOR off: 422 simulator_disabled (simulate; a live key routed to the simulator)', async () => {
     const a = await created(parent.key);
     const config = app.gateway.ctx.config;
     (app.gateway.ctx as { config: typeof config }).config = { ...config, ENABLE_SIMULATOR: false };
     try {
       assertError(await simulate(parent.key, a.id, 'approved'), 422, 'simulator_disabled');
+      // A live key whose Pix rule is the simulator's (SPEC 2.8, 7), nothing stored.
+      assertError(await post(parentLive, body()), 422, 'simulator_disabled');
     } finally {
       (app.gateway.ctx as { config: typeof config }).config = config;
     }

@@ -25,8 +25,8 @@ export const pixAutomaticFeature: Feature = {
   tag: 'Pix Automatic',
   events: [...authorizationEvents, ...debitReservationEvents],
   projections: { inline: [pixAutomaticAuthorizationsProjection, pixAutomaticDebitPollsProjection] },
-  // In this order the generated collection simulates the payer, refreshes, schedules a debit (while the
-  // authorization is approved) and reads before it revokes (GET and DELETE share a path: listed together, last).
+  // In this order the generated collection simulates the payer, refreshes, schedules a debit of the approved
+  // authorization and reads before it revokes (GET and DELETE share a path, so they are listed together, last).
   routes: [createRoute, listRoute, simulateRoute, refreshRoute, ...createDebitRoutes, getRoute, revokeRoute],
   jobs: [authorizationExpiryJob(), debitPollerJob()],
 };
