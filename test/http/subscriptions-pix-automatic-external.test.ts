@@ -123,4 +123,45 @@ describe('a production Pix Automatic subscription on the provider emulator (SPEC
       [[due, 4990]],
     );
   });
+
+  test('SPEC 4.11: nobody refreshes — the scheduler checks the pending authorization at the provider on its 15-minute attempt and schedules the debit once approved', async () => {
+    const due = dueIn(6);
+    const contract = {
+      name: 'Academia Forma',
+      description: 'Mensalidade',
+      amount: 5990,
+      first_due_date: due,
+      interval_months: 1,
+      customer: pixBody().customer,
+    };
+    const created = await post('/v1/pix-automatic/authorizations', contract);
+    assert.equal(created.status, 201, created.text);
+    const auth = created.body.data;
+    const sub = await post('/v1/subscriptions', {
+      ...contract,
+      method: 'pix_automatic',
+      advance_days: 3,
+      authorization_id: auth.id,
+    });
+    assert.equal(sub.status, 201, sub.text);
+    assert.equal(sub.body.data.last_error, 'automatic_not_approved');
+    // The first attempt asked the provider (still pending there) and scheduled nothing.
+    assert.equal((await world.control.calls({ operation: 'pixauto_authorization_get' })).length, 1);
+    assert.deepEqual(await world.control.calls({ operation: 'pixauto_schedule' }), []);
+
+    await world.control.moveAuthorization(auth.provider_reference, 'approve');
+    const waiting = await subscriptionOf(sub.body.data.id);
+    const retryAt = new Date(waiting.next_attempt_at);
+    await advanceSubscription(world.app.gateway.ctx, sub.body.data.id, retryAt, {
+      actor: 'system:subscription-scheduler',
+    });
+
+    assert.equal((await world.control.calls({ operation: 'pixauto_schedule' })).length, 1);
+    const [cycle] = await cycles(sub.body.data.id);
+    assert.deepEqual([cycle.cycle, cycle.due_date, cycle.status], [1, due, 'created']);
+    const read = await get(`/v1/pix-automatic/authorizations/${auth.id}`);
+    assert.equal(read.body.data.status, 'approved');
+    const after = await subscriptionOf(sub.body.data.id);
+    assert.equal(after.last_error, null);
+  });
 });

@@ -1,9 +1,11 @@
 import { isDomainError } from '../../../aggregates/decider.ts';
+import { ApiError } from '../../../aggregates/errors.ts';
 import type { SkipCode } from '../../../aggregates/subscription-cycle.ts';
 import { type TransactionState, transaction } from '../../../aggregates/transaction.ts';
 import type { EventMetadata } from '../../../events/event-store.ts';
 import { foldStream } from '../../fold-stream.ts';
-import { loadAuthorization } from '../../pix-automatic/authorizations/load.ts';
+import { type LoadedAuthorization, loadAuthorization } from '../../pix-automatic/authorizations/load.ts';
+import { refreshAuthorization } from '../../pix-automatic/authorizations/refresh/handler.ts';
 import { createDebit } from '../../pix-automatic/charges/create/handler.ts';
 import { transactionStream } from '../../transactions/shared/stream.ts';
 import { type CycleToIssue, cycleChargeBody, cycleIdempotencyKey, type EmitContext } from './context.ts';
@@ -34,7 +36,8 @@ export async function issuePixAutomaticCycle(
   metadata: EventMetadata,
 ): Promise<Issued> {
   const s = c.subscription.created;
-  const loaded = s.authorization_id ? await loadAuthorization(ctx, s.authorization_id) : null;
+  const stored = s.authorization_id ? await loadAuthorization(ctx, s.authorization_id) : null;
+  const loaded = stored === null ? null : await checkedAtProvider(ctx, stored, metadata);
   const status = loaded?.state.status;
   if (status === 'cancelled' || status === 'failed' || loaded === null) {
     return { kind: 'skipped', code: 'automatic_authorization_cancelled' };
@@ -74,4 +77,25 @@ export async function issuePixAutomaticCycle(
     return { kind: 'in_progress' };
   }
   return issuedFromCharge(outcome.transactionId, state.status);
+}
+
+/**
+ * SPEC 4.11: "the service checks the authorization every 15 minutes and schedules the first debit once
+ * approved" — no webhook reports an approval (SPEC 6), so a provider's authorization still `pending` is
+ * refreshed here (the refresh endpoint's own handler: the provider's query, then the 24-hour deadline) before
+ * the cycle is decided. A simulated one is the gateway's own record (nothing to ask; simulate approves it).
+ * A failed or refused check keeps the stored state: the debit then waits for the next attempt.
+ */
+async function checkedAtProvider(
+  ctx: EmitContext,
+  loaded: LoadedAuthorization,
+  metadata: EventMetadata,
+): Promise<LoadedAuthorization> {
+  if (loaded.state.status !== 'pending' || loaded.state.simulated) return loaded;
+  try {
+    return await refreshAuthorization(ctx, loaded, metadata);
+  } catch (error) {
+    if (isDomainError(error) || error instanceof ApiError) return loaded;
+    throw error;
+  }
 }
