@@ -61,7 +61,7 @@ export const transactionView = z
       .meta({ description: 'A card charge’s masked card; null otherwise.' }),
     pix_automatic_authorization_id: z.string().nullable().meta({
       description:
-        'A scheduled Pix Automatic debit’s authorization (SPEC 4.11); null for every other charge. While such a debit is `pending` it is scheduled, never payable by a QR code.',
+        'A scheduled Pix Automatic debit’s authorization; null for every other charge. While such a debit is `pending` it is scheduled, never payable by a QR code.',
     }),
     scheduled_due_date: z
       .string()

@@ -359,6 +359,30 @@ describe('the first debit (SPEC 2.4, 2.5, 4.10, 4.11)', () => {
   });
 });
 
+describe('the cost center a debit inherits (SPEC 4.10)', () => {
+  test('a subscription’s center deactivated after creation goes on classifying its debits (continuity kept)', async () => {
+    const center = await post(owner.key, '/v1/cost-centers', { name: `Centro ${randomUUID()}` }, null);
+    assert.equal(center.status, 201, center.text);
+    const due = plainDueIn(16);
+    const auth = await authorization(due);
+    const clock = await clockAt(realNow());
+    const sub = await subscribe(
+      subscriptionBody(auth, due, { test_clock_id: clock, cost_center_id: center.body.data.id }),
+    );
+    const off = await app.request('PATCH', `/v1/cost-centers/${center.body.data.id}`, {
+      headers: { 'x-api-key': owner.key },
+      json: { active: false },
+    });
+    assert.equal(off.status, 200, off.text);
+    await advance(clock, br(addDays(due, -10), '00:01:00'));
+    const list = await cycles(sub.id);
+    assert.deepEqual(summary(list), [[1, due, 'created', null]]);
+    assert.equal((await subscriptionOf(sub.id)).last_error, null);
+    const tx = await get(`/v1/transactions/${list[0].transaction_id}`);
+    assert.equal(tx.body.data.cost_center_id, center.body.data.id);
+  });
+});
+
 describe('cycles that cannot be debited (SPEC 2.5, 3.4)', () => {
   test('SPEC 2.5: the authorization cancelled before a cycle — skipped automatic_authorization_cancelled', async () => {
     const due = plainDueIn(16);

@@ -52,6 +52,7 @@ export async function issuePixAutomaticCycle(
         tenantId: s.tenant_id,
         livemode: s.livemode,
         idempotencyKey: cycleIdempotencyKey(s.subscription_id, c.dueDate),
+        inheritedCostCenter: true,
         body: {
           ...body,
           ...(s.callback_url !== null ? { callback_url: s.callback_url } : {}),

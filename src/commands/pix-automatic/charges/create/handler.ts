@@ -89,6 +89,8 @@ export interface CreateDebitInput {
   readonly livemode: boolean;
   readonly idempotencyKey: string;
   readonly body: PixAutomaticChargeBody;
+  /** The cost center is a subscription's: it may have been deactivated since (SPEC 4.10: continuity kept). */
+  readonly inheritedCostCenter?: boolean | undefined;
 }
 
 function deps(ctx: ChargeContext): CommandDeps {
@@ -461,7 +463,9 @@ async function validDebit(
     if (!check.ok) throw invalid('callback_url', `callback_url is not allowed: ${check.reason}.`);
   }
   if (body.cost_center_id !== undefined) {
-    await resolveCostCenter(ctx, input.tenantId, body.cost_center_id);
+    await resolveCostCenter(ctx, input.tenantId, body.cost_center_id, {
+      inherited: input.inheritedCostCenter,
+    });
   }
   const routed = await route(ctx, input, a);
   const reserve: ReserveTransaction = {
