@@ -165,33 +165,13 @@ function addDays(date: string, days: number): string {
 /** SPEC 2.3 `request`: original values, tenant and method, effective expiry; zero/false defaults omitted. */
 export function requestSnapshot(input: CreateChargeInput): TransactionRequestSnapshot {
   const b = input.body;
-  const c = b.customer;
-  const customer: TransactionRequestSnapshot['customer'] = {
-    ...(c.name !== undefined ? { name: c.name } : {}),
-    ...(c.document !== undefined ? { document: c.document } : {}),
-    ...(c.email !== undefined ? { email: c.email } : {}),
-    ...(c.phone !== undefined ? { phone: c.phone } : {}),
-    ...(c.address
-      ? {
-          address: {
-            zip_code: c.address.zip_code,
-            street: c.address.street,
-            number: c.address.number,
-            ...(c.address.complement !== undefined ? { complement: c.address.complement } : {}),
-            district: c.address.district,
-            city: c.address.city,
-            state: c.address.state,
-          },
-        }
-      : {}),
-  };
   const snapshot: TransactionRequestSnapshot = {
     tenant_id: input.tenantId,
     method: input.method,
     amount: b.amount,
     reference: b.reference,
     description: b.description,
-    customer,
+    customer: customerSnapshot(b.customer),
     ...(b.cost_center_id !== undefined ? { cost_center_id: b.cost_center_id } : {}),
     ...(b.callback_url !== undefined ? { callback_url: b.callback_url } : {}),
     ...(input.card ? { installments: input.card.installments, credit_card: input.card.masked } : {}),
@@ -212,6 +192,29 @@ export function requestSnapshot(input: CreateChargeInput): TransactionRequestSna
     };
   }
   return snapshot;
+}
+
+/** SPEC 2.3 `request.customer`: the payer as sent (original spelling), absent fields left out. */
+export function customerSnapshot(c: ChargeBody['customer']): TransactionRequestSnapshot['customer'] {
+  return {
+    ...(c.name !== undefined ? { name: c.name } : {}),
+    ...(c.document !== undefined ? { document: c.document } : {}),
+    ...(c.email !== undefined ? { email: c.email } : {}),
+    ...(c.phone !== undefined ? { phone: c.phone } : {}),
+    ...(c.address
+      ? {
+          address: {
+            zip_code: c.address.zip_code,
+            street: c.address.street,
+            number: c.address.number,
+            ...(c.address.complement !== undefined ? { complement: c.address.complement } : {}),
+            district: c.address.district,
+            city: c.address.city,
+            state: c.address.state,
+          },
+        }
+      : {}),
+  };
 }
 
 /** Effective boleto options (defaults applied), as the reservation stores them. */

@@ -7,7 +7,7 @@ import type { AppContext } from '../../context.ts';
 import type { CardCharge } from '../../credit-card/card-charge.ts';
 import { requireTenantActive, requireTenantInTree } from '../../tenancy.ts';
 import { findTransactionRow, toTransactionView } from '../view.ts';
-import { type ChargeBody, createCharge } from './handler.ts';
+import { type ChargeBody, type ChargeOutcome, createCharge } from './handler.ts';
 
 /**
  * Charge creation (SPEC 3.1, 4.1, 4.2; docs/decisions.md "Charges"): `POST /v1/pix`, `POST /v1/boleto` and the
@@ -24,9 +24,8 @@ export async function create(
   owner: { tenantId: string; livemode: boolean } = call.apiKey(),
   card?: CardCharge,
 ): Promise<Answer> {
-  let outcome: Awaited<ReturnType<typeof createCharge>>;
-  try {
-    outcome = await createCharge(
+  return answerCreation(ctx, 'charge', () =>
+    createCharge(
       ctx,
       {
         tenantId: owner.tenantId,
@@ -38,13 +37,30 @@ export async function create(
         card,
       },
       call.metadata(),
-    );
+    ),
+  );
+}
+
+/**
+ * The answer of a charge's creation (SPEC 3.1), whichever command made it (a charge, a Pix Automatic debit):
+ * 201 created, 202 unknown or still processing, 502 provider_rejected with error.transaction_id, 200 replay
+ * with `Idempotency-Replayed: true` (202 while still processing); a reservation whose result was not saved is
+ * 503 reconciliation_required with error.transaction_id (keep the key, do not reprocess).
+ */
+export async function answerCreation(
+  ctx: AppContext,
+  noun: 'charge' | 'debit',
+  make: () => Promise<ChargeOutcome>,
+): Promise<Answer> {
+  let outcome: ChargeOutcome;
+  try {
+    outcome = await make();
   } catch (error) {
     if (error instanceof DomainError && error.code === 'reconciliation_required') {
       const id = error.details.transaction_id;
       throw new ApiError(
         'reconciliation_required',
-        'The charge was reserved but its result was not saved; keep the key and do not reprocess.',
+        `The ${noun} was reserved but its result was not saved; keep the key and do not reprocess.`,
         typeof id === 'string' ? { transaction_id: id } : {},
         503,
       );
@@ -63,7 +79,7 @@ export async function create(
     return replayed(status, { data: view });
   }
   if (view.status === 'failed') {
-    throw new ApiError('provider_rejected', 'The provider refused the charge.', {
+    throw new ApiError('provider_rejected', `The provider refused the ${noun}.`, {
       transaction_id: view.id,
       provider_error_code: view.provider_error_code,
       provider_error_message: view.provider_error_message,

@@ -47,7 +47,11 @@ import {
 import { type ResolvedAdapter, resolveAdapter } from '../../../provider-adapter.ts';
 import { simulatorEnabled } from '../../../providers/bootstrap-simulator.ts';
 import { isTenantInTree, requireOwnTenant } from '../../../tenancy.ts';
-import type { ChargeContext, ChargeOutcome } from '../../../transactions/create/handler.ts';
+import {
+  type ChargeContext,
+  type ChargeOutcome,
+  customerSnapshot,
+} from '../../../transactions/create/handler.ts';
 import { CREATION_REFUSED } from '../../../transactions/create/issuance.ts';
 import { authorizeLiveIssuance } from '../../../transactions/shared/live-payments.ts';
 import { guarded } from '../../../transactions/shared/provider-changes.ts';
@@ -106,32 +110,13 @@ const normalizedDocument = (document: string | undefined) => (document ?? '').tr
 /** SPEC 2.3 `request`: the original values, tenant resolved, the debit's authorization and due date. */
 function requestSnapshot(input: CreateDebitInput): TransactionRequestSnapshot {
   const b = input.body;
-  const c = b.customer;
   return {
     tenant_id: input.tenantId,
     method: 'pix',
     amount: b.amount,
     reference: b.reference,
     description: b.description,
-    customer: {
-      ...(c.name !== undefined ? { name: c.name } : {}),
-      document: c.document,
-      ...(c.email !== undefined ? { email: c.email } : {}),
-      ...(c.phone !== undefined ? { phone: c.phone } : {}),
-      ...(c.address
-        ? {
-            address: {
-              zip_code: c.address.zip_code,
-              street: c.address.street,
-              number: c.address.number,
-              ...(c.address.complement !== undefined ? { complement: c.address.complement } : {}),
-              district: c.address.district,
-              city: c.address.city,
-              state: c.address.state,
-            },
-          }
-        : {}),
-    },
+    customer: customerSnapshot(b.customer),
     authorization_id: b.authorization_id,
     due_date: b.due_date,
     ...(b.cost_center_id !== undefined ? { cost_center_id: b.cost_center_id } : {}),
