@@ -13,7 +13,7 @@ import { type ResolvedAdapter, resolveAdapter } from '../../provider-adapter.ts'
 import { authorizeLiveRefresh } from '../shared/live-payments.ts';
 import { guarded } from '../shared/provider-changes.ts';
 import { transactionStream } from '../shared/stream.ts';
-import type { RefreshContext, RefreshOutcome } from './handler.ts';
+import type { RefreshContext, RefreshOutcome } from './outcome.ts';
 
 /**
  * The refresh of a Pix Automatic debit (SPEC 3.1, 4.6, 4.11; issue 27 item 3): the transaction's own

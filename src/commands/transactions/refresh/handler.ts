@@ -11,18 +11,14 @@ import {
 import type { EventMetadata } from '../../../events/event-store.ts';
 import type { RemoteCharge } from '../../../providers/port.ts';
 import { diagnosticsFor } from '../../../providers/safe2pay/diagnostics.ts';
-import { type CommandDeps, handleCommand } from '../../command-handler.ts';
-import type { LivePaymentsConfig } from '../../payment-settings/effective-setting.ts';
-import {
-  type AdapterContext,
-  type ResolvedExternal,
-  resolveExternalAdapter,
-} from '../../provider-adapter.ts';
+import { handleCommand } from '../../command-handler.ts';
+import { type ResolvedExternal, resolveExternalAdapter } from '../../provider-adapter.ts';
 import { authorizeLiveRefresh } from '../shared/live-payments.ts';
 import { dueDateChangeRead } from '../shared/provider-changes.ts';
 import { transactionStream } from '../shared/stream.ts';
 import { refreshDebitAtProvider } from './debit.ts';
 import { settleDuplicateRefund } from './duplicate-refund.ts';
+import type { RefreshContext, RefreshOutcome } from './outcome.ts';
 
 /**
  * Refresh of a charge at the external provider (SPEC 3.1, 4.6; issue 13 items 4 and 7), shared by
@@ -63,18 +59,7 @@ import { settleDuplicateRefund } from './duplicate-refund.ts';
  * 502. The reconciler tries again on its next tick.
  */
 
-export type RefreshOutcome =
-  /** Applied (or nothing to apply): 200 with the current state. */
-  | { readonly kind: 'applied' }
-  /** Nothing could be applied: 502 provider_refresh_failed with these diagnostics. */
-  | { readonly kind: 'failed'; readonly diagnostics: Diagnostics }
-  /** No external id, and none could be found unambiguously: 409 reconciliation_required. */
-  | { readonly kind: 'reconciliation_required' };
-
-export interface RefreshContext extends AdapterContext {
-  deps: CommandDeps;
-  config: AdapterContext['config'] & LivePaymentsConfig;
-}
+export type { RefreshContext, RefreshOutcome } from './outcome.ts';
 
 /** A Pix read carries no deadline: the reservation's `expires_in` from `reserved_at` (never later than the provider's). */
 function withDeadline(state: TransactionFacts, read: TransactionArtifacts): TransactionArtifacts {
