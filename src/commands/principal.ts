@@ -1,4 +1,5 @@
 import type { AccessProfile, Role, Scope } from '../aggregates/access.ts';
+import { DomainError } from '../aggregates/decider.ts';
 import { ApiError } from '../aggregates/errors.ts';
 
 /** A request authenticated by an API key (SPEC 5.1). */
@@ -31,5 +32,18 @@ export function requireScopes(principal: ApiKeyPrincipal, scopes: readonly Scope
   const missing = scopes.filter((s) => !principal.scopes.has(s));
   if (missing.length > 0) {
     throw new ApiError('insufficient_scope', `The API key lacks the scope ${missing.join(', ')}.`);
+  }
+}
+
+/** SPEC 4 common rules: a public creation takes its tenant from the API key, never from the body. */
+export function refuseBodyTenant(tenantId: unknown): void {
+  if (tenantId !== undefined) {
+    throw new DomainError(
+      'tenant_from_api_key',
+      'Do not send tenant_id: the tenant comes from the API key.',
+      {
+        param: 'tenant_id',
+      },
+    );
   }
 }

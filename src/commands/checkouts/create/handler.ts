@@ -19,7 +19,7 @@ import type { AppContext } from '../../context.ts';
 import { resolveCostCenter } from '../../cost-centers/resolve.ts';
 import { cardKey } from '../../credit-card/card-token.ts';
 import { readClaim } from '../../idempotency.ts';
-import { type ApiKeyPrincipal, requireScopes } from '../../principal.ts';
+import { type ApiKeyPrincipal, refuseBodyTenant, requireScopes } from '../../principal.ts';
 import { checkoutStream, type FoldedCheckout, foldCheckout } from '../record.ts';
 import { requirePayableRoute } from '../routing.ts';
 
@@ -64,15 +64,7 @@ export async function createCheckout(
     principal,
     b.methods.map((m) => METHOD_SCOPE[m]),
   );
-  if (b.tenant_id !== undefined) {
-    throw new DomainError(
-      'tenant_from_api_key',
-      'Do not send tenant_id: the tenant comes from the API key.',
-      {
-        param: 'tenant_id',
-      },
-    );
-  }
+  refuseBodyTenant(b.tenant_id);
   return openCheckout(ctx, { tenantId: principal.tenantId, livemode: principal.livemode }, input, metadata);
 }
 

@@ -15,7 +15,7 @@ import { cardChargeFromData } from '../../credit-card/card-from-data.ts';
 import { cardKey } from '../../credit-card/card-token.ts';
 import { ownedCard } from '../../credit-card/stored-card.ts';
 import { type JsonValue, readClaim } from '../../idempotency.ts';
-import { type ApiKeyPrincipal, requireScopes } from '../../principal.ts';
+import { type ApiKeyPrincipal, refuseBodyTenant, requireScopes } from '../../principal.ts';
 import { foldTestClock } from '../../test-clocks/record.ts';
 import { route } from '../../transactions/create/handler.ts';
 import { requireAutomaticContract } from '../automatic/authorization.ts';
@@ -66,13 +66,7 @@ export async function createSubscription(
 ): Promise<{ folded: FoldedSubscription; created: boolean }> {
   const b = input.body;
   requireScopes(principal, [SUBSCRIPTION_METHOD_SCOPE[b.method]]);
-  if (b.tenant_id !== undefined) {
-    throw new DomainError(
-      'tenant_from_api_key',
-      'Do not send tenant_id: the tenant comes from the API key.',
-      { param: 'tenant_id' },
-    );
-  }
+  refuseBodyTenant(b.tenant_id);
   const scope = principal.tenantId;
   const deps = { store: ctx.store, registry: ctx.events, now: () => ctx.now() };
   const subscriptionId = newId('sub');

@@ -40,6 +40,7 @@ import {
   requestHash,
 } from '../../idempotency.ts';
 import { ImmutableFacts } from '../../immutable-facts.ts';
+import { refuseBodyTenant } from '../../principal.ts';
 import { type ResolvedAdapter, resolveAdapter } from '../../provider-adapter.ts';
 import { simulatorEnabled } from '../../providers/bootstrap-simulator.ts';
 import { authorizeLiveIssuance } from '../shared/live-payments.ts';
@@ -498,15 +499,7 @@ export async function createCharge(
   input: CreateChargeInput,
   metadata: EventMetadata,
 ): Promise<ChargeOutcome> {
-  if (input.body.tenant_id !== undefined) {
-    throw new DomainError(
-      'tenant_from_api_key',
-      'Do not send tenant_id: the tenant comes from the API key.',
-      {
-        param: 'tenant_id',
-      },
-    );
-  }
+  refuseBodyTenant(input.body.tenant_id);
   if (policyOf(input.method).boletoOptions && !input.body.boleto)
     throw invalid('boleto', 'boleto options are required.');
   const snapshot = requestSnapshot(input);

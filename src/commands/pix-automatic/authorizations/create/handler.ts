@@ -20,7 +20,7 @@ import {
   readClaim,
   requestHash,
 } from '../../../idempotency.ts';
-import type { ApiKeyPrincipal } from '../../../principal.ts';
+import { type ApiKeyPrincipal, refuseBodyTenant } from '../../../principal.ts';
 import { type Route, route } from '../../../transactions/create/handler.ts';
 import { authorizationStream, type LoadedAuthorization, loadAuthorization } from '../load.ts';
 import { adapterOf, callPixAutomatic, diagnosticsOf, portAuthorization } from '../provider.ts';
@@ -61,13 +61,7 @@ export async function createAuthorization(
   metadata: EventMetadata,
 ): Promise<AuthorizationCreation> {
   const b = input.body;
-  if (b.tenant_id !== undefined) {
-    throw new DomainError(
-      'tenant_from_api_key',
-      'Do not send tenant_id: the tenant comes from the API key.',
-      { param: 'tenant_id' },
-    );
-  }
+  refuseBodyTenant(b.tenant_id);
   const deps = { store: ctx.store, registry: ctx.events, now: () => ctx.now() };
   const { tenant_id: _, ...facts } = b;
   const hash = requestHash('POST', input.route, facts);

@@ -44,6 +44,7 @@ import {
   readClaim,
   requestHash,
 } from '../../../idempotency.ts';
+import { refuseBodyTenant } from '../../../principal.ts';
 import { type ResolvedAdapter, resolveAdapter } from '../../../provider-adapter.ts';
 import { simulatorEnabled } from '../../../providers/bootstrap-simulator.ts';
 import { isTenantInTree, requireOwnTenant } from '../../../tenancy.ts';
@@ -146,15 +147,7 @@ export async function createDebit(
   input: CreateDebitInput,
   metadata: EventMetadata,
 ): Promise<ChargeOutcome> {
-  if (input.body.tenant_id !== undefined) {
-    throw new DomainError(
-      'tenant_from_api_key',
-      'Do not send tenant_id: the tenant comes from the API key.',
-      {
-        param: 'tenant_id',
-      },
-    );
-  }
+  refuseBodyTenant(input.body.tenant_id);
   const snapshot = requestSnapshot(input);
   const scope = input.tenantId;
   const hash = requestHash('POST', DEBIT_ROUTE, snapshot);
