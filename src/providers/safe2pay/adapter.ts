@@ -27,7 +27,8 @@ import {
 import { buildPaymentBody, PAYMENT_METHOD } from './build-request.ts';
 import { createSafe2PayCards } from './cards.ts';
 import { endOfDueDayUtc, parseProviderDate, toProviderDate } from './dates.ts';
-import { exchange } from './http.ts';
+import type { Exchange } from './http.ts';
+import { keyedCall } from './keyed-call.ts';
 import { reaisToCentavos } from './money.ts';
 import { chargeAnswer, refused, uncertain } from './outcomes.ts';
 import { createSafe2PayPixAutomatic } from './pix-automatic.ts';
@@ -59,7 +60,7 @@ export interface Safe2PayConfig {
  * decision. HasError on HTTP 200 is a refusal; 401/403 is a refused credential; other 4xx are refusals (the
  * request was not processed); 5xx, 408, 429, 1xx/3xx, an unreadable or envelope-less body are uncertain.
  */
-function interpret(answer: Awaited<ReturnType<typeof exchange>>): Interpreted {
+function interpret(answer: Exchange): Interpreted {
   if (answer.kind === 'failed') return uncertain(answer.reason, null);
   const status = answer.httpStatus;
   const envelope = answer.kind === 'answer' && isRecord(answer.json) ? answer.json : null;
@@ -179,18 +180,7 @@ export function createSafe2PayAdapter(config: Safe2PayConfig = {}): Safe2PayAdap
     url: string,
     body?: Record<string, unknown>,
   ): Promise<Interpreted> {
-    const key = apiKey(ctx);
-    if (!key) return refused('credentials_missing', null, null);
-    if (ctx.signal.aborted) return uncertain('timeout', null);
-    const answer = await exchange({
-      method,
-      url,
-      apiKey: key,
-      signal: ctx.signal,
-      ...(body ? { body } : {}),
-      ...(config.dispatcher ? { dispatcher: config.dispatcher } : {}),
-    });
-    return interpret(answer);
+    return keyedCall(apiKey(ctx), ctx, { method, url, body }, config.dispatcher, interpret);
   }
 
   /** A charge answer (creation or due-date change) to an outcome; `check` says what must come back. */

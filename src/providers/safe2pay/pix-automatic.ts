@@ -12,7 +12,8 @@ import {
   type Uncertain,
 } from '../port.ts';
 import { pixCopyPaste } from './artifacts.ts';
-import { exchange } from './http.ts';
+import type { Exchange } from './http.ts';
+import { keyedCall } from './keyed-call.ts';
 import { centavosToReais, reaisToCentavos } from './money.ts';
 import { refused, uncertain } from './outcomes.ts';
 import { isRecord } from './wire-values.ts';
@@ -44,7 +45,7 @@ type V3 = { readonly ok: true; readonly data: unknown; readonly httpStatus: numb
  * request was not processed); 5xx, 408, 429 and any other non-2xx uncertain; a 2xx without a JSON object
  * carrying `data` uncertain.
  */
-function interpretV3(answer: Awaited<ReturnType<typeof exchange>>): V3 {
+function interpretV3(answer: Exchange): V3 {
   if (answer.kind === 'failed') return uncertain(answer.reason, null);
   const status = answer.httpStatus;
   const json = answer.kind === 'answer' && isRecord(answer.json) ? answer.json : null;
@@ -193,18 +194,7 @@ export function createSafe2PayPixAutomatic(wire: PixAutomaticWire): PixAutomatic
     url: string,
     body?: Record<string, unknown>,
   ): Promise<V3> {
-    const key = wire.apiKey(ctx);
-    if (!key) return refused('credentials_missing', null, null);
-    if (ctx.signal.aborted) return uncertain('timeout', null);
-    const answer = await exchange({
-      method,
-      url,
-      apiKey: key,
-      signal: ctx.signal,
-      ...(body ? { body } : {}),
-      ...(wire.dispatcher ? { dispatcher: wire.dispatcher } : {}),
-    });
-    return interpretV3(answer);
+    return keyedCall(wire.apiKey(ctx), ctx, { method, url, body }, wire.dispatcher, interpretV3);
   }
 
   const capability: PixAutomaticCapability = {
