@@ -27,7 +27,7 @@ import { createLogger } from '../src/logger.ts';
 import { startProviderEmulator } from '../src/providers/emulator/server.ts';
 import { pixBody } from '../test/support/charges.ts';
 import { seedTenantAndKey } from '../test/support/fixtures.ts';
-import { createBenchDatabase, fmt, median, onDatabase, printTable } from './support.ts';
+import { createBenchDatabase, fmt, idleTickRow, onDatabase, printTable } from './support.ts';
 
 const count = Number(process.argv[2] ?? 100_000);
 const idle = Number(process.argv[3] ?? 1_000_000);
@@ -231,23 +231,15 @@ try {
     ticks.push(performance.now() - t);
     if (r.claimed !== 0) throw new Error(`an idle tick claimed ${r.claimed}`);
   }
-  const plan = await onDatabase(
-    bench.url,
-    `explain select transaction_id from pix_automatic_debit_polls where next_poll_at is not null
+  rows.push(
+    await idleTickRow(
+      bench.url,
+      'pix_automatic_debit_polls',
+      'debits',
+      `select transaction_id from pix_automatic_debit_polls where next_poll_at is not null
      and next_poll_at <= now() order by next_poll_at limit ${BATCH} for update skip locked`,
-  );
-  const total = await onDatabase(bench.url, 'select count(*)::int as n from pix_automatic_debit_polls');
-  rows.push([
-    `tick over ${fmt((total.rows[0] as { n: number }).n)} debits, none due (ms, median of 3)`,
-    '0',
-    fmt(median(ticks), 1),
-    '',
-    '',
-    '',
-  ]);
-  console.log(
-    plan.rows.map((r) => (r as Record<string, string>)['QUERY PLAN']).join('\n'),
-    `\nidle ticks (ms): ${ticks.map((t) => fmt(t, 1)).join(', ')}`,
+      ticks,
+    ),
   );
 } finally {
   await gateway.close();

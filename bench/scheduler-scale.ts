@@ -20,7 +20,7 @@ import { createLogger } from '../src/logger.ts';
 import { boletoBody } from '../test/support/charges.ts';
 import { seedTenantAndKey } from '../test/support/fixtures.ts';
 import { drainDue, schedulerRun, seedDueSubscriptions } from './scheduler-support.ts';
-import { createBenchDatabase, fmt, median, onDatabase, printTable } from './support.ts';
+import { createBenchDatabase, fmt, idleTickRow, onDatabase, printTable } from './support.ts';
 
 const count = Number(process.argv[2] ?? 100_000);
 const idle = Number(process.argv[3] ?? 1_000_000);
@@ -122,23 +122,15 @@ try {
     ticks.push(performance.now() - t);
     if (r.claimed !== 0) throw new Error(`an idle tick claimed ${r.claimed}`);
   }
-  const plan = await onDatabase(
-    bench.url,
-    `explain select id from subscriptions where test_clock_id is null and next_run_at is not null
+  rows.push(
+    await idleTickRow(
+      bench.url,
+      'subscriptions',
+      'subscriptions',
+      `select id from subscriptions where test_clock_id is null and next_run_at is not null
      and next_run_at <= now() order by next_run_at limit 500 for update skip locked`,
-  );
-  const total = await onDatabase(bench.url, 'select count(*)::int as n from subscriptions');
-  rows.push([
-    `tick over ${fmt((total.rows[0] as { n: number }).n)} subscriptions, none due (ms, median of 3)`,
-    '0',
-    fmt(median(ticks), 1),
-    '',
-    '',
-    '',
-  ]);
-  console.log(
-    plan.rows.map((r) => (r as Record<string, string>)['QUERY PLAN']).join('\n'),
-    `\nidle ticks (ms): ${ticks.map((t) => fmt(t, 1)).join(', ')}`,
+      ticks,
+    ),
   );
 } finally {
   await gateway.close();

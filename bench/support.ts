@@ -301,3 +301,30 @@ export async function runPgbench(pgbench: string, args: string[], seconds: numbe
     latencyAvg: num(/latency average = ([\d.]+) ms/),
   };
 }
+
+/**
+ * The table row of an idle tick (`ticks`, ms, none due) over every row of `table`, and its claim query's plan
+ * printed (the partial index is what keeps it flat: issue 26, issue 27 item 6).
+ */
+export async function idleTickRow(
+  url: string,
+  table: string,
+  noun: string,
+  claimSql: string,
+  ticks: readonly number[],
+): Promise<string[]> {
+  const plan = await onDatabase(url, `explain ${claimSql}`);
+  const total = await onDatabase(url, `select count(*)::int as n from ${table}`);
+  console.log(
+    plan.rows.map((r) => (r as Record<string, string>)['QUERY PLAN']).join('\n'),
+    `\nidle ticks (ms): ${ticks.map((t) => fmt(t, 1)).join(', ')}`,
+  );
+  return [
+    `tick over ${fmt((total.rows[0] as { n: number }).n)} ${noun}, none due (ms, median of 3)`,
+    '0',
+    fmt(median(ticks), 1),
+    '',
+    '',
+    '',
+  ];
+}
