@@ -47,33 +47,40 @@ async function cycles(id: string): Promise<Json[]> {
   return res.body.data;
 }
 
+/**
+ * A live authorization created at the emulator (SPEC 4.11: 201 pending) and a subscription on it repeating its
+ * contract, created while it is pending: its first debit waits for the approval (SPEC 2.4 `last_error`).
+ */
+async function pendingSubscription(daysAhead: number, amount: number) {
+  const due = dueIn(daysAhead);
+  const contract = {
+    name: 'Academia Forma',
+    description: 'Mensalidade',
+    amount,
+    first_due_date: due,
+    interval_months: 1,
+    customer: pixBody().customer,
+  };
+  const created = await post('/v1/pix-automatic/authorizations', contract);
+  assert.equal(created.status, 201, created.text);
+  const auth = created.body.data;
+  assert.equal(auth.status, 'pending');
+  const sub = await post('/v1/subscriptions', {
+    ...contract,
+    method: 'pix_automatic',
+    advance_days: 3,
+    authorization_id: auth.id,
+  });
+  assert.equal(sub.status, 201, sub.text);
+  assert.equal(sub.body.data.last_error, 'automatic_not_approved');
+  return { due, auth, sub };
+}
+
 describe('a production Pix Automatic subscription on the provider emulator (SPEC 4.10, 4.11)', () => {
   test('approved at the provider and found by refresh: the cycle’s debit is scheduled once although two workers run it at once', async () => {
-    const due = dueIn(5);
-    const contract = {
-      name: 'Academia Forma',
-      description: 'Mensalidade',
-      amount: 4990,
-      first_due_date: due,
-      interval_months: 1,
-      customer: pixBody().customer,
-    };
-    const created = await post('/v1/pix-automatic/authorizations', contract);
-    assert.equal(created.status, 201, created.text);
-    const auth = created.body.data;
-    assert.equal(auth.status, 'pending');
+    const { due, auth, sub } = await pendingSubscription(5, 4990);
     assert.equal(auth.livemode, true);
-
-    // SPEC 4.11: created while pending; its first debit waits for the approval (SPEC 2.4 last_error).
-    const sub = await post('/v1/subscriptions', {
-      ...contract,
-      method: 'pix_automatic',
-      advance_days: 3,
-      authorization_id: auth.id,
-    });
-    assert.equal(sub.status, 201, sub.text);
     assert.equal(sub.body.data.livemode, true);
-    assert.equal(sub.body.data.last_error, 'automatic_not_approved');
     assert.deepEqual(await world.control.calls({ operation: 'pixauto_schedule' }), []);
 
     // The payer approves in the bank app; the refresh finds it (SPEC 4.11) and brings the attempt forward.
@@ -125,26 +132,7 @@ describe('a production Pix Automatic subscription on the provider emulator (SPEC
   });
 
   test('SPEC 4.11: nobody refreshes — the scheduler checks the pending authorization at the provider on its 15-minute attempt and schedules the debit once approved', async () => {
-    const due = dueIn(6);
-    const contract = {
-      name: 'Academia Forma',
-      description: 'Mensalidade',
-      amount: 5990,
-      first_due_date: due,
-      interval_months: 1,
-      customer: pixBody().customer,
-    };
-    const created = await post('/v1/pix-automatic/authorizations', contract);
-    assert.equal(created.status, 201, created.text);
-    const auth = created.body.data;
-    const sub = await post('/v1/subscriptions', {
-      ...contract,
-      method: 'pix_automatic',
-      advance_days: 3,
-      authorization_id: auth.id,
-    });
-    assert.equal(sub.status, 201, sub.text);
-    assert.equal(sub.body.data.last_error, 'automatic_not_approved');
+    const { due, auth, sub } = await pendingSubscription(6, 5990);
     // The first attempt asked the provider (still pending there) and scheduled nothing.
     assert.equal((await world.control.calls({ operation: 'pixauto_authorization_get' })).length, 1);
     assert.deepEqual(await world.control.calls({ operation: 'pixauto_schedule' }), []);
