@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { debitPollerJob } from '../../src/commands/pix-automatic/debits/poll/job.ts';
 import { hasUnconfirmedDebit } from '../../src/commands/pix-automatic/debits/revoke-guard.ts';
@@ -274,6 +275,33 @@ describe('POST /v1/pix-automatic/charges (SPEC 4.11)', () => {
     const tenant = await post(test_.key, { ...debitBody(auth, dueIn(5)), tenant_id: test_.tenantId });
     assert.equal(tenant.status, 422, tenant.text);
     assert.equal(tenant.body.error.code, 'tenant_from_api_key');
+  });
+
+  test('SPEC 8 text limits and a NUL byte: 422 validation_error naming the field, nothing stored', async () => {
+    const auth = await approved(test_);
+    const events = async () =>
+      Number(
+        (await sql<{ n: string }>`select count(*)::text as n from events`.execute(app.db.db)).rows[0]?.n,
+      );
+    const before = await events();
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ reference: 'x'.repeat(101) }, 'reference'],
+      [{ description: 'x'.repeat(201) }, 'description'],
+      [
+        { customer: { ...(pixBody().customer as Record<string, unknown>), name: 'x'.repeat(121) } },
+        'customer.name',
+      ],
+      [{ reference: 'a\u0000b' }, 'reference'],
+      [{ description: 'a\u0000b' }, 'description'],
+      [{ authorization_id: `${auth}\u0000` }, 'authorization_id'],
+    ];
+    for (const [over, param] of cases) {
+      const res = await post(test_.key, debitBody(auth, dueIn(5), over));
+      assert.equal(res.status, 422, `${param}: ${res.text}`);
+      assert.equal(res.body.error.code, 'validation_error', param);
+      assert.equal(res.body.error.param, param, res.text);
+    }
+    assert.equal(await events(), before, 'no event appended by a refused request');
   });
 
   test('a live key routed to the simulator schedules its simulated authorization’s debit (SPEC 1 simulator row)', async () => {
