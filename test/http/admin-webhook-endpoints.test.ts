@@ -445,6 +445,8 @@ describe('panel webhook endpoints over HTTP (SPEC 5.7, 6, 7; docs/decisions.md "
       const view = await app.request('GET', `${ROUTE}/${id}`, { headers: tokens.viewer });
       assert.equal(view.body.data.previous_secret_expires_at, previous_expires_at);
 
+      // The row is a projection: with async projections it follows the event a moment later.
+      await app.settle();
       const row = await app.gateway.ctx.db
         .selectFrom('webhook_endpoints')
         .selectAll()
