@@ -271,6 +271,71 @@ describe('creation (SPEC 4.10, 4.11, 7)', () => {
     const winner = answers.find((a) => a.status === 201)?.body.data.id;
     assert.deepEqual(await subscriptionIds(), [...before, winner].sort());
   });
+
+  test('SPEC 4.10: two creations at once under one Idempotency-Key naming different authorizations — one subscription; the other authorization stays free for a later subscription', async () => {
+    const due = dueIn(5);
+    const [a, b] = [await authorization(due), await authorization(due)];
+    const key = randomUUID();
+    const answers = await Promise.all([
+      post(owner.key, '/v1/subscriptions', subscriptionBody(a, due), key),
+      post(owner.key, '/v1/subscriptions', subscriptionBody(b, due), key),
+    ]);
+    assert.deepEqual(answers.map((r) => r.status).sort(), [201, 409], answers.map((r) => r.text).join('\n'));
+    const lost = answers.find((r) => r.status === 409);
+    assert.equal(lost?.body.error.code, 'idempotency_conflict', lost?.text);
+    const won = answers.find((r) => r.status === 201)?.body.data;
+    const free = won.authorization_id === a ? b : a;
+    const later = await subscribe(subscriptionBody(free, due));
+    assert.equal(later.authorization_id, free);
+  });
+
+  test('SPEC 4.10: a claim whose Idempotency-Key went to another subscription is abandoned and taken over; a claim still in flight is not', async () => {
+    const due = dueIn(5);
+    const [taken, left, inFlight] = [
+      await authorization(due),
+      await authorization(due),
+      await authorization(due),
+    ];
+    const key = randomUUID();
+    await subscribe(subscriptionBody(taken, due), key);
+    const ctx = app.gateway.ctx;
+    // Given what the race above can leave: claims under a key whose subscription will never exist.
+    const leftover = (authorizationId: string, idempotencyKey: string) => ({
+      ...ctx.events.encode({
+        type: 'Subscription.AuthorizationClaimed',
+        data: {
+          authorization_id: authorizationId,
+          subscription_id: `sub_${randomUUID().replaceAll('-', '')}`,
+          tenant_id: owner.tenantId,
+          livemode: false,
+          idempotency_key: idempotencyKey,
+        },
+      }),
+      id: randomUUID(),
+      metadata: { actor: `api_key:${owner.keyId}`, tenant_id: owner.tenantId, livemode: false },
+    });
+    await ctx.store.append(`pix_automatic_authorization_use-${left}`, [leftover(left, key)], 'no_stream');
+    await ctx.store.append(
+      `pix_automatic_authorization_use-${inFlight}`,
+      [leftover(inFlight, randomUUID())],
+      'no_stream',
+    );
+
+    const taken2 = await subscribe(subscriptionBody(left, due));
+    assert.equal(taken2.authorization_id, left);
+    const before = await subscriptionIds();
+    assertError(
+      await post(owner.key, '/v1/subscriptions', subscriptionBody(inFlight, due)),
+      409,
+      'automatic_authorization_in_use',
+    );
+    assertError(
+      await post(owner.key, '/v1/subscriptions', subscriptionBody(left, due)),
+      409,
+      'automatic_authorization_in_use',
+    );
+    assert.deepEqual(await subscriptionIds(), before);
+  });
 });
 
 describe('the first debit (SPEC 2.4, 2.5, 4.10, 4.11)', () => {
