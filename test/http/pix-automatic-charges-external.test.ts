@@ -200,6 +200,32 @@ describe('POST /v1/pix-automatic/charges at the external provider (SPEC 4.11)', 
     assert.equal(got.body.data.paid_with, 'pix');
   });
 
+  for (const [move, failureCode] of [
+    ['reject', 'debit_rejected'],
+    ['cancel', 'debit_cancelled'],
+  ] as const) {
+    test(`a debit the payer's bank ${move}s (BCB ${move === 'reject' ? 'REJEITADA' : 'CANCELADA'}): a refresh answers 200 failed, failure_code ${failureCode}; read again, unchanged (SPEC 3.1 final)`, async () => {
+      const a = await approvedAuthorization();
+      const res = await debit(a.id);
+      assert.equal(res.status, 201, res.text);
+      const id = res.body.data.id as string;
+      await world.control.moveDebit(res.body.data.provider_reference, move);
+      const refresh = () =>
+        world.app.request('POST', `/v1/transactions/${id}/refresh`, {
+          headers: { 'x-api-key': world.production.key },
+        });
+      const first = await refresh();
+      assert.equal(first.status, 200, first.text);
+      assert.equal(first.body.data.status, 'failed');
+      assert.equal(first.body.data.failure_code, failureCode);
+      const again = await refresh();
+      assert.equal(again.status, 200, again.text);
+      assert.equal(again.body.data.status, 'failed');
+      const events = await world.app.gateway.ctx.store.read(`transaction-${id}`);
+      assert.equal(events.filter((e) => e.type === 'Transaction.Refused').length, 1);
+    });
+  }
+
   test('an authorization of a sandbox account: 422 automatic_provider_unavailable, nothing stored', async () => {
     const rule = await world.app.gateway.ctx.db
       .selectFrom('routing_rules')

@@ -191,6 +191,8 @@ export function commandOf(
       };
     case 'refresh_expired':
       return { kind, observedStatus, source: 'provider', providerReference: ref };
+    case 'refresh_failed':
+      return { kind, observedStatus, providerReference: ref, failureCode: 'debit_rejected' };
     case 'refresh_refunded':
       return { kind, observedStatus, providerReference: ref };
     case 'refund':
@@ -263,6 +265,7 @@ export const COMMAND_KINDS: readonly TransactionCommand['kind'][] = [
   'refresh_processing',
   'refresh_paid',
   'refresh_expired',
+  'refresh_failed',
   'refresh_refunded',
   'refund',
   'change_due_date',

@@ -105,6 +105,19 @@ const refreshPaidOf = (observed: TransactionStatus): TransactionCommand =>
   commandOf('refresh_paid', { transactionId: ID, chargeKind: 'pix_live', observed, ref: 'ext_1' });
 
 /** A history reaching each status, for a charge of the given kind. */
+/** A Pix Automatic debit's history (SPEC 4.11): a Pix charge scheduled under an authorization, no expiry. */
+function debitHistory(status: TransactionStatus | 'none'): TransactionEvent[] {
+  const command = reserveCommand(ID, 'pix_live', {
+    expiresIn: null,
+    pixAutomatic: { authorizationId: 'pxa_1', dueDate: '2026-03-20' },
+  });
+  const decision = transaction.decide(command, transaction.initialState, ctx);
+  assert.ok(Array.isArray(decision), JSON.stringify(decision));
+  return historyOf(status, 'pix_live').map((e) =>
+    e.type === 'Transaction.Reserved' ? (decision[0] ?? e) : e,
+  );
+}
+
 function historyOf(status: TransactionStatus | 'none', kind: ChargeKind): TransactionEvent[] {
   const r = reserved(kind);
   const paidWith = kind.startsWith('boleto') ? 'boleto' : 'pix';
@@ -287,6 +300,21 @@ const SPEC_3_1 = transcribedTable(
     refunded   | provider_status_conflict | provider_status_conflict     | provider_status_conflict | provider_status_conflict | =
     `,
     `
+    # SPEC 3.1 leaves the mapping of other provider statuses open (docs/decisions.md "Pix Automatic (issue
+    # 27): debits and polling"): a debit the payer's bank rejected or that was cancelled (BCB REJEITADA,
+    # CANCELADA) is failed; final states are never reopened; the same failure read again is unchanged.
+    # A debit still being scheduled has nothing to read yet: 409 conflict.
+    state      | refresh_failed
+    none       | not_found
+    processing | conflict
+    pending    | Refused>failed
+    paid       | provider_status_conflict
+    expired    | provider_status_conflict
+    failed     | =
+    unknown    | Refused>failed
+    refunded   | provider_status_conflict
+    `,
+    `
     # SPEC 4.2 "If the Pix is slow ... appears in a later GET": a pending boleto's Pix, else nothing.
     # SPEC 3.1 unknown | refresh | no provider_reference: the id found by reference is kept (unknown only).
     # SPEC 2.2 double payment "gives boleto and the Pix is refunded": found on a paid boleto, else nothing.
@@ -392,12 +420,15 @@ describe('transaction decider, cell by cell (SPEC 3.1 transcription)', () => {
         const charge = fittingKind(kind);
         // A processing charge a refresh can query is a boleto whose intent is being processed (note r).
         const queryable = status === 'processing' && kind.startsWith('refresh_');
-        const given = queryable
-          ? [
-              ...historyOf('pending', 'boleto_live'),
-              { type: 'Transaction.PaymentProcessing', data: { transaction_id: ID } } as const,
-            ]
-          : fittingHistory(status, kind);
+        const given =
+          kind === 'refresh_failed'
+            ? debitHistory(status)
+            : queryable
+              ? [
+                  ...historyOf('pending', 'boleto_live'),
+                  { type: 'Transaction.PaymentProcessing', data: { transaction_id: ID } } as const,
+                ]
+              : fittingHistory(status, kind);
         const observed = status === 'none' ? 'pending' : status;
         const command = commandOf(kind, { transactionId: ID, chargeKind: charge, observed });
         const when = sc().given(given).when(command, later(3600));
@@ -418,6 +449,39 @@ describe('transaction decider, cell by cell (SPEC 3.1 transcription)', () => {
         }
       });
     }
+  }
+});
+
+describe('transaction decider: a charge failed after issue (cell (x))', () => {
+  const failedRead = (failureCode: 'debit_rejected' | 'debit_cancelled') =>
+    ({ kind: 'refresh_failed', observedStatus: 'pending', providerReference: 'ext_1', failureCode }) as const;
+
+  test('a cancelled debit is failed with failure_code debit_cancelled, no provider diagnostics', () => {
+    sc()
+      .given(debitHistory('pending'))
+      .when(failedRead('debit_cancelled'))
+      .thenEmits([
+        {
+          type: 'Transaction.Refused',
+          data: {
+            transaction_id: ID,
+            failure_code: 'debit_cancelled',
+            provider_reference: 'ext_1',
+            provider_http_status: null,
+            provider_error_code: null,
+            provider_error_message: null,
+          },
+        },
+      ]);
+  });
+
+  for (const kind of ['pix_live', 'boleto_live', 'card_live'] as const) {
+    test(`a ${kind} charge read as failed after issue: 502 provider_refresh_failed, nothing appended`, () => {
+      sc()
+        .given(historyOf('pending', kind))
+        .when(failedRead('debit_rejected'))
+        .thenFails('provider_refresh_failed');
+    });
   }
 });
 
@@ -1221,6 +1285,8 @@ const GUARD_REFUSALS: Partial<Record<TransactionCommand['kind'], readonly ErrorC
   refresh_processing: ['reconciliation_required', 'provider_refresh_failed'],
   refresh_paid: ['reconciliation_required', 'provider_refresh_failed'],
   refresh_expired: ['reconciliation_required', 'provider_refresh_failed'],
+  // (x) only a debit fails after issue.
+  refresh_failed: ['reconciliation_required', 'provider_refresh_failed'],
   refresh_refunded: ['reconciliation_required', 'provider_refresh_failed'],
   change_due_date: ['conflict', 'validation_error'],
   refresh_boleto_pix: ['provider_refresh_failed'],

@@ -109,6 +109,16 @@ export interface RefreshExpired extends RefreshBase {
   readonly source: 'provider' | 'deadline';
   readonly providerReference: string | null;
 }
+/**
+ * The provider reports a charge that failed after it was issued: a Pix Automatic debit the payer's bank
+ * rejected or that was cancelled before its due date (BCB `REJEITADA`, `CANCELADA`). Only a kind whose
+ * policy says it `failsAfterIssue`; any other charge refuses it.
+ */
+export interface RefreshFailed extends RefreshBase {
+  readonly kind: 'refresh_failed';
+  readonly providerReference: string | null;
+  readonly failureCode: 'debit_rejected' | 'debit_cancelled';
+}
 export interface RefreshRefunded extends RefreshBase {
   readonly kind: 'refresh_refunded';
   readonly providerReference: string | null;
@@ -259,6 +269,7 @@ export type RefreshCommand =
   | RefreshProcessing
   | RefreshPaid
   | RefreshExpired
+  | RefreshFailed
   | RefreshRefunded
   | RefreshBoletoPix
   | RefreshReferenceFound

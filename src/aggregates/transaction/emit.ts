@@ -76,6 +76,7 @@ function carriedReference(command: TransactionCommand): string | null {
     case 'refresh_processing':
     case 'refresh_paid':
     case 'refresh_expired':
+    case 'refresh_failed':
     case 'refresh_refunded':
     case 'refresh_boleto_pix':
     case 'refresh_duplicate_payment':

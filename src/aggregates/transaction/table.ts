@@ -44,6 +44,9 @@ import type { TransactionStatus } from './vocabulary.ts';
  *  refunded  |=                 |409 conflict           |=                     |=
  *
  *  refresh_duplicate_payment: paid -> DuplicatePaymentFound (u2); none 404; every other row `=`.
+ *  refresh_failed (a debit rejected or cancelled after issue): pending -> Refused (x); unknown -> Refused
+ *  (r)(x); failed `=`; none 404; processing 409 conflict (a debit still being scheduled has no external id
+ *  to read: reconcile first); paid, expired, refunded 409 psc.
  *  record_captured (a card authorized and captured at creation, SPEC 4.9): as record_issued, but Captured ->
  *  paid (processing and unknown rows); none 404; every other row 409 conflict.
  *
@@ -98,6 +101,8 @@ import type { TransactionStatus } from './vocabulary.ts';
  *      (a real boleto expires only by the bank's write-off).
  *  (d) boleto only (Pix is 409 conflict); the date must be today..today+365 in America/Sao_Paulo (422
  *      validation_error); the same date is a no-op.
+ *  (x) only a kind that fails after issue (a Pix Automatic debit); any other charge is 502
+ *      provider_refresh_failed.
  *  (p) a real boleto without its Pix yet; otherwise a no-op (the Pix is never replaced nor emitted again).
  *  (f) stores the external id when none is stored; the same id is a no-op, another is 502
  *      provider_refresh_failed. The status stays `unknown` until a read of that id is applied.
@@ -142,7 +147,7 @@ const NO_REFUND_OPERATION = {
 } as const;
 
 /** A row where every refresh result regresses or reopens a final state, except the one naming it. */
-function finalRow(same: 'refresh_expired' | 'refresh_refunded' | null) {
+function finalRow(same: 'refresh_expired' | 'refresh_failed' | 'refresh_refunded' | null) {
   return {
     reserve: repeat,
     record_issued: conflict,
@@ -156,6 +161,7 @@ function finalRow(same: 'refresh_expired' | 'refresh_refunded' | null) {
     refresh_processing: psc,
     refresh_paid: psc,
     refresh_expired: same === 'refresh_expired' ? noop : psc,
+    refresh_failed: same === 'refresh_failed' ? noop : psc,
     refresh_refunded: same === 'refresh_refunded' ? noop : psc,
     refund: same === 'refresh_refunded' ? noop : conflict,
     change_due_date: conflict,
@@ -194,6 +200,7 @@ export const transactionTransitions: Table = {
     refresh_processing: notFound,
     refresh_paid: notFound,
     refresh_expired: notFound,
+    refresh_failed: notFound,
     refresh_refunded: notFound,
     refund: notFound,
     change_due_date: notFound,
@@ -229,6 +236,7 @@ export const transactionTransitions: Table = {
     refresh_processing: noop,
     refresh_paid: { emits: 'Transaction.Paid', to: 'paid' },
     refresh_expired: { emits: 'Transaction.Expired', to: 'expired' },
+    refresh_failed: conflict,
     refresh_refunded: psc,
     refund: conflict,
     change_due_date: conflict,
@@ -259,6 +267,7 @@ export const transactionTransitions: Table = {
     refresh_processing: { emits: 'Transaction.PaymentProcessing', to: 'processing' },
     refresh_paid: { emits: 'Transaction.Paid', to: 'paid' },
     refresh_expired: { emits: 'Transaction.Expired', to: 'expired' },
+    refresh_failed: { emits: 'Transaction.Refused', to: 'failed' },
     refresh_refunded: psc,
     refund: conflict,
     change_due_date: { emits: 'Transaction.DueDateChanged', to: 'pending' },
@@ -289,6 +298,7 @@ export const transactionTransitions: Table = {
     refresh_processing: psc,
     refresh_paid: noop,
     refresh_expired: psc,
+    refresh_failed: psc,
     refresh_refunded: { emits: 'Transaction.Refunded', to: 'refunded' },
     refund: { emits: 'Transaction.Refunded', to: 'refunded' },
     change_due_date: conflict,
@@ -312,7 +322,7 @@ export const transactionTransitions: Table = {
     view_refund_bank_account: { emits: 'Transaction.RefundBankAccountViewed', to: 'paid' },
   },
   expired: finalRow('refresh_expired'),
-  failed: finalRow(null),
+  failed: finalRow('refresh_failed'),
   unknown: {
     reserve: repeat,
     record_issued: { emits: 'Transaction.Issued', to: 'pending' },
@@ -326,6 +336,7 @@ export const transactionTransitions: Table = {
     refresh_processing: { emits: 'Transaction.PaymentProcessing', to: 'processing' },
     refresh_paid: { emits: 'Transaction.Paid', to: 'paid' },
     refresh_expired: { emits: 'Transaction.Expired', to: 'expired' },
+    refresh_failed: { emits: 'Transaction.Refused', to: 'failed' },
     refresh_refunded: psc,
     refund: conflict,
     change_due_date: conflict,

@@ -42,7 +42,26 @@ export const outcomeCells: EmitCells<
       },
     ];
   },
-  'Transaction.Refused': ({ c, id }) => {
+  'Transaction.Refused': ({ c, policy, id }) => {
+    if (c.kind === 'refresh_failed') {
+      // (x) Only a debit fails after issue; for any other charge such a read is a divergence.
+      if (!policy.failsAfterIssue) {
+        return refuse('provider_refresh_failed', 'The provider reported a failure this charge cannot have.', {
+          transaction_id: id,
+        });
+      }
+      return [
+        {
+          type: 'Transaction.Refused',
+          data: {
+            transaction_id: id,
+            failure_code: c.failureCode,
+            provider_reference: c.providerReference,
+            ...NO_DIAGNOSTICS,
+          },
+        },
+      ];
+    }
     if (c.kind !== 'record_refused') return null;
     return [
       {

@@ -22,6 +22,7 @@ export const boletoPolicy: ChargePolicy & { readonly kind: 'boleto' } = {
   },
   paymentIntent: true,
   acceptsPayment: () => true,
+  failsAfterIssue: false,
   deadlineExpires: false,
   dueDate: true,
   boletoPix: true,

@@ -23,6 +23,7 @@ export const creditCardPolicy: ChargePolicy & { readonly kind: 'credit_card' } =
   },
   paymentIntent: false,
   acceptsPayment: (paidWith, duplicatePayment) => paidWith === 'credit_card' && !duplicatePayment,
+  failsAfterIssue: false,
   deadlineExpires: false,
   dueDate: false,
   boletoPix: false,

@@ -26,6 +26,7 @@ export const pixAutomaticDebitPolicy: ChargePolicy & { readonly kind: 'pix_autom
   },
   paymentIntent: false,
   acceptsPayment: (paidWith, duplicatePayment) => paidWith === 'pix' && !duplicatePayment,
+  failsAfterIssue: true,
   deadlineExpires: false,
   dueDate: false,
   boletoPix: false,

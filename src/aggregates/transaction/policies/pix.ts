@@ -26,6 +26,7 @@ export const pixPolicy: ChargePolicy & { readonly kind: 'pix' } = {
   },
   paymentIntent: false,
   acceptsPayment: (paidWith, duplicatePayment) => paidWith === 'pix' && !duplicatePayment,
+  failsAfterIssue: false,
   deadlineExpires: true,
   dueDate: false,
   boletoPix: false,

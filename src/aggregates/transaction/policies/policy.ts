@@ -47,6 +47,12 @@ export interface ChargePolicy {
   readonly paymentIntent: boolean;
   /** Whether a provider read paid with `paidWith` (and maybe twice) is a valid payment of this charge. */
   acceptsPayment(paidWith: ChargeMethod, duplicatePayment: boolean): boolean;
+  /**
+   * The provider may report the charge failed after it was issued (decider cell (x)): a Pix Automatic debit
+   * the payer's bank rejected or that was cancelled (docs/decisions.md "Pix Automatic (issue 27): debits and
+   * polling"). False for the rest: their failures are known at creation only.
+   */
+  readonly failsAfterIssue: boolean;
   /** The charge expires when `expires_at` passes, without a provider status (decider cell (e)). */
   readonly deadlineExpires: boolean;
   /** The charge has a due date that can be changed (SPEC 4.8; decider cell (d)). */

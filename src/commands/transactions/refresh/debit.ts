@@ -28,7 +28,8 @@ import type { RefreshContext, RefreshOutcome } from './outcome.ts';
  *   pending -> refresh_pending (an `unknown` debit becomes `pending`: scheduled)
  *   paid    -> refresh_paid, paid with Pix
  *   expired -> refresh_expired, source provider (no funds on the due date; no retry, SPEC 4.11)
- *   failed  -> not applied (SPEC 3.1 has no refresh into `failed`): 502, local state kept
+ *   failed  -> refresh_failed: `failed` with failure_code `debit_rejected` (BCB REJEITADA) or
+ *              `debit_cancelled` (CANCELADA); SPEC 3.1 leaves other provider statuses' mapping open
  * Without an external id (an `unknown` debit whose schedule answer was lost) the provider's debits of the
  * authorization carrying the transaction id are listed (`findDebits`): exactly one of the same amount is
  * adopted (`refresh_reference_found`) and then read by its id like any other; none, several, or a lookup that
@@ -130,17 +131,21 @@ async function readAndApply(
   ) {
     return { kind: 'failed', diagnostics: diagnosticsFor('mismatch', null, null) };
   }
-  const next = command(state, debit);
-  if (next === null) return { kind: 'failed', diagnostics: diagnosticsFor('status_refused', null, null) };
-  await handleCommand(ctx.deps, transaction, transactionStream(reserved.transaction_id), next, {
-    metadata,
-    // The result carries the status it was read against; a re-decision drops it if that moved on.
-    retryOnConflict: true,
-  });
+  await handleCommand(
+    ctx.deps,
+    transaction,
+    transactionStream(reserved.transaction_id),
+    command(state, debit),
+    {
+      metadata,
+      // The result carries the status it was read against; a re-decision drops it if that moved on.
+      retryOnConflict: true,
+    },
+  );
   return { kind: 'applied' };
 }
 
-function command(state: TransactionFacts, debit: RemoteDebit): RefreshCommand | null {
+function command(state: TransactionFacts, debit: RemoteDebit): RefreshCommand {
   const observedStatus: TransactionStatus = state.status;
   const providerReference = debit.providerReference;
   switch (debit.status) {
@@ -161,6 +166,11 @@ function command(state: TransactionFacts, debit: RemoteDebit): RefreshCommand | 
     case 'expired':
       return { kind: 'refresh_expired', observedStatus, source: 'provider', providerReference };
     case 'failed':
-      return null;
+      return {
+        kind: 'refresh_failed',
+        observedStatus,
+        providerReference,
+        failureCode: debit.cancelled ? 'debit_cancelled' : 'debit_rejected',
+      };
   }
 }
