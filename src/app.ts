@@ -129,6 +129,10 @@ export async function createGateway(
     // (docs/decisions.md "Hardening (issue 12)").
     referenceReadsCaughtUp:
       config.PROJECTIONS === 'async' ? () => runner.reachHead(referenceProjections) : undefined,
+    readModelsCaughtUp:
+      config.PROJECTIONS === 'async'
+        ? (names) => runner.reachHead(runner.projections.filter((p) => names.includes(p.name)))
+        : undefined,
   };
   // Every feature's clock-driven work (FEATURES in src/commands/index.ts).
   const jobs = new JobRunner(featureJobs, ctx, {

@@ -40,4 +40,9 @@ export interface AppContext {
    * projections are already there.
    */
   referenceReadsCaughtUp?: (() => Promise<void>) | undefined;
+  /**
+   * Waits until the named read models have applied every event committed before the call. Only with async
+   * projections; a test clock's advance reads the cycles and debits it has just made (test mode only).
+   */
+  readModelsCaughtUp?: ((names: readonly string[]) => Promise<void>) | undefined;
 }

@@ -339,6 +339,38 @@ describe('creation (SPEC 4.10, 4.11, 7)', () => {
 });
 
 describe('the first debit (SPEC 2.4, 2.5, 4.10, 4.11)', () => {
+  test('SPEC 4.11, 8: the test clock moved past the due dates — each debit is polled in the clock’s time and read paid by Pix from its due date; transaction.updated-worthy events, one Paid each', async () => {
+    const t0 = realNow();
+    const due = dueIn(5);
+    const auth = await authorization(due);
+    const clock = await clockAt(t0);
+    const sub = await subscribe(subscriptionBody(auth, due, { test_clock_id: clock }));
+    const second = plusMonthsAny(due, 1);
+    // Into the second cycle's due date: its debit was scheduled advance_days (3) before it, then polled.
+    await advance(clock, br(second, '12:00'));
+    const list = await cycles(sub.id);
+    assert.deepEqual(summary(list), [
+      [1, due, 'created', null],
+      [2, second, 'created', null],
+    ]);
+    for (const [i, c] of list.entries()) {
+      assert.equal(c.transaction_status, 'paid', JSON.stringify(c));
+      const tx = await get(`/v1/transactions/${c.transaction_id}`);
+      assert.equal(tx.body.data.status, 'paid');
+      assert.equal(tx.body.data.paid_with, 'pix');
+      // The first poll of a debit is at the start of its due date (America/Sao_Paulo): paid there.
+      assert.equal(tx.body.data.paid_at, br(i === 0 ? due : second, '00:00').toISOString());
+      const events = await app.gateway.ctx.store.read(`transaction-${c.transaction_id}`);
+      assert.equal(events.filter((e) => e.type === 'Transaction.Paid').length, 1);
+    }
+    // Moving on polls nothing again.
+    await advance(clock, br(second, '18:00'));
+    for (const c of await cycles(sub.id)) {
+      const events = await app.gateway.ctx.store.read(`transaction-${c.transaction_id}`);
+      assert.equal(events.filter((e) => e.type === 'Transaction.Paid').length, 1);
+    }
+  });
+
   test('SPEC 4.11: created while pending — automatic_not_approved, retried every 15 minutes; approved by simulate, the next attempt within a minute schedules the debit', async () => {
     const t0 = realNow();
     frozen = t0;

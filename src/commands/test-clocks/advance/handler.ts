@@ -40,6 +40,7 @@ export async function advanceTestClock(
       from: new Date(advanced.state.advancingFrom ?? advanced.state.frozenTime),
       to: new Date(target),
       metadata,
+      readModelsCaughtUp: ctx.readModelsCaughtUp,
     });
   }
   await handleCommand(

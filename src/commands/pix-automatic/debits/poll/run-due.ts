@@ -18,6 +18,11 @@ export interface PollRun {
   readonly holdMs: number;
   readonly signal?: AbortSignal | undefined;
   readonly metadata: EventMetadata;
+  /**
+   * Only the debits of this test clock's subscriptions, at the clock's time (its advance polls them); absent:
+   * every due debit, at the poller's time.
+   */
+  readonly testClockId?: string;
 }
 
 export interface PolledDebit {
@@ -46,12 +51,17 @@ export interface PollResult {
  */
 export async function pollDueDebits(deps: JobDeps, run: PollRun): Promise<PollResult> {
   const held = new Date(run.now.getTime() + run.holdMs);
+  const due =
+    run.testClockId === undefined
+      ? sql`select transaction_id from pix_automatic_debit_polls
+          where next_poll_at is not null and next_poll_at <= ${run.now}
+          order by next_poll_at limit ${run.batchSize} for update skip locked`
+      : sql`select p.transaction_id from ${clockDebits(run.testClockId)}
+          and p.next_poll_at <= ${run.now}
+          order by p.next_poll_at limit ${run.batchSize} for update of p skip locked`;
   const { rows } = await sql<{ transaction_id: string; due_date: string }>`
     update pix_automatic_debit_polls set next_poll_at = ${held}
-    where transaction_id in (
-      select transaction_id from pix_automatic_debit_polls
-      where next_poll_at is not null and next_poll_at <= ${run.now}
-      order by next_poll_at limit ${run.batchSize} for update skip locked)
+    where transaction_id in (${due})
     returning transaction_id, due_date`.execute(deps.db);
   const commandDeps: CommandDeps = { store: deps.store, registry: deps.events, now: () => run.now };
   const refresh = { deps: commandDeps, config: deps.config, adapters: deps };
@@ -92,6 +102,17 @@ export async function pollDueDebits(deps: JobDeps, run: PollRun): Promise<PollRe
   };
   await Promise.all(Array.from({ length: Math.min(run.concurrency, queue.length) }, work));
   return { claimed: rows.length, polled };
+}
+
+/**
+ * The open debits of a test clock's subscriptions (`p`), through their cycles: a `from … where` to go on
+ * with `and`. Test mode only, a handful of rows; the real poller's path never joins.
+ */
+export function clockDebits(testClockId: string) {
+  return sql`pix_automatic_debit_polls p
+    join subscription_cycles c on c.transaction_id = p.transaction_id
+    join subscriptions s on s.id = c.subscription_id
+    where s.test_clock_id = ${testClockId} and p.next_poll_at is not null`;
 }
 
 function isFinal(status: string): boolean {
