@@ -152,6 +152,8 @@ const FINAL_COBR: readonly CobRStatus[] = ['CONCLUIDA', 'EXPIRADA', 'REJEITADA',
 export class PixAutomaticStore {
   #recs = new Map<string, EmulatedRec>();
   #cobrs = new Map<string, EmulatedCobR>();
+  /** The charges of each recurrence, in scheduling order (a scale bench holds 100,000: never a scan). */
+  #cobrsByRec = new Map<string, EmulatedCobR[]>();
   /** A pinned "today" (`YYYY-MM-DD`); null follows the real clock. */
   pinnedToday: string | null = null;
   casing: Casing = 'pascal';
@@ -217,7 +219,7 @@ export class PixAutomaticStore {
   }
 
   cobrsOf(idRec: string): EmulatedCobR[] {
-    return [...this.#cobrs.values()].filter((c) => c.idRec === idRec);
+    return [...(this.#cobrsByRec.get(idRec) ?? [])];
   }
 
   #set(target: EmulatedRec | EmulatedCobR, status: string): void {
@@ -282,6 +284,9 @@ export class PixAutomaticStore {
       cancellation: null,
     };
     this.#cobrs.set(cobr.txid, cobr);
+    const ofRec = this.#cobrsByRec.get(cobr.idRec);
+    if (ofRec) ofRec.push(cobr);
+    else this.#cobrsByRec.set(cobr.idRec, [cobr]);
     return cobr;
   }
 
@@ -403,6 +408,7 @@ export class PixAutomaticStore {
   clear(): void {
     this.#recs.clear();
     this.#cobrs.clear();
+    this.#cobrsByRec.clear();
     this.pinnedToday = null;
     this.casing = 'pascal';
   }

@@ -46,6 +46,8 @@ export interface EmulatorOptions {
    * otherwise): the control API lists payers' data and marks charges paid. Unset: open, for tests in-process.
    */
   readonly controlToken?: string;
+  /** The Pix Automatic state, when the caller holds it (a scale bench seeds it in-process); else a new one. */
+  readonly pixAutomatic?: PixAutomaticStore;
 }
 
 /** Whether an Authorization header carries this bearer token (digests compared in constant time). */
@@ -190,7 +192,7 @@ export async function startProviderEmulator(options: EmulatorOptions = {}): Prom
   const transfers = new TransferStore(options.publicBaseUrl ?? 'https://emulador.safe2pay.test');
   const faults = new FaultBook(options.random);
   const vault = new CardVault();
-  const pixAutomatic = new PixAutomaticStore();
+  const pixAutomatic = options.pixAutomatic ?? new PixAutomaticStore();
   let calls: EmulatorCall[] = [];
   let seq = 0;
   const sockets = new Set<Socket>();
