@@ -44,8 +44,16 @@ declare module '../db/schema.ts' {
 export const CLOSE_RETRY_MS = 5 * 60 * 1000;
 
 /**
+ * A reservation is first looked at this long after it was made (the expiry job marks it `unknown` once
+ * RECONCILE_AFTER_SECONDS have passed with no answer recorded: a crash between the reservation and the
+ * record); its creation normally answers first and moves the check to the approval deadline.
+ */
+export const PROCESSING_CHECK_MS = 2 * 60 * 1000;
+
+/**
  * Pix Automatic authorizations (issue 27 item 1). Inline, so a created authorization is listed at once and the
- * expiry job sees each change at its next tick. `next_check_at`: a pending one at its approval deadline; an
+ * expiry job sees each change at its next tick. `next_check_at`: a processing one PROCESSING_CHECK_MS after
+ * its reservation (a creation left unanswered by a crash); a pending one at its approval deadline; an
  * expired, non-simulated one at once until the provider closed it (an unconfirmed close again after
  * CLOSE_RETRY_MS; one in flight after it is taken as interrupted); otherwise null. Times are the events'
  * recorded times, so a rebuild reproduces them.
@@ -84,7 +92,7 @@ export const pixAutomaticAuthorizationsProjection: Projection = decodedProjectio
             provider_id: d.provider_id,
             provider_reference: null,
             approval_deadline: approvalDeadline(d.created_at),
-            next_check_at: null,
+            next_check_at: new Date(at.getTime() + PROCESSING_CHECK_MS),
             created_at: at,
             updated_at: at,
           })

@@ -509,4 +509,31 @@ describe('the expiry job (SPEC 3.2, 4.11: 24 hours to approve)', () => {
     const again = await job.run(deps, { now: new Date(new Date(a.approval_deadline).getTime() + DAY) });
     assert.ok(!again.expired.includes(a.id));
   });
+
+  test('a creation left processing by a crash: unknown once RECONCILE_AFTER_SECONDS passed with no answer (SPEC 3.2), never before; then refresh 409 reconciliation_required', async () => {
+    const id = await given(parent.tenantId, []);
+    await app.settle();
+    assert.equal((await get(parent.key, `${ROUTE}/${id}`)).body.data.status, 'processing');
+    const job = authorizationExpiryJob();
+    const deps = jobDeps(app.db.db, app.gateway.ctx.store, { config: { RECONCILE_AFTER_SECONDS: 300 } });
+    const reservedAt = Date.now();
+    const early = await job.run(deps, { now: new Date(reservedAt + 3 * 60_000) });
+    assert.ok(!early.interrupted.includes(id));
+    assert.equal((await get(parent.key, `${ROUTE}/${id}`)).body.data.status, 'processing');
+    await app.settle();
+    const late = await job.run(deps, { now: new Date(reservedAt + 6 * 60_000) });
+    assert.ok(late.interrupted.includes(id), JSON.stringify(late));
+    await app.settle();
+    const got = await get(parent.key, `${ROUTE}/${id}`);
+    assert.equal(got.body.data.status, 'unknown');
+    assertError(await refresh(parent.key, id), 409, 'reconciliation_required');
+    await app.settle();
+    const again = await job.run(deps, { now: new Date(reservedAt + DAY) });
+    assert.ok(!again.interrupted.includes(id));
+    const events = await app.gateway.ctx.store.read(authorizationStream(id));
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['PixAutomaticAuthorization.Reserved', 'PixAutomaticAuthorization.Uncertain'],
+    );
+  });
 });

@@ -18,6 +18,8 @@ export interface AuthorizationExpiryOptions {
 }
 
 export interface AuthorizationExpiryResult extends JobOutcome {
+  /** The creations this run found unanswered past RECONCILE_AFTER_SECONDS and made `unknown`. */
+  readonly interrupted: readonly string[];
   /** The authorizations this run expired. */
   readonly expired: readonly string[];
   /** The provider closes this run tried, and their outcomes. */
@@ -30,7 +32,9 @@ export const EXPIRY_ACTOR = 'system:pix-automatic-expiry';
  * The authorizations' clock-driven work (SPEC 3.2, 4.11 "the payer has 24 hours to approve"; docs/decisions.md
  * "Pix Automatic (issue 27): authorizations"): claims the due rows of the read model (`next_check_at` reached,
  * a partial index) with FOR UPDATE SKIP LOCKED, pushing them past the hold in the same statement, then for
- * each: a pending one past its approval deadline becomes `expired` (never waiting for the provider), and an
+ * each: a `processing` one whose creation recorded no answer within RECONCILE_AFTER_SECONDS (a crash between
+ * the reservation and the record) becomes `unknown` (SPEC 3.2: unconfirmed; a refresh reconciles it, never a
+ * second creation), a pending one past its approval deadline becomes `expired` (never waiting for the provider), and an
  * expired, non-simulated one is closed at the provider (a revoke, so the payer can no longer approve it):
  * confirmed or refused ends that; unconfirmed is tried again on a later tick (the projection sets the row's
  * next check). Its time is the run's `now` only.
@@ -53,11 +57,13 @@ export function authorizationExpiryJob(
           where next_check_at is not null and next_check_at <= ${now}
           order by next_check_at limit ${batchSize} for update skip locked)
         returning id`.execute(deps.db);
+      const interrupted: string[] = [];
       const expired: string[] = [];
       const closed: Array<{ authorizationId: string; outcome: RevokeOutcome }> = [];
       for (const { id } of rows) {
         signal?.throwIfAborted();
         try {
+          if (await markInterrupted(deps, id, now)) interrupted.push(id);
           if (await expireOne(deps, id, now)) expired.push(id);
           const loaded = await loadAuthorization(deps, id);
           if (loaded && !loaded.state.simulated && needsProviderClose(loaded.state)) {
@@ -70,9 +76,30 @@ export function authorizationExpiryJob(
           deps.logger.warn({ authorization_id: id, err: error }, 'pix automatic authorization expiry failed');
         }
       }
-      return { more: rows.length === batchSize, expired, closed };
+      return { more: rows.length === batchSize, interrupted, expired, closed };
     },
   };
+}
+
+/** A creation still `processing` RECONCILE_AFTER_SECONDS after its reservation: `unknown`, reason `interrupted`. */
+async function markInterrupted(deps: JobDeps, id: string, now: Date): Promise<boolean> {
+  const loaded = await loadAuthorization(deps, id);
+  if (loaded?.state.status !== 'processing') return false;
+  const stale = Date.parse(loaded.state.created_at) + deps.config.RECONCILE_AFTER_SECONDS * 1000;
+  if (now.getTime() < stale) return false;
+  const r = await handleCommand(
+    { store: deps.store, registry: deps.events, now: () => now },
+    pixAutomaticAuthorization,
+    authorizationStream(id),
+    {
+      kind: 'uncertain',
+      reason: 'interrupted',
+      providerReference: null,
+      diagnostics: { provider_error_code: null, provider_error_message: null, provider_http_status: null },
+    },
+    { metadata: { actor: EXPIRY_ACTOR }, retryOnConflict: true },
+  );
+  return r.events.length > 0;
 }
 
 async function expireOne(deps: JobDeps, id: string, now: Date): Promise<boolean> {
