@@ -246,7 +246,7 @@ function requestSplitOf(value: unknown): Record<string, unknown>[] | null {
 }
 
 /** The fee list a read shows; null when unreadable or naming a method the port does not know. */
-function feesOf(value: unknown): SubaccountFee[] | null {
+export function feesOf(value: unknown): SubaccountFee[] | null {
   const split = requestSplitOf(value);
   if (split === null) return null;
   const fees: SubaccountFee[] = [];
