@@ -3,6 +3,7 @@ import { inspect } from 'node:util';
 import fc from 'fast-check';
 import { describe, test } from 'vitest';
 import { ProviderSecret, type SubaccountFee, withCapability } from '../../src/providers/port.ts';
+import { defaultProviderRegistry } from '../../src/providers/registry.ts';
 import { feesOf, merchantBody, merchantSplit } from '../../src/providers/safe2pay/subaccounts.ts';
 import { createSimulatorAdapter } from '../../src/providers/simulator.ts';
 import { portSubaccount } from '../support/subaccount-fixtures.ts';
@@ -99,5 +100,26 @@ describe('capability', () => {
       p.find('11222333000181', { matrixProductionKey: 'k', signal: AbortSignal.timeout(1000) }),
     );
     assert.equal(outcome.kind === 'refused' && outcome.reason, 'not_supported');
+  });
+});
+
+describe('issue 28 item 6: callbacks are never truth', () => {
+  test('the gateway solicits no provider callback (no CallbackUrl): a charge, a subaccount one too, is known only by reads', () => {
+    const adapter = defaultProviderRegistry.external({ paymentHost: null, apiHost: null });
+    const body = adapter.charges.buildRequest(
+      {
+        transactionId: 'txn_01JTESTSUBACCOUNT000000000',
+        method: 'pix',
+        amount: 1990,
+        description: 'Mensalidade',
+        customer: { name: 'João da Silva', document: '18978393080' },
+        expiresIn: 3600,
+        boleto: null,
+        callbackUrl: 'https://merchant.example/webhooks',
+      },
+      { environment: 'sandbox' },
+    );
+    assert.ok(body);
+    assert.equal('CallbackUrl' in body, false);
   });
 });
