@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, test } from 'vitest';
 import { createLogger } from '../../src/logger.ts';
 import { type ProviderEmulator, startProviderEmulator } from '../../src/providers/emulator/server.ts';
 import {
+  type ChargesCapability,
   type MatrixContext,
   type Outcome,
   ProviderSecret,
@@ -15,7 +16,7 @@ import {
 } from '../../src/providers/port.ts';
 import { createSafe2PayAdapter } from '../../src/providers/safe2pay/adapter.ts';
 import { type EmulatorControl, emulatorControl } from '../support/emulator-control.ts';
-import { assertSanitized } from '../support/provider-contract/harness.ts';
+import { assertSanitized, boletoCharge } from '../support/provider-contract/harness.ts';
 import { INVALID_CPF, portSubaccount } from '../support/subaccount-fixtures.ts';
 
 // Issue 28 items 2 and 6: the Safe2Pay adapter's subaccounts (`Marketplace/*`, wire doc §2.12-2.13, wave 2b
@@ -26,11 +27,14 @@ import { INVALID_CPF, portSubaccount } from '../support/subaccount-fixtures.ts';
 let emulator: ProviderEmulator;
 let control: EmulatorControl;
 let port: SubaccountsCapability;
+let charges: ChargesCapability;
 
 beforeAll(async () => {
   emulator = await startProviderEmulator({ port: 0, host: '127.0.0.1' });
   control = emulatorControl(emulator.url);
-  port = createSafe2PayAdapter({ paymentHost: emulator.paymentUrl, apiHost: emulator.apiUrl }).subaccounts;
+  const adapter = createSafe2PayAdapter({ paymentHost: emulator.paymentUrl, apiHost: emulator.apiUrl });
+  port = adapter.subaccounts;
+  charges = adapter.charges;
 });
 afterAll(async () => {
   await emulator.close();
@@ -301,4 +305,46 @@ describe('SPEC 2.7: tokens never in a log line, a serialized outcome or an error
     const calls = await control.calls({ operation: 'subaccount_create' });
     assert.doesNotMatch(JSON.stringify(calls), /4455667/);
   });
+});
+
+describe('SPEC 2.8: charges of a subaccount', () => {
+  for (const environment of ['sandbox', 'production'] as const) {
+    test(`a ${environment} boleto sent with the subaccount's ${environment} token is the subaccount's at the provider`, async () => {
+      const s = issued(await port.create(portSubaccount(CNPJ), ctx())).subaccount;
+      const token = (
+        environment === 'sandbox' ? s.credentials.sandboxToken : s.credentials.productionToken
+      )?.reveal();
+      assert.ok(token);
+      // The record's own key is there too: the subaccount token replaces it (the matrix key is never used).
+      const context = {
+        environment,
+        credentials: { api_key: 'emu-matrix-sandbox-key' },
+        subaccountToken: token,
+        signal: AbortSignal.timeout(60_000),
+      };
+      const charge = boletoCharge();
+      const out = issued(
+        await charges.create(charge, charges.buildRequest(charge, context), context, new Date()),
+      );
+      const res = await fetch(`${emulator.url}/_emulator/charges?reference=${charge.transactionId}`);
+      const [remote] = (
+        (await res.json()) as { charges: { id: number; account: number | null; sandbox: boolean }[] }
+      ).charges;
+      assert.equal(String(remote?.id), out.providerReference);
+      assert.equal(String(remote?.account), s.providerReference);
+      assert.equal(remote?.sandbox, environment === 'sandbox');
+      // Its refresh with the same token reads it.
+      const read = await charges.query(
+        {
+          transactionId: charge.transactionId,
+          method: 'boleto',
+          amount: charge.amount,
+          providerReference: out.providerReference,
+          boletoDueDate: out.boletoDueDate,
+        },
+        context,
+      );
+      assert.equal(read.kind, 'issued');
+    });
+  }
 });
