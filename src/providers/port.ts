@@ -107,7 +107,11 @@ export type OutcomeReason =
   /** Gateway-side: a reserved change whose call ended with no recorded answer (a crash); nothing known sent. */
   | 'interrupted'
   /** Gateway-side: the provider's reads show a change left uncertain never happened. */
-  | 'not_applied';
+  | 'not_applied'
+  /** Subaccounts (SPEC 2.8): the provider refused the marketplace matrix's SANDBOX key (its code 301). */
+  | 'matrix_sandbox_key'
+  /** Subaccounts: the key is not a marketplace matrix's (Safe2Pay code 300: a plain or a child account). */
+  | 'not_marketplace';
 
 export interface Refused {
   readonly kind: 'refused';
@@ -234,6 +238,7 @@ export interface ProviderPort {
   readonly payouts?: PayoutsCapability | undefined;
   readonly cards?: CardsCapability | undefined;
   readonly pixAutomatic?: PixAutomaticCapability | undefined;
+  readonly subaccounts?: SubaccountsCapability | undefined;
 }
 
 /**
@@ -553,4 +558,145 @@ export interface PixAutomaticCapability {
     transactionId: string,
     ctx: ProviderContext,
   ): Promise<Outcome<{ readonly debits: readonly RemoteDebit[] }>>;
+}
+
+/**
+ * Marketplace subaccounts (issue 28 items 2 and 6; SPEC 2.7, 2.8, 3.6, 4.14; wire doc §2.12-2.13, wave 2b §4,
+ * §7.4). Management is synchronous (no webhook) and always uses the marketplace MATRIX's PRODUCTION key, even
+ * for a provider whose charges are sandbox (SPEC 2.8): the caller passes that key in {@link MatrixContext}.
+ * The provider has no idempotency and no reference field on a subaccount: an `uncertain` creation is
+ * reconciled with {@link SubaccountsCapability.find} by document before anything is sent again (SPEC 3.6).
+ */
+
+/**
+ * A credential the provider hands out (a subaccount's token or callback secret): returned only to the caller,
+ * which encrypts it at once. Its text is a private field, so `JSON.stringify`, `String()`, template strings
+ * and `console.log`/pino serializers all show `[secret]`; only {@link ProviderSecret.reveal} gives the value.
+ */
+export class ProviderSecret {
+  readonly #value: string;
+  constructor(value: string) {
+    this.#value = value;
+  }
+  reveal(): string {
+    return this.#value;
+  }
+  toString(): string {
+    return '[secret]';
+  }
+  toJSON(): string {
+    return '[secret]';
+  }
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return '[secret]';
+  }
+}
+
+/** The call's key: the matrix's production key (SPEC 2.8), never a subaccount token nor a sandbox key. */
+export interface MatrixContext {
+  readonly matrixProductionKey: string | null;
+  /** Ends the call: an aborted call is `uncertain` (the provider may have acted). */
+  readonly signal: AbortSignal;
+}
+
+/** A payment method a subaccount fee applies to (Safe2Pay `PaymentMethodCode` 1, 6, 2). */
+export type SubaccountFeeMethod = 'boleto' | 'pix' | 'credit_card';
+
+/**
+ * One method's fee (wire `MerchantSplit[]` item): a percentage and/or a fixed part, integers only here (the
+ * adapter writes decimals on the wire). At least one part is set.
+ */
+export interface SubaccountFee {
+  readonly method: SubaccountFeeMethod;
+  /** Percentage in hundredths of a percent (175 = 1.75 %); null: no percentage part. */
+  readonly percentHundredths: number | null;
+  /** Fixed part in integer centavos; null: no fixed part. */
+  readonly fixedCentavos: number | null;
+  /** Whether the provider invoices its own fee to the subaccount (`IsSubaccountTaxPayer`) or to the matrix. */
+  readonly subaccountPaysProviderFee: boolean;
+}
+
+/** The subaccount as the port creates it: the company, its legal responsible, address and payout account. */
+export interface PortSubaccount {
+  /** Legal name (at most 200 characters). */
+  readonly name: string;
+  readonly commercialName: string;
+  /** CPF (11) or CNPJ (14) digits: what reconciliation matches on. */
+  readonly document: string;
+  readonly email: string;
+  readonly responsible: {
+    readonly name: string;
+    /** CPF, 11 digits. */
+    readonly document: string;
+    /** 10 or 11 digits, no +55. */
+    readonly phone: string;
+    /** `YYYY-MM-DD`. */
+    readonly birthDate: string;
+  };
+  readonly address: NonNullable<ProviderCustomer['address']>;
+  /** Where the provider pays the subaccount out; in its own document. Never stored, logged or echoed. */
+  readonly bankAccount: PayoutBankAccount;
+  /** Omitted: the provider's defaults. */
+  readonly fees?: readonly SubaccountFee[];
+}
+
+/** The four credentials of a subaccount; null when the answer carries none (never an empty secret). */
+export interface SubaccountCredentials {
+  readonly productionToken: ProviderSecret | null;
+  readonly sandboxToken: ProviderSecret | null;
+  /** The secrets the provider echoes in that account's callbacks (wire doc wave 2b §6.1). */
+  readonly productionSecretKey: ProviderSecret | null;
+  readonly sandboxSecretKey: ProviderSecret | null;
+}
+
+/** A subaccount as the provider shows it. No bank data: it never leaves the adapter. */
+export interface RemoteSubaccount {
+  readonly providerReference: string;
+  readonly document: string | null;
+  readonly name: string | null;
+  readonly email: string | null;
+  /** `IsRemoved`: deleted at the provider (the link is to be disabled). */
+  readonly removed: boolean;
+  /** The fee list as read; null when the answer has none. */
+  readonly fees: readonly SubaccountFee[] | null;
+  readonly credentials: SubaccountCredentials;
+}
+
+export interface SubaccountUpdate {
+  readonly providerReference: string;
+  readonly name?: string;
+  readonly commercialName?: string;
+  readonly email?: string;
+  readonly responsible?: PortSubaccount['responsible'];
+  readonly address?: PortSubaccount['address'];
+  readonly bankAccount?: PayoutBankAccount;
+  /** SPEC 4.14: a list replaces ALL fees and methods (`[]` removes them); omitted, they are kept. */
+  readonly fees?: readonly SubaccountFee[];
+}
+
+export interface SubaccountsCapability {
+  /**
+   * `issued`: created, with its tokens (`credentials`). `refused`: not created (`matrix_sandbox_key` for
+   * code 301, `not_marketplace` for 300, `provider_error` with a sanitized code for a validation such as
+   * 1343/1346/1273). `uncertain`: it may exist; call {@link find} with the document before a new attempt.
+   */
+  create(
+    input: PortSubaccount,
+    ctx: MatrixContext,
+  ): Promise<Outcome<{ readonly subaccount: RemoteSubaccount }>>;
+  get(
+    providerReference: string,
+    ctx: MatrixContext,
+  ): Promise<Outcome<{ readonly subaccount: RemoteSubaccount }>>;
+  /** Every subaccount of the matrix with this document (removed ones too, flagged); `[]`: none. */
+  find(
+    document: string,
+    ctx: MatrixContext,
+  ): Promise<Outcome<{ readonly subaccounts: readonly RemoteSubaccount[] }>>;
+  update(
+    input: SubaccountUpdate,
+    ctx: MatrixContext,
+  ): Promise<Outcome<{ readonly subaccount: RemoteSubaccount }>>;
+  /** Deletes it at the provider (not in the SPEC; a deleted document can be registered again). */
+  remove(providerReference: string, ctx: MatrixContext): Promise<Outcome<{ readonly removed: true }>>;
 }

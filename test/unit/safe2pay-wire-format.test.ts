@@ -71,11 +71,20 @@ describe('diagnostics (SPEC 2.2 rules 2-3, SPEC 8)', () => {
       'unknown_status',
       'invalid_artifacts',
       'mismatch',
+      // Issue 28: the subaccount refusals (codes 301 and 300).
+      'matrix_sandbox_key',
+      'not_marketplace',
     ] as const;
     for (const reason of reasons) {
       const message = diagnosticsFor(reason, null, null).provider_error_message ?? '';
       assert.ok(message.length > 0 && message.length <= 400, reason);
       assert.match(message, / \/ /, `${reason}: Portuguese / English`);
+    }
+    // Issue 28: the codes the wire doc lists for subaccounts have their own static text, within SPEC 2.2's bound.
+    for (const code of ['300', '301', '1273', '1343', '1346']) {
+      const message = diagnosticsFor('provider_error', code, 200).provider_error_message ?? '';
+      assert.ok(message.length > 0 && message.length <= 400, code);
+      assert.notEqual(message, diagnosticsFor('provider_error', null, 200).provider_error_message, code);
     }
   });
 });

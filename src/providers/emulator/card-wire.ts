@@ -100,6 +100,7 @@ function cardPayment(req: WireRequest, store: ChargeStore, vault: CardVault): Ro
       description: String((body.Products as Record<string, unknown>[])[0]?.Description ?? ''),
       dueDate: null,
       today: req.today,
+      account: req.subaccountId ?? null,
       card: { kept: card.kept, installments, status: outcome.kind === 'refused' ? 8 : authorized },
     });
     const answer = ok(creationDetail(charge, card.token));

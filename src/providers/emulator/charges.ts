@@ -30,6 +30,8 @@ export interface EmulatedCharge {
   readonly method: 'pix' | 'boleto' | 'credit_card';
   readonly amount: number;
   readonly sandbox: boolean;
+  /** Issue 28: the subaccount whose token issued it (subaccounts.ts); null: the key's own account. */
+  readonly account: number | null;
   readonly description: string;
   readonly createdOn: string;
   status: number;
@@ -83,6 +85,7 @@ export class ChargeStore {
     description: string;
     dueDate: string | null;
     today: string;
+    account?: number | null;
     card?: { readonly kept: KeptCard; readonly installments: number; readonly status: number };
   }): EmulatedCharge {
     const id = this.#next++;
@@ -123,6 +126,7 @@ export class ChargeStore {
       method: input.method,
       amount: input.amount,
       sandbox: input.sandbox,
+      account: input.account ?? null,
       description: input.description,
       createdOn: input.today,
       status,

@@ -29,6 +29,12 @@ export const OPERATIONS = [
   'pixauto_schedule_get',
   'pixauto_schedule_list',
   'pixauto_schedule_cancel',
+  // Issue 28: marketplace subaccounts (subaccounts.ts); the reference is the body's or the record's Identity.
+  'subaccount_create',
+  'subaccount_get',
+  'subaccount_list',
+  'subaccount_update',
+  'subaccount_delete',
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 

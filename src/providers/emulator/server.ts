@@ -9,6 +9,14 @@ import { type Fault, FaultBook, OPERATIONS, type Operation } from './faults.ts';
 import { isV3Answer, pixAutomaticControl, routePixAutomatic, shapeV3 } from './pix-automatic.ts';
 import { routeBcb } from './pix-automatic-bcb.ts';
 import { PixAutomaticStore } from './pix-automatic-state.ts';
+import {
+  callbackBody,
+  EMULATOR_MATRIX_SECRET,
+  maskedSubaccountForCallLog,
+  routeSubaccount,
+  SubaccountStore,
+  subaccountControl,
+} from './subaccounts.ts';
 import { maskedForCallLog, routeTransfer, TransferStore, transferControl } from './transfers.ts';
 import { type Environment, route, type WireAnswer } from './wire.ts';
 
@@ -193,16 +201,21 @@ export async function startProviderEmulator(options: EmulatorOptions = {}): Prom
   const faults = new FaultBook(options.random);
   const vault = new CardVault();
   const pixAutomatic = options.pixAutomatic ?? new PixAutomaticStore();
+  const subaccounts = new SubaccountStore();
   let calls: EmulatorCall[] = [];
   let seq = 0;
   const sockets = new Set<Socket>();
 
-  function environmentOf(key: string | undefined): { env: Environment; matrix: boolean } | null {
+  function environmentOf(
+    key: string | undefined,
+  ): { env: Environment; matrix: boolean; subaccount: number | null } | null {
     if (!key) return null;
-    if (keys.matrixSandbox.includes(key)) return { env: 'sandbox', matrix: true };
-    if (keys.sandbox.includes(key)) return { env: 'sandbox', matrix: false };
-    if (keys.production.includes(key)) return { env: 'production', matrix: false };
-    return null;
+    if (keys.matrixSandbox.includes(key)) return { env: 'sandbox', matrix: true, subaccount: null };
+    if (keys.sandbox.includes(key)) return { env: 'sandbox', matrix: false, subaccount: null };
+    if (keys.production.includes(key)) return { env: 'production', matrix: false, subaccount: null };
+    // Issue 28: a subaccount's own token (SPEC 2.8: sandbox payments use its sandbox token).
+    const owner = subaccounts.owner(key);
+    return owner ? { env: owner.env, matrix: false, subaccount: owner.id } : null;
   }
 
   function move(charge: EmulatedCharge, to: Move, status: unknown): string | null {
@@ -314,10 +327,16 @@ export async function startProviderEmulator(options: EmulatorOptions = {}): Prom
       const list = reference === null ? store.all() : store.byReference(reference);
       return sendJson(res, 200, { charges: list.map(controlCharge) });
     }
-    const one = /^\/charges\/([0-9]+)(\/move)?$/.exec(path);
+    const one = /^\/charges\/([0-9]+)(\/move|\/callback)?$/.exec(path);
     if (one) {
       const charge = store.get(Number(one[1]));
       if (!charge) return sendJson(res, 404, { error: 'no such charge' });
+      if (req.method === 'GET' && one[2] === '/callback') {
+        // Issue 28 item 6: the body the provider would POST, signed with the charging account's own secret.
+        const sub = charge.account === null ? undefined : subaccounts.get(charge.account);
+        const secret = sub ? (charge.sandbox ? sub.secretKeySandbox : sub.secretKey) : EMULATOR_MATRIX_SECRET;
+        return sendJson(res, 200, { callback: callbackBody(charge, secret) });
+      }
       if (req.method === 'GET' && !one[2]) return sendJson(res, 200, { charge: controlCharge(charge) });
       if (req.method === 'POST' && one[2]) {
         const to = b.to;
@@ -346,6 +365,8 @@ export async function startProviderEmulator(options: EmulatorOptions = {}): Prom
     }
     const pix = pixAutomaticControl(pixAutomatic, req.method ?? 'GET', path, url.searchParams, b);
     if (pix) return sendJson(res, pix.status, pix.json);
+    const subaccount = subaccountControl(subaccounts, req.method ?? 'GET', path, b);
+    if (subaccount) return sendJson(res, subaccount.status, subaccount.json);
     const transfer = transferControl(transfers, req.method ?? 'GET', path, url.searchParams, b);
     if (transfer) return sendJson(res, transfer.status, transfer.json);
     if (req.method === 'POST' && path === '/reset') {
@@ -353,6 +374,7 @@ export async function startProviderEmulator(options: EmulatorOptions = {}): Prom
       transfers.clear();
       vault.clear();
       pixAutomatic.clear();
+      subaccounts.clear();
       faults.clear();
       calls = [];
       return sendJson(res, 200, { ok: true });
@@ -402,6 +424,7 @@ export async function startProviderEmulator(options: EmulatorOptions = {}): Prom
           body,
           environment: who.env,
           matrixSandboxKey: who.matrix,
+          subaccountId: who.subaccount,
           today: saoPauloToday(),
         }
       : null;
@@ -410,7 +433,8 @@ export async function startProviderEmulator(options: EmulatorOptions = {}): Prom
         routeBcb(wire, pixAutomatic) ??
         routeCard(wire, store, vault) ??
         route(wire, store) ??
-        routeTransfer(wire, transfers))
+        routeTransfer(wire, transfers) ??
+        routeSubaccount(wire, subaccounts))
       : null;
     const call: EmulatorCall = {
       seq: ++seq,
@@ -423,7 +447,7 @@ export async function startProviderEmulator(options: EmulatorOptions = {}): Prom
       chargeId: matched?.chargeId ?? null,
       environment: who?.env ?? null,
       // Issue 22 item 4.2, issue 25: neither a bank account nor a card (or its token) enters the call log whole.
-      body: maskedForCallLog(maskedCardForCallLog(body)),
+      body: maskedSubaccountForCallLog(maskedForCallLog(maskedCardForCallLog(body))),
       fault: null,
       httpStatus: null,
     };

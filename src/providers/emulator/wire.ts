@@ -18,6 +18,8 @@ export interface WireRequest {
   readonly body: unknown;
   readonly environment: Environment;
   readonly matrixSandboxKey: boolean;
+  /** Issue 28: the key is this subaccount's token (subaccounts.ts); null or absent for an account key. */
+  readonly subaccountId?: number | null;
   readonly today: string;
 }
 
@@ -210,6 +212,7 @@ function payment(req: WireRequest, store: ChargeStore): Route {
       description: String(products[0]?.Description ?? ''),
       dueDate: valid.dueDate,
       today: req.today,
+      account: req.subaccountId ?? null,
     });
     return ok(creationDetail(charge));
   });

@@ -33,6 +33,7 @@ import { reaisToCentavos } from './money.ts';
 import { chargeAnswer, refused, uncertain } from './outcomes.ts';
 import { createSafe2PayPixAutomatic } from './pix-automatic.ts';
 import { mapCardStatus, mapStatus, statusCode } from './status.ts';
+import { createSafe2PaySubaccounts } from './subaccounts.ts';
 import { createSafe2PayPayouts } from './transfers.ts';
 import { type Detail, type Interpreted, idOf, isRecord } from './wire-values.ts';
 
@@ -147,6 +148,7 @@ export interface Safe2PayAdapter extends ProviderPort {
   readonly payouts: NonNullable<ProviderPort['payouts']>;
   readonly cards: NonNullable<ProviderPort['cards']>;
   readonly pixAutomatic: NonNullable<ProviderPort['pixAutomatic']>;
+  readonly subaccounts: NonNullable<ProviderPort['subaccounts']>;
 }
 
 /**
@@ -484,6 +486,12 @@ export function createSafe2PayAdapter(config: Safe2PayConfig = {}): Safe2PayAdap
       application: buildOptions.application,
       apiKey,
       ...(config.dispatcher ? { dispatcher: config.dispatcher } : {}),
+    }),
+    // Issue 28: subaccounts (subaccounts.ts), v2 envelope, always the matrix's production key (SPEC 2.8).
+    subaccounts: createSafe2PaySubaccounts({
+      apiHost,
+      call: (ctx, method, url, body) =>
+        keyedCall(ctx.matrixProductionKey, ctx, { method, url, body }, config.dispatcher, interpret),
     }),
   };
 }

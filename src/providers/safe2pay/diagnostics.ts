@@ -16,9 +16,13 @@ import type { OutcomeReason } from '../port.ts';
  */
 const BY_CODE: Readonly<Record<string, string>> = {
   '301':
-    'O provedor recusou a chave sandbox da conta matriz (credentials.api_key do provedor): cobranças de marketplace usam o token sandbox do vínculo da subconta. / The provider refused the matrix account sandbox key (the provider record credentials.api_key): marketplace charges use the subaccount link sandbox token.',
+    'O provedor recusou a chave sandbox da conta matriz: subcontas usam a chave de produção da matriz; cobranças, o token sandbox da subconta. / The provider refused the matrix sandbox key: subaccounts use the matrix production key; charges, the subaccount sandbox token.',
   '300':
     'O provedor só aceita esta operação com a chave da conta matriz (credentials.api_key do provedor). / The provider accepts this operation only with the matrix account key (the provider record credentials.api_key).',
+  '1343':
+    'O CPF do responsável legal da subconta não passou na verificação do provedor. / The subaccount legal responsible CPF failed the provider check.',
+  '1346':
+    'Falta um campo obrigatório da subconta (por exemplo a data de nascimento do responsável). / A required subaccount field is missing (for example the responsible birth date).',
   '1273':
     'Taxa Pix da subconta (MerchantSplit do método 6) abaixo do mínimo do provedor, R$ 0,35. / Subaccount Pix fee (MerchantSplit of method 6) below the provider minimum of R$ 0.35.',
 };
@@ -54,6 +58,10 @@ const BY_REASON: Readonly<Record<OutcomeReason, string>> = {
     'A resposta do provedor diverge da cobrança (id, valor, referência ou vencimento). / The provider answer differs from the charge (id, amount, reference or due date).',
   interrupted:
     'A operação reservada foi interrompida antes de registrar a resposta do provedor. / The reserved operation was interrupted before the provider answer was recorded.',
+  matrix_sandbox_key:
+    'O provedor recusou a chave sandbox da conta matriz: subcontas são geridas com a chave de produção da matriz. / The provider refused the matrix account sandbox key: subaccounts are managed with the matrix production key.',
+  not_marketplace:
+    'A chave usada não é de uma conta matriz de marketplace (nem token de subconta). / The key used is not a marketplace matrix account key (nor a subaccount token).',
   not_applied:
     'As consultas ao provedor mostram que a operação não foi realizada; pode ser pedida de novo. / Provider reads show the operation did not happen; it may be requested again.',
 };

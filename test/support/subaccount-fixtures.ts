@@ -1,0 +1,70 @@
+import type { PortSubaccount } from '../../src/providers/port.ts';
+
+/**
+ * Issue 28: a subaccount as the port creates it and as the wire carries it (wave 2b §4.1), for the emulator
+ * and adapter tests. The responsible's CPF is a valid one (check digits), so the emulator's 1343 stays away.
+ */
+export const VALID_CPF = '52998224725';
+export const INVALID_CPF = '52998224700';
+
+export function portSubaccount(document: string, extra: Partial<PortSubaccount> = {}): PortSubaccount {
+  return {
+    name: 'Loja Filha Ltda',
+    commercialName: 'Loja Filha',
+    document,
+    email: 'financeiro@lojafilha.example',
+    responsible: {
+      name: 'Maria Responsável',
+      document: VALID_CPF,
+      phone: '11987654321',
+      birthDate: '1980-05-17',
+    },
+    address: {
+      zip_code: '01310100',
+      street: 'Avenida Paulista',
+      number: '1000',
+      district: 'Bela Vista',
+      city: 'São Paulo',
+      state: 'SP',
+    },
+    bankAccount: {
+      bank_code: '341',
+      branch: '0937',
+      account: '4455667',
+      account_digit: '8',
+      account_type: 'checking',
+    },
+    ...extra,
+  };
+}
+
+/** The `Merchant` body the wire takes (wave 2b §4.1), for calls made straight to the emulator. */
+export function merchant(identity: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    Identity: identity,
+    Name: 'Loja Filha Ltda',
+    CommercialName: 'Loja Filha',
+    Email: 'financeiro@lojafilha.example',
+    ResponsibleName: 'Maria Responsável',
+    ResponsibleIdentity: VALID_CPF,
+    ResponsiblePhone: '11987654321',
+    ResponsibleBirthDate: '1980-05-17',
+    Address: {
+      ZipCode: '01310100',
+      Street: 'Avenida Paulista',
+      Number: '1000',
+      District: 'Bela Vista',
+      CityName: 'São Paulo',
+      StateInitials: 'SP',
+      CountryName: 'Brasil',
+    },
+    BankData: {
+      Bank: { Code: '341' },
+      AccountType: { Code: 'CC' },
+      BankAgency: '0937',
+      BankAccount: '4455667',
+      BankAccountDigit: '8',
+    },
+    ...extra,
+  };
+}
