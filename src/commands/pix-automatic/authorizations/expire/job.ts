@@ -3,6 +3,7 @@ import {
   needsProviderClose,
   pixAutomaticAuthorization,
 } from '../../../../aggregates/pix-automatic-authorization.ts';
+import { NO_DIAGNOSTICS } from '../../../../providers/port.ts';
 import { handleCommand } from '../../../command-handler.ts';
 import { DEFAULT_LEASE_TTL_MS, type Job, type JobDeps, type JobOutcome } from '../../../job.ts';
 import { authorizationStream, loadAuthorization } from '../load.ts';
@@ -95,7 +96,7 @@ async function markInterrupted(deps: JobDeps, id: string, now: Date): Promise<bo
       kind: 'uncertain',
       reason: 'interrupted',
       providerReference: null,
-      diagnostics: { provider_error_code: null, provider_error_message: null, provider_http_status: null },
+      diagnostics: NO_DIAGNOSTICS,
     },
     { metadata: { actor: EXPIRY_ACTOR }, retryOnConflict: true },
   );
