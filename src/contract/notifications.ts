@@ -47,7 +47,8 @@ export const createNotificationBody = z.strictObject({
   }),
 });
 
-export const notificationListQuery = pageQuery.extend({
+export const notificationListQuery = z.strictObject({
+  ...pageQuery.shape,
   unread: queryBoolean.optional().meta({
     description: 'true: only those the caller has not marked read; false: only those it has.',
   }),
