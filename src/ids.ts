@@ -8,6 +8,7 @@ export type IdPrefix =
   | 'pxa'
   | 'chk'
   | 'cc'
+  | 'ntf'
   | 'ten'
   | 'key'
   | 'usr'

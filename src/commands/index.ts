@@ -9,6 +9,7 @@ import { costCentersFeature } from './cost-centers/feature.ts';
 import { creditCardFeature } from './credit-card/feature.ts';
 import type { Feature, MountedOperation } from './feature.ts';
 import type { Job } from './job.ts';
+import { notificationsFeature } from './notifications/feature.ts';
 import { paymentSettingsFeature } from './payment-settings/feature.ts';
 import { pixAutomaticFeature } from './pix-automatic/feature.ts';
 import { providersFeature } from './providers/feature.ts';
@@ -38,6 +39,7 @@ export const FEATURES: readonly Feature[] = [
   paymentSettingsFeature,
   auditFeature,
   summaryFeature,
+  notificationsFeature,
   apiKeysFeature,
   tenantsFeature,
   usersFeature,

@@ -57,6 +57,17 @@ export const componentExamples: Record<string, unknown> = {
     before: { status: 'active' },
     after: { status: 'suspended' },
   },
+  Notification: {
+    id: 'ntf_3f9a1c7e5b2d8f4a6c0e9b1d7f',
+    tenant_id: null,
+    title: 'Manutenção programada',
+    body: 'O painel ficará indisponível no domingo, das 2h às 3h (horário de Brasília).',
+    severity: 'warning',
+    created_by: 'usr_01jd3w1a3c5e7g9j1l3n5q7s9u',
+    created_at: AT,
+    read: true,
+    read_at: LATER,
+  },
   CostCenter: {
     id: 'cc_01jd3y2b4d6f8h0k2m4p6r8t0v',
     tenant_id: TENANT,

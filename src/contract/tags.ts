@@ -33,7 +33,7 @@ export const TAGS = [
     name: 'Panel: providers',
     description: 'Payment providers, routing rules and the production payments control.',
   },
-  { name: 'Panel: reports', description: 'Audit log and summary.' },
+  { name: 'Panel: reports', description: 'Audit log, summary and internal notifications.' },
   {
     name: 'Webhooks',
     description: 'Endpoints, deliveries and signing secrets; the events themselves are under `webhooks`.',

@@ -150,6 +150,25 @@ export interface CostCentersTable {
   updated_at: Timestamp;
 }
 
+/** An internal panel notification (SPEC 5.7; migration 0029, src/projections/notifications.ts). */
+export interface NotificationsTable {
+  id: string;
+  /** null: addressed to the whole platform. */
+  tenant_id: string | null;
+  title: string;
+  body: string;
+  severity: string;
+  created_by: string;
+  created_at: Timestamp;
+}
+
+/** One user's receipt of a notification (migration 0029). */
+export interface NotificationReadsTable {
+  notification_id: string;
+  user_id: string;
+  read_at: Timestamp;
+}
+
 /** `transactions.credit_card` (jsonb). */
 export interface CardColumn {
   brand: string;
@@ -397,6 +416,8 @@ export interface Database {
   pix_automatic_debit_polls: PixAutomaticDebitPollsTable;
   transaction_requests: TransactionRequestsTable;
   cost_centers: CostCentersTable;
+  notifications: NotificationsTable;
+  notification_reads: NotificationReadsTable;
   summary_transactions: SummaryTransactionsTable;
   summary_daily: SummaryDailyTable;
   webhook_endpoints: WebhookEndpointsTable;

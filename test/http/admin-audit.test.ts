@@ -41,6 +41,7 @@ describe('GET /admin/audit (SPEC 4.14, 5.7 "Read logs")', () => {
   let child: string;
   let other: string;
   let settingsRequestId: string;
+  let rootKey: string;
 
   async function logIn(email: string, password: string): Promise<string> {
     const res = await app.request('POST', '/admin/sessions', { json: { email, password } });
@@ -56,6 +57,7 @@ describe('GET /admin/audit (SPEC 4.14, 5.7 "Read logs")', () => {
     const b = await seedChildTenant(ctx, a.tenantId);
     const c = await seedTenantAndKey(ctx);
     [root, child, other] = [a.tenantId, b.tenantId, c.tenantId];
+    rootKey = a.key;
     for (const k of [a, b, c]) secrets.push(k.key, sha256Hex(k.key));
     const deps = identityDeps(ctx);
     await createUser(
@@ -176,6 +178,18 @@ describe('GET /admin/audit (SPEC 4.14, 5.7 "Read logs")', () => {
     const res = await app.request('GET', '/admin/audit');
     assert.equal(res.status, 401);
     assert.equal(res.body.error.code, 'unauthorized');
+  });
+
+  test('SPEC 5.7 "Read logs: public key no" (issue 28 item 5): an API key is 401 unauthorized, as header or Bearer', async () => {
+    const keyHeaders: Record<string, string>[] = [
+      { 'x-api-key': rootKey },
+      { authorization: `Bearer ${rootKey}` },
+    ];
+    for (const headers of keyHeaders) {
+      const res = await app.request('GET', '/admin/audit', { headers });
+      assert.equal(res.status, 401, res.text);
+      assert.equal(res.body.error.code, 'unauthorized');
+    }
   });
 
   test('SPEC 5.6: no password, token, hash or key reaches the audit answers', async () => {

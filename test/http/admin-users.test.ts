@@ -117,7 +117,7 @@ describe('admin users over HTTP (SPEC 2.7, 5.6, 5.7, 7)', () => {
     assertError(await post('/admin/users', { ...ok, password_hash: 'x' }, idem()), 400, 'invalid_json');
   });
 
-  test("SPEC 5.7, 4.3: lists are scoped to the caller's tree and paged", async () => {
+  test('SPEC 5.7 "Tenants, types, users": only a super_admin lists users (tenant_admin and viewer 403), paged', async () => {
     const mine = await admin.tenant(typeId);
     const child = await admin.tenant(typeId, mine);
     const other = await admin.tenant(typeId);
@@ -125,10 +125,10 @@ describe('admin users over HTTP (SPEC 2.7, 5.6, 5.7, 7)', () => {
     const childUser = await admin.user('viewer', child);
     const otherUser = await admin.user('viewer', other);
 
-    const token = await logIn(app, me.email);
-    const scoped = await get('/admin/users?limit=100', token);
-    assert.equal(scoped.status, 200);
-    assert.deepEqual(scoped.body.data.map((u: { id: string }) => u.id).sort(), [me.id, childUser.id].sort());
+    // Issue 28 item 5: the table's "no" holds for their own tree too.
+    for (const email of [me.email, childUser.email]) {
+      assertError(await get('/admin/users?limit=100', await logIn(app, email)), 403, 'forbidden');
+    }
 
     const all = await get('/admin/users?limit=500');
     assert.equal(all.body.meta.limit, 100);
@@ -148,14 +148,15 @@ describe('admin users over HTTP (SPEC 2.7, 5.6, 5.7, 7)', () => {
     assert.equal(suspended.status, 200, suspended.text);
     assert.equal(suspended.body.data.status, 'suspended');
     assert.equal((await post(`/admin/users/${u.id}/suspend`)).status, 200, 'repeating is a no-op');
-    assertError(await get('/admin/users', token), 401, 'unauthorized');
+    assertError(await get('/admin/audit?limit=1', token), 401, 'unauthorized');
     assertError(await login(u.email), 401, 'invalid_credentials');
 
     const reactivated = await post(`/admin/users/${u.id}/reactivate`);
     assert.equal(reactivated.status, 200);
     assert.equal(reactivated.body.data.status, 'active');
-    assertError(await get('/admin/users', token), 401, 'unauthorized');
-    assert.equal((await get('/admin/users', await logIn(app, u.email))).status, 200);
+    assertError(await get('/admin/audit?limit=1', token), 401, 'unauthorized');
+    // SPEC 5.7: a tenant_admin's session probes with a read its role has (users are super_admin only).
+    assert.equal((await get('/admin/audit?limit=1', await logIn(app, u.email))).status, 200);
 
     assertError(await post('/admin/users/usr_missing/suspend'), 404, 'not_found');
     assertError(await post('/admin/users/usr_missing/reactivate'), 404, 'not_found');
@@ -278,8 +279,8 @@ describe('admin users over HTTP (SPEC 2.7, 5.6, 5.7, 7)', () => {
     assert.equal(refused.request_id, wrong.headers.get('x-request-id'));
     assert.equal(refused.actor, `user:${u.id}`);
     assert.ok(!JSON.stringify(refused).includes('not my password at all'));
-    // The session and the password are untouched.
-    assert.equal((await get('/admin/tenants', token)).status, 200);
+    // The session and the password are untouched (the audit log: a read every panel role has, SPEC 5.7).
+    assert.equal((await get('/admin/audit?limit=1', token)).status, 200);
     assertError(await login(u.email, stolen), 401, 'invalid_credentials');
     assert.equal((await login(u.email)).status, 201);
     assert.deepEqual(await audited('user.password_changed', u.id), []);

@@ -47,6 +47,7 @@ const REQUIRES_KEY = [
   'createBoleto',
   'createCheckout',
   'createCreditCard',
+  'createNotification',
   'createPanelBoleto',
   'createPix',
   'createPixAutomaticAuthorization',

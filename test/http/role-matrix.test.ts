@@ -37,9 +37,10 @@ interface Ids {
 }
 
 const writes = (ok: number) => ({ super_admin: ok, tenant_admin: 403, viewer: 403 });
-const READ = { super_admin: 200, tenant_admin: 200, viewer: 200 };
+/** Issue 28 item 5: reads follow the table too (they were open to every role, tree-scoped, before). */
+const READ = writes(200);
 
-/** SPEC 5.7 "Tenants, types, users": writes are super_admin only; reads every panel role, tree-scoped. */
+/** SPEC 5.7 "Tenants, types, users: super_admin yes; tenant_admin no; viewer no": reads and writes. */
 const ENDPOINTS: readonly Endpoint[] = [
   {
     method: 'POST',
@@ -85,8 +86,9 @@ const ENDPOINTS: readonly Endpoint[] = [
 ];
 
 /**
- * One test per cell. docs/decisions.md "Admin": writes are super_admin only; reads are open to every panel
- * role within its tree. No session and an API key are both 401 on every admin route.
+ * One test per cell. Reads and writes are super_admin only (docs/decisions.md "Panel notifications, logs and
+ * the roles table"); one's own password is the exception. No session and an API key are both 401 on every
+ * admin route.
  */
 describe('SPEC 5.7 role matrix of the tenant, type and user endpoints', () => {
   let app: TestApp;

@@ -3,6 +3,7 @@ import * as audit from './audit.ts';
 import * as checkouts from './checkouts.ts';
 import * as costCenters from './cost-centers.ts';
 import * as creditCard from './credit-card.ts';
+import * as notifications from './notifications.ts';
 import * as paymentSettings from './payment-settings.ts';
 import * as pixAutomatic from './pix-automatic.ts';
 import * as providers from './providers.ts';
@@ -29,6 +30,7 @@ export const OPERATION_MODULES = [
   paymentSettings,
   audit,
   summary,
+  notifications,
   apiKeys,
   tenants,
   users,

@@ -4,9 +4,15 @@ import { tenant } from '../examples.ts';
 import { operation } from '../operation.ts';
 import { tenantBody, tenantDto, tenantListQuery, tenantTypeBody, tenantTypeDto } from '../tenants.ts';
 
-/** SPEC 5.7 "Tenants, types, users": writes are super_admin only; reads are tree-scoped (docs/decisions.md "Admin"). */
+/**
+ * SPEC 5.7 "Tenants, types, users: super_admin yes; tenant_admin no; viewer no": reads and writes alike
+ * (docs/decisions.md "Panel notifications, logs and the roles table"). One's own password is the one
+ * exception (src/contract/operations/users.ts `setUserPassword`).
+ */
 export const ADMIN_WRITE: readonly Role[] = ['super_admin'];
-export const ADMIN_READ: readonly Role[] = ROLES;
+export const ADMIN_READ: readonly Role[] = ['super_admin'];
+/** Every panel role: only for acting on one's own account. */
+export const ANY_ROLE: readonly Role[] = ROLES;
 
 /** SPEC 2.7, 5.7: a tenant type, its name unique case-insensitively. */
 export const createTenantType = operation({
@@ -36,7 +42,7 @@ export const listTenantTypes = operation({
   access: { auth: 'session', roles: ADMIN_READ },
   schema: {
     operationId: 'listTenantTypes',
-    summary: 'List tenant types (every panel role; types hold no tenant data)',
+    summary: 'List tenant types (super_admin)',
     querystring: pageQuery,
     response: { 200: listEnvelope(tenantTypeDto) },
   },
@@ -73,7 +79,7 @@ export const listTenants = operation({
   access: { auth: 'session', roles: ADMIN_READ },
   schema: {
     operationId: 'listTenants',
-    summary: "List tenants: all for super_admin, the caller's own tree otherwise",
+    summary: 'List tenants (super_admin)',
     querystring: tenantListQuery,
     response: { 200: listEnvelope(tenantDto) },
   },
@@ -85,8 +91,8 @@ export const getTenant = operation({
   access: { auth: 'session', roles: ADMIN_READ },
   schema: {
     operationId: 'getTenant',
-    summary: 'Read a tenant',
-    description: 'A tenant outside the caller’s tree is 404 not_found.',
+    summary: 'Read a tenant (super_admin)',
+    description: 'A tenant that does not exist is 404 not_found.',
     params: idParams,
     response: { 200: dataEnvelope(tenantDto), 404: errorEnvelope },
   },
