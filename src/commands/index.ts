@@ -8,6 +8,7 @@ import { checkoutsFeature } from './checkouts/feature.ts';
 import { costCentersFeature } from './cost-centers/feature.ts';
 import { creditCardFeature } from './credit-card/feature.ts';
 import type { Feature, MountedOperation } from './feature.ts';
+import { feeSchedulesFeature } from './fee-schedules/feature.ts';
 import type { Job } from './job.ts';
 import { paymentSettingsFeature } from './payment-settings/feature.ts';
 import { pixAutomaticFeature } from './pix-automatic/feature.ts';
@@ -35,6 +36,7 @@ export const FEATURES: readonly Feature[] = [
   sessionsFeature,
   providersFeature,
   routingRulesFeature,
+  feeSchedulesFeature,
   paymentSettingsFeature,
   auditFeature,
   summaryFeature,
