@@ -1,4 +1,5 @@
 import { dataEnvelope, errorResponses, listEnvelope } from '../envelopes.ts';
+import { EXAMPLE_DUE_DATE, TENANT } from '../examples.ts';
 import { createFeeVersionBody, feeVersionDto, feeVersionListQuery } from '../fee-schedules.ts';
 import { operation } from '../operation.ts';
 
@@ -24,11 +25,11 @@ export const createFeeVersion = operation({
   },
   examples: {
     request: {
-      tenant_id: 'ten_01HZX5T3V7A4B2C9D8E6F5G4H3',
+      tenant_id: TENANT,
       method: 'pix',
-      percent_bps: 99,
-      fixed_amount: 50,
-      starts_on: '2026-12-01',
+      percent_bps: 199,
+      fixed_amount: 30,
+      starts_on: EXAMPLE_DUE_DATE,
     },
   },
 });
