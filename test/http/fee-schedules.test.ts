@@ -7,6 +7,7 @@ import { roleTokens, startAdminApp } from '../support/admin.ts';
 import { addDays, boletoBody, pixBody, today } from '../support/charges.ts';
 import { type SeededKey, seedChildTenant, seedTenantAndKey } from '../support/fixtures.ts';
 import type { TestApp } from '../support/http.ts';
+import { seedAuthorization } from '../support/pix-automatic.ts';
 
 /**
  * Issue 28 item 4: fee schedules (POST/GET /admin/fee-schedules) and the fees fixed at issuance: SPEC 2.2
@@ -396,5 +397,38 @@ describe('fees at issuance (SPEC 2.2, 7)', () => {
     } finally {
       app.gateway.ctx.now = real;
     }
+  });
+
+  test('a Pix Automatic debit is a Pix charge: it retains the pix fees of its chain (boleto fees do not apply)', async () => {
+    const t = await seedChildTenant(app.gateway.ctx, mid.tenantId, { livemode: false });
+    const own = await addVersion(t.tenantId, 'pix', 50, 3);
+    const due = addDays(today(), 5);
+    const authorization = await seedAuthorization(app.gateway.ctx, {
+      tenantId: t.tenantId,
+      livemode: false,
+      firstDueDate: due,
+      amount: 4990,
+    });
+    const res = await app.request('POST', '/v1/pix-automatic/charges', {
+      headers: { 'x-api-key': t.key, 'idempotency-key': randomUUID() },
+      json: {
+        authorization_id: authorization,
+        due_date: due,
+        amount: 4990,
+        reference: 'assinatura-fees',
+        description: 'Assinatura mensal',
+        customer: pixBody().customer,
+      },
+    });
+    assert.equal(res.status, 201, res.text);
+    // root and mid have boleto versions only; the debit's own pix version: 0.50% of 4990 = 24.95 -> 25, + 3.
+    const retained = half_up(4990, 50) + 3;
+    assert.equal(res.body.data.retained_amount, retained);
+    assert.deepEqual(res.body.data.split, {
+      total_fee_amount: retained,
+      merchant_amount: 4990 - retained,
+      on: 'pix',
+    });
+    assert.equal(res.body.data.tenant_fee_id, own.id);
   });
 });
