@@ -8,6 +8,7 @@ import { benchAppend } from './append.ts';
 import { benchCatchup } from './catchup.ts';
 import { benchCreateCard } from './create-card.ts';
 import { benchCreatePix, type HttpBenchOptions } from './create-pix.ts';
+import { benchFeeResolution } from './fee-resolution.ts';
 import { parseFlags, runnerArguments, UsageError } from './flags.ts';
 import { benchList } from './list.ts';
 import { benchPayerPage, benchProfilePage } from './payer-page.ts';
@@ -43,6 +44,10 @@ names:
             vs POST /v1/pix (the same customer and amount) vs GET /health on one gateway process, interleaved;
             CPU per request (gateway + PostgreSQL backends) and the card/pix ratio of each run, then a
             counting pass; target card/pix <= 1.25 (the gateway gets a random CREDENTIALS_ENCRYPTION_KEY)
+  fee-resolution
+            issue 28 item 7: POST /v1/pix by a tenant at depth 5 (a Pix fee version at every level) vs depth 1
+            vs GET /health on one gateway process, interleaved; CPU per request and the depth5/depth1 ratio,
+            then a counting pass (the chain's fees are one read: no more round trips at depth 5)
   profile-create
             the create load for --seconds against a gateway under node --cpu-prof; prints the top functions
             by self time and self time by area (profile kept with --cpu-prof DIR)
@@ -139,6 +144,7 @@ const FLAGS: Record<string, string> = {
 const JIT_WARMUP_BENCHMARKS = new Set([
   'create',
   'create-card',
+  'fee-resolution',
   'replay',
   'profile-create',
   'profile-card',
@@ -203,6 +209,7 @@ async function main(): Promise<number> {
     'webhooks',
     'create',
     'create-card',
+    'fee-resolution',
     'profile-create',
     'profile-card',
     'profile-replay',
@@ -246,6 +253,7 @@ async function main(): Promise<number> {
   }
   if (name === 'create') results.create = await benchCreatePix(opts, http);
   if (name === 'create-card') results.createCard = await benchCreateCard(opts, http);
+  if (name === 'fee-resolution') results.feeResolution = await benchFeeResolution(opts, http);
   if (name === 'profile-card') results.profile = await benchProfileCard(opts, http);
   if (name === 'replay') results.replay = await benchReplay(opts, http);
   if (name === 'page') results.page = await benchPayerPage(opts, http, requests);

@@ -3,6 +3,7 @@ import { randomFillSync } from 'node:crypto';
 /** DESIGN.md "Ids": prefix + sortable random id, opaque to clients (e.g. `txn_01JD…`). */
 export type IdPrefix =
   | 'txn'
+  | 'fee'
   | 'sub'
   | 'scy'
   | 'pxa'

@@ -46,6 +46,9 @@ export const ERROR_MESSAGES = {
   simulator_disabled: 'The simulator is disabled.',
   amount_limit_exceeded: "The amount is above the routing rule's maximum.",
   fee_exceeds_amount: 'The fees exceed the amount of the charge.',
+  split_no_merchant_amount:
+    'The fees equal the amount of the charge: nothing would be left for the merchant.',
+  split_pix_fee_exceeds_amount: "The Pix fees of the boleto's attached Pix reach the amount of the charge.",
   invalid_cost_center: 'The cost center is inactive or belongs to another tenant.',
   automatic_contract_mismatch: 'The values differ from the Pix Automatic authorization.',
   automatic_not_approved: 'The payer has not approved the authorization yet.',

@@ -8,6 +8,7 @@ import { checkoutsFeature } from './checkouts/feature.ts';
 import { costCentersFeature } from './cost-centers/feature.ts';
 import { creditCardFeature } from './credit-card/feature.ts';
 import type { Feature, MountedOperation } from './feature.ts';
+import { feeSchedulesFeature } from './fee-schedules/feature.ts';
 import type { Job } from './job.ts';
 import { notificationsFeature } from './notifications/feature.ts';
 import { paymentSettingsFeature } from './payment-settings/feature.ts';
@@ -36,6 +37,7 @@ export const FEATURES: readonly Feature[] = [
   sessionsFeature,
   providersFeature,
   routingRulesFeature,
+  feeSchedulesFeature,
   paymentSettingsFeature,
   auditFeature,
   summaryFeature,

@@ -3,6 +3,7 @@ import {
   apiKey,
   BOLETO_TXN,
   customer,
+  feeVersion,
   LATER,
   refundBankAccount,
   routingRuleRequest,
@@ -90,6 +91,7 @@ export const componentExamples: Record<string, unknown> = {
     api_host: null,
     boleto_refund_payout: false,
   },
+  FeeVersion: feeVersion,
   RoutingRule: { id: 'rul_01jd3v6z8b0d2f4h6k8m0p2r4t', ...routingRuleRequest },
   SessionCreated: {
     token: 'cls_Jk3mQ8vT1xZ5cR9pL2wN7yB4hF6dS0aE2gK8uW1oRt',

@@ -11,6 +11,7 @@ export const TENANT = 'ten_01jd3x8m2q4r6t8v0w2y4z6b8c';
 export const TXN = 'txn_01jd4v0q7zk4w9m2x3b5n6p8rt';
 export const BOLETO_TXN = 'txn_01jd4w3k9p1s5u7w9y1a3c5e7g';
 export const AT = '2026-11-23T14:05:09.412Z';
+export const FEE_VERSION = 'fee_01jd3v2k4m6p8r0t2w4y6a8c0e';
 export const LATER = '2026-11-23T14:07:31.058Z';
 
 /**
@@ -54,7 +55,8 @@ export const transaction = {
   id: TXN,
   tenant_id: TENANT,
   amount: 15990,
-  retained_amount: 0,
+  // 1.99% of 15990 = 318.2 -> 318, plus 30 fixed (the tenant's own version).
+  retained_amount: 348,
   currency: 'BRL',
   status: 'pending',
   method: 'pix',
@@ -82,9 +84,9 @@ export const transaction = {
   paid_with: null,
   paid_at: null,
   duplicate_payment_at: null,
-  split: null,
-  tenant_fee_id: null,
-  fee_starts_on: null,
+  split: { total_fee_amount: 348, merchant_amount: 15642, on: 'pix' },
+  tenant_fee_id: FEE_VERSION,
+  fee_starts_on: '2026-11-01',
   cost_center_id: 'cc_01jd3y2b4d6f8h0k2m4p6r8t0v',
   cost_center_name: 'Loja Pinheiros',
   callback_url: 'https://loja.example.com/webhooks/calebe',
@@ -138,6 +140,22 @@ export const boletoTransaction = {
   provider_reference: `sim_${BOLETO_TXN}`,
   boleto_due_date: EXAMPLE_DUE_DATE,
   document_url: `https://pagamentos.calebe.com.br/cobranca/${BOLETO_TXN}/Zt4nP8wQ1cR6yV3kL0sJ`,
+  // Only an ancestor charges boleto fees (R$ 2,50 fixed): the tenant's own fields are null.
+  retained_amount: 250,
+  split: { total_fee_amount: 250, merchant_amount: 48500, on: 'boleto' },
+  tenant_fee_id: null,
+  fee_starts_on: null,
+};
+
+/** A fee version (issue 28 item 4): the tenant's own Pix fees, 1.99% + R$ 0,30. */
+export const feeVersion = {
+  id: FEE_VERSION,
+  tenant_id: TENANT,
+  method: 'pix',
+  percent_bps: 199,
+  fixed_amount: 30,
+  starts_on: '2026-11-01',
+  created_at: AT,
 };
 
 export const apiKey = {

@@ -37,6 +37,9 @@ const scheduled = {
   ...transaction,
   status: 'pending',
   amount: 4990,
+  // The tenant's Pix fees (1.99% + 30) apply to debits: 99.3 -> 99, plus 30.
+  retained_amount: 129,
+  split: { total_fee_amount: 129, merchant_amount: 4861, on: 'pix' },
   reference: 'assinatura-2026-12',
   description: 'Assinatura mensal',
   pix_copy_paste: null,

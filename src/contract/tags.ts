@@ -33,6 +33,11 @@ export const TAGS = [
     name: 'Panel: providers',
     description: 'Payment providers, routing rules and the production payments control.',
   },
+  {
+    name: 'Panel: fees',
+    description:
+      "Versioned fee schedules per tenant and method; a charge's fees are fixed when it is issued.",
+  },
   { name: 'Panel: reports', description: 'Audit log, summary and internal notifications.' },
   {
     name: 'Webhooks',

@@ -16,7 +16,10 @@ export const transactionView = z
     id: z.string(),
     tenant_id: z.string(),
     amount: z.number().int(),
-    retained_amount: z.number().int(),
+    retained_amount: z.number().int().meta({
+      description:
+        'Centavos retained as fees: the tenant’s own plus every ancestor’s in force on the issuance date, each percentage part rounded half up to the centavo. Fixed when the charge is issued; 0 on charges from before fees.',
+    }),
     currency: z.string(),
     status: z.enum(['processing', 'pending', 'paid', 'expired', 'failed', 'unknown', 'refunded']),
     method: z.enum(STORED_METHODS),
@@ -46,9 +49,19 @@ export const transactionView = z
     duplicate_payment_at: z.string().nullable(),
     split: z
       .object({ total_fee_amount: z.number().int(), merchant_amount: z.number().int(), on: z.string() })
-      .nullable(),
-    tenant_fee_id: z.string().nullable(),
-    fee_starts_on: z.string().nullable(),
+      .nullable()
+      .meta({
+        description:
+          'Derived by the server, never sent: `total_fee_amount` + `merchant_amount` = `amount`; `on` is the method the fees were computed on. A boleto paid by its Pix shows the Pix fees here (`on: pix`). Amounts before provider costs; not a proof of settlement. null on charges from before fees.',
+      }),
+    tenant_fee_id: z
+      .string()
+      .nullable()
+      .meta({ description: 'The tenant’s own fee version applied; null when only ancestors’ fees apply.' }),
+    fee_starts_on: z
+      .string()
+      .nullable()
+      .meta({ description: 'Start date (`YYYY-MM-DD`) of `tenant_fee_id`; null with it.' }),
     cost_center_id: z.string().nullable(),
     cost_center_name: z.string().nullable(),
     callback_url: z.string().nullable(),

@@ -111,6 +111,28 @@ export interface ProvidersTable {
   updated_at: Timestamp;
 }
 
+/** A charge's fee facts (src/aggregates/fees.ts `FeeFacts`), jsonb. */
+export interface FeesColumn {
+  retained_amount: number;
+  on: 'pix' | 'boleto' | 'credit_card';
+  tenant_fee_id: string | null;
+  fee_starts_on: string | null;
+  pix_retained_amount?: number | undefined;
+}
+
+/** One fee version (migration 0030, src/projections/fee-schedules.ts); never edited once written. */
+export interface FeeVersionsTable {
+  id: string;
+  tenant_id: string;
+  method: 'pix' | 'boleto' | 'credit_card';
+  percent_bps: number;
+  /** bigint in SQL: read back as a string. */
+  fixed_amount: ColumnType<string, number, number>;
+  /** `YYYY-MM-DD`, a Brasilia business date, stored as text. */
+  starts_on: string;
+  created_at: Timestamp;
+}
+
 export interface RoutingRulesTable {
   id: string;
   method: 'pix' | 'boleto' | 'credit_card';
@@ -234,6 +256,8 @@ export interface TransactionsTable {
   /** A Pix Automatic debit's authorization and scheduled due date (SPEC 2.2, migration 0027); else null. */
   pix_automatic_authorization_id: string | null;
   scheduled_due_date: string | null;
+  /** The fee facts fixed at reservation (migration 0030, src/aggregates/fees.ts); null on older history. */
+  fees: FeesColumn | null;
   /** The stream version after the last applied event: consumers order and deduplicate updates by it. */
   sequence: ColumnType<string, number, number>;
   created_at: Timestamp;
@@ -412,6 +436,7 @@ export interface Database {
   audit_log: AuditLogTable;
   providers: ProvidersTable;
   routing_rules: RoutingRulesTable;
+  fee_versions: FeeVersionsTable;
   transactions: TransactionsTable;
   pix_automatic_debit_polls: PixAutomaticDebitPollsTable;
   transaction_requests: TransactionRequestsTable;

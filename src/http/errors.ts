@@ -42,6 +42,8 @@ export const HTTP_STATUS = {
   simulator_disabled: 422,
   amount_limit_exceeded: 422,
   fee_exceeds_amount: 422,
+  split_no_merchant_amount: 422,
+  split_pix_fee_exceeds_amount: 422,
   invalid_cost_center: 422,
   automatic_contract_mismatch: 422,
   automatic_not_approved: 422,

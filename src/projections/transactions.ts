@@ -75,6 +75,7 @@ const UPSERT_COLUMNS = [
   'refund_transfer_id',
   'pix_automatic_authorization_id',
   'scheduled_due_date',
+  'fees',
   'sequence',
   'updated_at',
 ] as const satisfies readonly (keyof TransactionsTable)[];
@@ -254,6 +255,7 @@ function reservedRow(d: Reserved, recorded: RecordedEvent): Insertable<Transacti
     refund_transfer_id: null,
     pix_automatic_authorization_id: d.pix_automatic_authorization_id ?? null,
     scheduled_due_date: d.scheduled_due_date ?? null,
+    fees: d.fees ?? null,
     sequence: recorded.version,
     created_at: recorded.recordedAt,
     updated_at: recorded.recordedAt,
@@ -458,6 +460,7 @@ export function transactionRowFromState(
     refund_transfer_id: s.refundTransferId,
     pix_automatic_authorization_id: r.pix_automatic_authorization_id ?? null,
     scheduled_due_date: r.scheduled_due_date ?? null,
+    fees: r.fees ?? null,
     sequence: String(last.version),
     created_at: first.recordedAt,
     updated_at: last.recordedAt,

@@ -122,6 +122,7 @@ async function foldOfStreams(t: Pick<TestDatabase, 'db'>, store: PostgresEventSt
       refund_transfer_id: s.refundTransferId,
       pix_automatic_authorization_id: r.pix_automatic_authorization_id ?? null,
       scheduled_due_date: r.scheduled_due_date ?? null,
+      fees: r.fees ?? null,
       sequence: String(recorded.length),
       created_at: first.recordedAt,
       updated_at: last.recordedAt,

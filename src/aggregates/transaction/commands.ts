@@ -1,3 +1,4 @@
+import type { FeeFacts } from '../fees.ts';
 import type {
   BoletoOptions,
   Diagnostics,
@@ -34,6 +35,8 @@ export interface ReserveTransaction {
   readonly creditCard?: { readonly card: MaskedCard; readonly installments: number } | null;
   /** Pix Automatic debit (SPEC 4.11): its authorization and scheduled due date; null for other charges. */
   readonly pixAutomatic?: { readonly authorizationId: string; readonly dueDate: string } | null;
+  /** Issue 28 item 4: the fees resolved before reservation (absent: none recorded, as on older history). */
+  readonly fees?: FeeFacts | undefined;
   readonly request: TransactionRequestSnapshot;
   readonly providerRequest: Readonly<Record<string, unknown>> | null;
 }

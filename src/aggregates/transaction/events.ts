@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineEvent, type EventOf } from '../../events/event-registry.ts';
+import { feeFactsData } from '../fees.ts';
 import { CHARGE_METHODS, MAX_AMOUNT, REFUND_ROUTES } from './vocabulary.ts';
 
 /**
@@ -194,6 +195,11 @@ export const reservedData = z.strictObject({
    */
   pix_automatic_authorization_id: z.string().startsWith('pxa_').optional(),
   scheduled_due_date: isoDate.optional(),
+  /**
+   * Issue 28 item 4 (SPEC 2.2): the fees retained, resolved before reservation and fixed forever; absent in
+   * events written before fees (those read as `retained_amount` 0 and `split` null), so v1 still reads them.
+   */
+  fees: feeFactsData.optional(),
   reserved_at: instant,
   request: requestSnapshot,
   /** The body prepared for the provider by the issuance builders; null for the simulator and test mode. */

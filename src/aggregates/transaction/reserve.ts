@@ -33,6 +33,7 @@ function reservedFacts(c: ReserveTransaction, now: Date): TransactionReservedDat
           scheduled_due_date: c.pixAutomatic.dueDate,
         }
       : {}),
+    ...(c.fees ? { fees: c.fees } : {}),
     reserved_at: now.toISOString(),
     request: c.request,
     provider_request: c.providerRequest === null ? null : { ...c.providerRequest },

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { Role } from '../../aggregates/access.ts';
 import { fold } from '../../aggregates/decider.ts';
 import { ApiError } from '../../aggregates/errors.ts';
+import { splitOf } from '../../aggregates/fees.ts';
 import {
   type BoletoDetails,
   type TransactionEvent,
@@ -147,8 +148,8 @@ function viewOf(
     id: row.id,
     tenant_id: row.tenant_id,
     amount: Number(row.amount),
-    // Fees are not implemented yet: nothing is retained (docs/decisions.md "Charges").
-    retained_amount: 0,
+    // SPEC 2.2: fixed at issuance; older history (no fee facts) retained nothing.
+    retained_amount: row.fees?.retained_amount ?? 0,
     currency: row.currency,
     status: row.status,
     method: row.method,
@@ -176,9 +177,9 @@ function viewOf(
     paid_with: row.paid_with,
     paid_at: times.paid_at,
     duplicate_payment_at: times.duplicate_payment_at,
-    split: null,
-    tenant_fee_id: null,
-    fee_starts_on: null,
+    split: splitOf(Number(row.amount), row.fees, row.paid_with),
+    tenant_fee_id: row.fees?.tenant_fee_id ?? null,
+    fee_starts_on: row.fees?.fee_starts_on ?? null,
     cost_center_id: row.cost_center_id,
     cost_center_name: row.cost_center_id ? (ccNames.get(row.cost_center_id) ?? null) : null,
     callback_url: row.callback_url,

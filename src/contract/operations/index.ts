@@ -3,6 +3,7 @@ import * as audit from './audit.ts';
 import * as checkouts from './checkouts.ts';
 import * as costCenters from './cost-centers.ts';
 import * as creditCard from './credit-card.ts';
+import * as feeSchedules from './fee-schedules.ts';
 import * as notifications from './notifications.ts';
 import * as paymentSettings from './payment-settings.ts';
 import * as pixAutomatic from './pix-automatic.ts';
@@ -27,6 +28,7 @@ export const OPERATION_MODULES = [
   sessions,
   providers,
   routingRules,
+  feeSchedules,
   paymentSettings,
   audit,
   summary,

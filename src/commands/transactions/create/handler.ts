@@ -29,6 +29,7 @@ import { resolveCostCenter } from '../../cost-centers/resolve.ts';
 import { type CardCharge, keptAt } from '../../credit-card/card-charge.ts';
 import { isCardExpired } from '../../credit-card/card-expiry.ts';
 import { issueCardCharge } from '../../credit-card/issue-card.ts';
+import { resolveFees } from '../../fee-schedules/resolve.ts';
 import {
   type ClaimInput,
   claimIdempotencyKey,
@@ -615,6 +616,13 @@ async function validReservation(
     });
   }
   const routed = await route(ctx, input);
+  // Issue 28 item 4: fees resolved (or refused) before the claim, then fixed in the reservation.
+  const fees = await resolveFees(ctx, {
+    tenantId: input.tenantId,
+    method: input.method,
+    amount: input.body.amount,
+    now,
+  });
   const draft: ReserveTransaction = {
     kind: 'reserve',
     transactionId: newId('txn'),
@@ -634,6 +642,7 @@ async function validReservation(
     expiresIn: policyOf(input.method).expiresIn ? (snapshot.expires_in ?? DEFAULT_EXPIRES_IN) : null,
     boleto,
     creditCard: input.card ? { card: input.card.masked, installments: input.card.installments } : null,
+    fees,
     request: snapshot,
     providerRequest: null,
   };

@@ -94,6 +94,7 @@ const COLUMNS = [
   'p.document_signature',
   'p.pix_automatic_authorization_id',
   'p.scheduled_due_date',
+  'p.fees',
   utc('created_at'),
   utc('updated_at'),
 ].join(', ');

@@ -33,6 +33,7 @@ import { resolveProviderFor } from '../../../../routing/resolve-provider.ts';
 import { checkDestinationSyntax, destinationPolicy } from '../../../../webhooks/ssrf-guard.ts';
 import { type CommandDeps, handleCommand } from '../../../command-handler.ts';
 import { resolveCostCenter } from '../../../cost-centers/resolve.ts';
+import { resolveFees } from '../../../fee-schedules/resolve.ts';
 import { foldStream } from '../../../fold-stream.ts';
 import {
   type ClaimInput,
@@ -446,6 +447,8 @@ async function validDebit(
     });
   }
   const routed = await route(ctx, input, a);
+  // Issue 28 item 4: a debit is a Pix charge and retains the pix fees, fixed before the claim.
+  const fees = await resolveFees(ctx, { tenantId: input.tenantId, method: 'pix', amount: body.amount, now });
   const reserve: ReserveTransaction = {
     kind: 'reserve',
     transactionId: newId('txn'),
@@ -466,6 +469,7 @@ async function validDebit(
     boleto: null,
     creditCard: null,
     pixAutomatic: { authorizationId: a.id, dueDate: body.due_date },
+    fees,
     request: snapshot,
     // The port has no builder of a debit's body: nothing is prepared at reservation (SPEC 2.3 null).
     providerRequest: null,
