@@ -25,8 +25,9 @@ export const subtenantView = z
 
 export const createSubtenantBody = z.strictObject({
   name: z.string().meta({ description: 'Text, 2 to 120 bytes of UTF-8 after trim; stored trimmed.' }),
-  type_id: z.string().min(1).max(64).meta({
-    description: 'The tenant type of the new subtenant, one of the types registered in the panel.',
+  type_id: z.string().min(1).max(64).optional().meta({
+    description:
+      "The tenant type of the new subtenant, one of the types registered in the panel; default: the type of the key's tenant.",
   }),
   // Declared so that it answers 422 tenant_from_api_key rather than 400 invalid_json (unknown field).
   tenant_id: z.unknown().optional().meta({ description: 'Never send: 422 tenant_from_api_key.' }),

@@ -162,6 +162,16 @@ describe('POST /v1/subtenants (SPEC 4.13, 4 common rules)', () => {
     assert.equal(await childCount(house.tenantId), before);
   });
 
+  test("without type_id the subtenant gets the key tenant's type; sending that type is the same request", async () => {
+    const k = idem();
+    const res = await post(house.key, { name: 'Sem tipo' }, k);
+    assert.equal(res.status, 201, res.text);
+    assert.equal(res.body.data.type_id, typeId);
+    const explicit = await post(house.key, { name: 'Sem tipo', type_id: typeId }, k);
+    assert.equal(explicit.status, 200, explicit.text);
+    assert.equal(explicit.body.data.id, res.body.data.id);
+  });
+
   test('the same Idempotency-Key in another tenant creates that tenant its own subtenant (cross-tenant)', async () => {
     const k = idem();
     const mine = await post(house.key, { name: 'Loja A', type_id: typeId }, k);
@@ -215,7 +225,7 @@ describe('POST /v1/subtenants (SPEC 4.13, 4 common rules)', () => {
   test('invalid bodies: 422 validation_error or 400 invalid_json, never 5xx, nothing stored', async () => {
     const before = await childCount(house.tenantId);
     const cases: [unknown, number, string][] = [
-      [{ name: 'Sem tipo' }, 422, 'validation_error'],
+      [{ type_id: typeId }, 422, 'validation_error'],
       [{ name: 'X', type_id: typeId }, 422, 'validation_error'],
       [{ name: 'x'.repeat(121), type_id: typeId }, 422, 'validation_error'],
       [{ name: 'Tipo inexistente', type_id: 'tty_missing' }, 422, 'validation_error'],

@@ -21,11 +21,11 @@ export const createSubtenant = operation({
     operationId: 'createSubtenant',
     summary: "Register a subtenant: a child tenant of the key's tenant",
     description:
-      "Production keys only (a test key is 403 forbidden). Requires Idempotency-Key (scope: the key's tenant): a replay with the same key and body answers 200 with `Idempotency-Replayed: true` and the same subtenant as it is now; another body is 409 idempotency_conflict. The key's tenant type must allow children (409 conflict otherwise); an unknown `type_id` is 422 validation_error. Developer keys are refused (403 insufficient_scope).",
+      "Production keys only (a test key is 403 forbidden). Requires Idempotency-Key (scope: the key's tenant): a replay with the same key and body answers 200 with `Idempotency-Replayed: true` and the same subtenant as it is now; another body is 409 idempotency_conflict. The key's tenant type must allow children (409 conflict otherwise). Without `type_id` the subtenant gets the type of the key's tenant; an unknown `type_id` is 422 validation_error. Developer keys are refused (403 insufficient_scope).",
     body: createSubtenantBody,
     response: creationResponses(subtenantView, 'subtenant', 403, 409, 422),
   },
-  examples: { request: { name: 'Padaria Central', type_id: 'tty_01jd3w1a3c5e7g9j1l3n5q7s9u' } },
+  examples: { request: { name: 'Padaria Central' } },
 });
 
 export const listSubtenants = operation({

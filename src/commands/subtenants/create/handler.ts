@@ -14,7 +14,8 @@ export interface CreateSubtenantInput {
   parentId: string;
   livemode: boolean;
   name: string;
-  typeId: string;
+  /** Absent: the parent's own type (which allows children, or the creation is refused anyway). */
+  typeId: string | undefined;
   /** The Idempotency-Key header, already checked against the SPEC 4 pattern. */
   idempotencyKey: string;
   /** The route template, part of the request hash. */
@@ -26,17 +27,19 @@ export interface CreateSubtenantInput {
  * An unknown type is a bad body field here (422 validation_error), not a missing path id; a parent whose
  * type allows no children stays the registry's `409 conflict` (SPEC 7 registry conflicts), as in the panel.
  */
-async function precheck(deps: CommandDeps, input: CreateSubtenantInput, name: string): Promise<void> {
-  const [type, parent] = await Promise.all([
-    loadTenantType(deps, input.typeId),
-    parentFacts(deps, input.parentId),
-  ]);
+async function precheck(
+  deps: CommandDeps,
+  input: CreateSubtenantInput,
+  name: string,
+  typeId: string,
+): Promise<void> {
+  const [type, parent] = await Promise.all([loadTenantType(deps, typeId), parentFacts(deps, input.parentId)]);
   const decision = tenant.decide(
     {
       kind: 'create',
       tenantId: 'ten_precheck',
       name,
-      typeId: input.typeId,
+      typeId,
       typeExists: type !== undefined,
       parent,
     },
@@ -56,6 +59,7 @@ async function precheck(deps: CommandDeps, input: CreateSubtenantInput, name: st
  * creation is a second append. A replay with the same key and body answers the subtenant as it is now
  * (suspended since, say); one finding a claim whose tenant was never created (a crash between the appends)
  * completes the creation from the claim. Another body under the key is `409 idempotency_conflict`.
+ * Without a type the subtenant gets its parent's (docs/decisions.md "Subtenants (issue 28 item 1)").
  */
 export async function createSubtenant(
   deps: CommandDeps,
@@ -65,7 +69,9 @@ export async function createSubtenant(
   const refused = decideSubtenantRegistration({ livemode: input.livemode });
   if (refused) throw refused;
   const name = input.name.trim();
-  await precheck(deps, input, name);
+  // The key's tenant exists (it authenticated the request); tenants are never deleted.
+  const typeId = input.typeId ?? (await loadTenant(deps, input.parentId))?.type_id ?? '';
+  await precheck(deps, input, name, typeId);
 
   const { first, claim } = await claimIdempotencyKey(
     deps,
@@ -74,9 +80,10 @@ export async function createSubtenant(
       key: input.idempotencyKey,
       method: 'POST',
       route: input.route,
-      body: { name, type_id: input.typeId },
+      // The resolved type: sending the default explicitly is the same request as leaving it out.
+      body: { name, type_id: typeId },
       resourceId: newId('ten'),
-      payload: { parent_id: input.parentId, name, type_id: input.typeId },
+      payload: { parent_id: input.parentId, name, type_id: typeId },
       livemode: input.livemode,
     },
     metadata,
