@@ -95,6 +95,7 @@ export const RUN_VARIABLES = [
   { key: 'checkoutPageSignature', description: 'the signature in the checkout url' },
   { key: 'testClockId', description: 'data.id of Create a test clock' },
   { key: 'costCenterId', description: 'data.id of Create a cost center' },
+  { key: 'subtenantId', description: 'data.id of Register a subtenant' },
   { key: 'subscriptionId', description: 'data.id of Create a subscription' },
   {
     key: 'pixAutomaticAuthorizationId',
@@ -142,6 +143,7 @@ const SAVES: Record<string, Record<string, string>> = {
   },
   createTestClock: { testClockId: 'data.id' },
   createCostCenter: { costCenterId: 'data.id' },
+  createSubtenant: { subtenantId: 'data.id' },
   createSubscription: { subscriptionId: 'data.id' },
   createPixAutomaticAuthorization: { pixAutomaticAuthorizationId: 'data.id' },
   createNotification: { notificationId: 'data.id' },
@@ -164,6 +166,7 @@ const PATH_IDS: [prefix: string, param: string, variable: string][] = [
   ['/v1/checkouts', 'id', 'checkoutId'],
   ['/v1/test_clocks', 'id', 'testClockId'],
   ['/v1/cost-centers', 'id', 'costCenterId'],
+  ['/v1/subtenants', 'id', 'subtenantId'],
   ['/v1/subscriptions', 'id', 'subscriptionId'],
   ['/admin/subscriptions', 'id', 'subscriptionId'],
   ['/v1/pix-automatic/authorizations', 'id', 'pixAutomaticAuthorizationId'],

@@ -17,6 +17,7 @@ import { providersFeature } from './providers/feature.ts';
 import { routingRulesFeature } from './routing-rules/feature.ts';
 import { sessionsFeature } from './sessions/feature.ts';
 import { subscriptionsFeature } from './subscriptions/feature.ts';
+import { subtenantsFeature } from './subtenants/feature.ts';
 import { summaryFeature } from './summary/feature.ts';
 import { tenantsFeature } from './tenants/feature.ts';
 import { testClocksFeature } from './test-clocks/feature.ts';
@@ -46,6 +47,7 @@ export const FEATURES: readonly Feature[] = [
   tenantsFeature,
   usersFeature,
   costCentersFeature,
+  subtenantsFeature,
   webhookEndpointsFeature,
   webhookDeliveriesFeature,
   transactionsFeature,

@@ -129,10 +129,15 @@ const tenantSuspended = constantQuery<{ suspended: boolean }>(
   `select ${tenantSuspendedText('$1')} as suspended`,
 );
 
+/** SPEC 5.5: whether the tenant or one of its ancestors is suspended. */
+export async function isTenantBlocked(db: Kysely<Database>, tenantId: string): Promise<boolean> {
+  const { rows } = await tenantSuspended(db, [tenantId]);
+  return rows[0]?.suspended ?? false;
+}
+
 /** SPEC 5.5: a tenant whose tenant or ancestor is suspended acts no more: `403 tenant_suspended`. */
 export async function requireTenantActive(db: Kysely<Database>, tenantId: string): Promise<void> {
-  const { rows } = await tenantSuspended(db, [tenantId]);
-  if (rows[0]?.suspended) throw new ApiError('tenant_suspended');
+  if (await isTenantBlocked(db, tenantId)) throw new ApiError('tenant_suspended');
 }
 
 /**

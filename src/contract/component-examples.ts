@@ -7,6 +7,7 @@ import {
   LATER,
   refundBankAccount,
   routingRuleRequest,
+  SUBTENANT,
   TENANT,
   TXN,
   tenant,
@@ -68,6 +69,14 @@ export const componentExamples: Record<string, unknown> = {
     created_at: AT,
     read: true,
     read_at: LATER,
+  },
+  Subtenant: {
+    id: SUBTENANT,
+    name: 'Padaria Central',
+    type_id: 'tty_01jd3w1a3c5e7g9j1l3n5q7s9u',
+    parent_id: TENANT,
+    status: 'active',
+    created_at: AT,
   },
   CostCenter: {
     id: 'cc_01jd3y2b4d6f8h0k2m4p6r8t0v',

@@ -8,6 +8,8 @@ import { saoPauloDate } from '../aggregates/business-date.ts';
  */
 
 export const TENANT = 'ten_01jd3x8m2q4r6t8v0w2y4z6b8c';
+/** A child of TENANT (SPEC 4.13). */
+export const SUBTENANT = 'ten_01jd3y7p9r1t3v5x7z9b1d3f5h';
 export const TXN = 'txn_01jd4v0q7zk4w9m2x3b5n6p8rt';
 export const BOLETO_TXN = 'txn_01jd4w3k9p1s5u7w9y1a3c5e7g';
 export const AT = '2026-11-23T14:05:09.412Z';

@@ -24,6 +24,10 @@ export const TAGS = [
     description: "Pix Automatic authorizations: the payer's consent to recurring debits of a fixed amount.",
   },
   { name: 'Cost centers', description: "Cost centers of the key's tenant." },
+  {
+    name: 'Subtenants',
+    description: "Child tenants of the key's tenant and their API keys (production keys register them).",
+  },
   { name: 'Payer pages', description: 'The charge page and boleto PDF links; the signed URL is the access.' },
   { name: 'Panel: sessions', description: 'Panel login and logout.' },
   { name: 'Panel: tenants', description: 'Tenant types, tenants and their suspension.' },

@@ -53,6 +53,9 @@ const REQUIRES_KEY = [
   'createPixAutomaticAuthorization',
   'createPixAutomaticCharge',
   'createSubscription',
+  // SPEC 4 common rules: subtenant and API key creations require the header.
+  'createSubtenant',
+  'createSubtenantKey',
   'createTenant',
   'createTenantType',
   'createTestClock',

@@ -3,7 +3,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { COLLECTION_FILE } from '../../scripts/collection.ts';
-import { type SeededKey, seedTenantAndKey } from '../support/fixtures.ts';
+import { SCOPES } from '../../src/aggregates/access.ts';
+import { issueApiKey } from '../../src/commands/api-keys/issue/handler.ts';
+import { commandDeps, type SeededKey, seedTenantAndKey } from '../support/fixtures.ts';
 import { startTestApp, type TestApp } from '../support/http.ts';
 
 /**
@@ -47,6 +49,8 @@ const DOCUMENTED: Record<string, number> = { 'GET /cobranca/:id/:signature/bolet
 
 let app: TestApp;
 let key: SeededKey;
+/** SPEC 4.13: subtenants are registered with a production key; the same tenant's live key sends them. */
+let liveKey: string;
 beforeAll(async () => {
   // Card charges seal their token with the credentials key (issue 25).
   app = await startTestApp({
@@ -54,6 +58,19 @@ beforeAll(async () => {
     CREDENTIALS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
   });
   key = await seedTenantAndKey(app.gateway.ctx, { livemode: false });
+  const live = await issueApiKey(
+    commandDeps(app.gateway.ctx),
+    {
+      tenantId: key.tenantId,
+      livemode: true,
+      name: 'live key',
+      scopes: SCOPES,
+      accessProfile: 'standard',
+      createdBy: 'system:test',
+    },
+    { actor: 'system:test', request_id: 'req_test' },
+  );
+  liveKey = live.key;
 });
 afterAll(() => app.close());
 
@@ -109,6 +126,7 @@ describe('issue 23 item 1.9: the Postman collection runs as sent', () => {
         const headers: Record<string, string> = {};
         for (const h of r.header ?? []) if (!h.disabled) headers[h.key] = fill(h.value, route);
         if (r.auth?.type === 'apikey') headers['X-API-Key'] = fill('{{apiKey}}', route);
+        if (folder.name === 'Subtenants') headers['X-API-Key'] = liveKey;
         const raw = r.body?.raw ? fill(r.body.raw, route) : undefined;
         const res = await app.request(r.method, `/${path}${query ? `?${query}` : ''}`, { headers, raw });
         response = { code: res.status, body: res.body };
@@ -125,7 +143,7 @@ describe('issue 23 item 1.9: the Postman collection runs as sent', () => {
       }
     }
     // The public flow of the reference, all of it: charges, their reads and actions, checkouts, subscriptions,
-    // cost centers, pages.
+    // cost centers, subtenants, pages.
     assert.deepEqual(sent, [
       'POST /v1/pix',
       'POST /v1/boleto',
@@ -161,6 +179,9 @@ describe('issue 23 item 1.9: the Postman collection runs as sent', () => {
       'POST /v1/cost-centers',
       'GET /v1/cost-centers/:id',
       'PATCH /v1/cost-centers/:id',
+      'POST /v1/subtenants',
+      'GET /v1/subtenants',
+      'POST /v1/subtenants/:id/api-keys',
       'GET /cobranca/:id/:signature',
       'GET /cobranca/:id/:signature/boleto.pdf',
       'GET /checkout/:id/:signature',

@@ -11,6 +11,7 @@ import * as providers from './providers.ts';
 import * as routingRules from './routing-rules.ts';
 import * as sessions from './sessions.ts';
 import * as subscriptions from './subscriptions.ts';
+import * as subtenants from './subtenants.ts';
 import * as summary from './summary.ts';
 import * as tenants from './tenants.ts';
 import * as testClocks from './test-clocks.ts';
@@ -37,6 +38,7 @@ export const OPERATION_MODULES = [
   tenants,
   users,
   costCenters,
+  subtenants,
   webhookEndpoints,
   webhookDeliveries,
   transactions,

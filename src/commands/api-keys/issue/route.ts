@@ -51,11 +51,11 @@ const claimPayload = z.object({
 });
 
 /** SPEC 5.3: scopes in the canonical order, so the same set in another order is the same request. */
-function canonicalScopes(scopes: readonly Scope[]): Scope[] {
+export function canonicalScopes(scopes: readonly Scope[]): Scope[] {
   return [...scopes].sort((a, b) => SCOPES.indexOf(a) - SCOPES.indexOf(b));
 }
 
-interface IssueRequest {
+export interface IssueRequest {
   tenant_id: string;
   mode: 'test' | 'live';
   scopes: Scope[];
@@ -63,7 +63,7 @@ interface IssueRequest {
 }
 
 /** Refuses what the key decider would refuse, before anything is claimed (a claim must be completable). */
-function precheck(req: IssueRequest, profile: AccessProfile, createdBy: string): void {
+export function precheck(req: IssueRequest, profile: AccessProfile, createdBy: string): void {
   const prefix = req.mode === 'live' ? API_KEY_PREFIX.live : API_KEY_PREFIX.test;
   const decision = apiKey.decide(
     {
@@ -85,8 +85,11 @@ function precheck(req: IssueRequest, profile: AccessProfile, createdBy: string):
   if (isDomainError(decision)) throw decision;
 }
 
-/** Issues the claimed key; a concurrent completion of the same claim makes this a replay. */
-async function issueOrReplay(
+/**
+ * Issues the claimed key; a concurrent completion of the same claim makes this a replay. Shared with
+ * POST /v1/subtenants/{id}/api-keys, whose claims carry the same payload.
+ */
+export async function issueOrReplay(
   ctx: AppContext,
   keyId: string,
   payload: Record<string, unknown>,

@@ -5,7 +5,8 @@ import { type CommandDeps, handleCommand } from '../../command-handler.ts';
 import { existingTenant, loadTenant, type TenantRecord, tenantStream } from '../tenant-record.ts';
 import { loadTenantType } from '../tenant-type-record.ts';
 
-async function parentFacts(deps: CommandDeps, parentId: string | null): Promise<ParentFacts> {
+/** The parent as a creation sees it (ParentFacts): also the precheck of POST /v1/subtenants. */
+export async function parentFacts(deps: CommandDeps, parentId: string | null): Promise<ParentFacts> {
   if (parentId === null) return { kind: 'root' };
   const parent = await loadTenant(deps, parentId);
   if (!parent) return { kind: 'missing', tenantId: parentId };
