@@ -26,6 +26,7 @@ import * as m0024 from './0024_subscriptions.ts';
 import * as m0025 from './0025_test_clocks.ts';
 import * as m0026 from './0026_pix_automatic_authorizations.ts';
 import * as m0027 from './0027_pix_automatic_debits.ts';
+import * as m0031 from './0031_subaccounts.ts';
 
 /** Every migration, in order. Kept as static imports so the same list works under tsx and a bundle. */
 export const migrations: Record<string, Migration> = {
@@ -56,4 +57,5 @@ export const migrations: Record<string, Migration> = {
   '0025_test_clocks': m0025,
   '0026_pix_automatic_authorizations': m0026,
   '0027_pix_automatic_debits': m0027,
+  '0031_subaccounts': m0031,
 };

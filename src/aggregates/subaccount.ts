@@ -13,7 +13,7 @@ import type { TransitionTable } from './transition-table.ts';
  * subaccount and provider ids); bank data never enters an event.
  */
 
-const subaccountId = z.string().startsWith('sub_');
+const subaccountId = z.string().startsWith('sac_');
 const digits = z.string().regex(/^\d{11}$|^\d{14}$/);
 
 const reservedData = z.strictObject({

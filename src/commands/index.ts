@@ -14,6 +14,7 @@ import { pixAutomaticFeature } from './pix-automatic/feature.ts';
 import { providersFeature } from './providers/feature.ts';
 import { routingRulesFeature } from './routing-rules/feature.ts';
 import { sessionsFeature } from './sessions/feature.ts';
+import { subaccountsFeature } from './subaccounts/feature.ts';
 import { subscriptionsFeature } from './subscriptions/feature.ts';
 import { summaryFeature } from './summary/feature.ts';
 import { tenantsFeature } from './tenants/feature.ts';
@@ -50,6 +51,7 @@ export const FEATURES: readonly Feature[] = [
   subscriptionsFeature,
   pixAutomaticFeature,
   testClocksFeature,
+  subaccountsFeature,
 ];
 
 /** Every domain event type the gateway writes, with its schema, upcasters and audit action name. */

@@ -33,6 +33,10 @@ export const TAGS = [
     name: 'Panel: providers',
     description: 'Payment providers, routing rules and the production payments control.',
   },
+  {
+    name: 'Panel: subaccounts',
+    description: 'Subaccounts of marketplace providers and the tenants they are linked to.',
+  },
   { name: 'Panel: reports', description: 'Audit log and summary.' },
   {
     name: 'Webhooks',

@@ -14,7 +14,7 @@ import { stepByTable, transcribedTable } from '../support/state-table.ts';
 const ctx = { now: new Date('2026-11-27T12:00:00Z') };
 
 const data: SubaccountReservedData = {
-  subaccount_id: 'sub_a',
+  subaccount_id: 'sac_a',
   provider_id: 'prv_m',
   tenant_id: 'ten_a',
   name: 'Loja Filha Ltda',
@@ -35,7 +35,7 @@ const createdCmd: SubaccountCommand = {
 const created: SubaccountEvent = {
   type: 'Subaccount.Created',
   data: {
-    subaccount_id: 'sub_a',
+    subaccount_id: 'sac_a',
     provider_reference: '9001',
     tokens_ciphertext: 'v2.sealed',
     via: 'creation',
@@ -43,9 +43,9 @@ const created: SubaccountEvent = {
 };
 const uncertain: SubaccountEvent = {
   type: 'Subaccount.Uncertain',
-  data: { subaccount_id: 'sub_a', last_error_code: 'timeout', provider_reference: null },
+  data: { subaccount_id: 'sac_a', last_error_code: 'timeout', provider_reference: null },
 };
-const disabled: SubaccountEvent = { type: 'Subaccount.Disabled', data: { subaccount_id: 'sub_a' } };
+const disabled: SubaccountEvent = { type: 'Subaccount.Disabled', data: { subaccount_id: 'sac_a' } };
 
 /**
  * SPEC 3.6 and 4.14 transcribed (the oracle, never `subaccountTransitions`): `creating`/`unknown` need the
@@ -104,7 +104,7 @@ describe('subaccount decider (SPEC 3.6)', () => {
         {
           type: 'Subaccount.Failed',
           data: {
-            subaccount_id: 'sub_a',
+            subaccount_id: 'sac_a',
             last_error_code: 'matrix_sandbox_key',
             last_provider_error_code: '301',
             last_error_message: 'm',
@@ -147,7 +147,7 @@ describe('subaccount decider (SPEC 3.6)', () => {
         {
           type: 'Subaccount.Failed',
           data: {
-            subaccount_id: 'sub_a',
+            subaccount_id: 'sac_a',
             last_error_code: 'not_found_at_provider',
             last_provider_error_code: null,
             last_error_message: 'm',
@@ -172,7 +172,7 @@ describe('subaccount decider (SPEC 3.6)', () => {
     scenario(subaccount)
       .given([reserved, created, disabled])
       .when({ kind: 'enable' })
-      .thenEmits([{ type: 'Subaccount.Enabled', data: { subaccount_id: 'sub_a' } }]);
+      .thenEmits([{ type: 'Subaccount.Enabled', data: { subaccount_id: 'sac_a' } }]);
     scenario(subaccount).given([reserved]).when({ kind: 'disable' }).thenFails('conflict');
     scenario(subaccount).given([]).when({ kind: 'enable' }).thenFails('not_found');
   });

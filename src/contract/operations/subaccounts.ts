@@ -1,0 +1,100 @@
+import type { Role } from '../../aggregates/access.ts';
+import { dataEnvelope, errorEnvelope, idParams, listEnvelope } from '../envelopes.ts';
+import { operation } from '../operation.ts';
+import { createSubaccountBody, subaccountListQuery, subaccountView } from '../subaccounts.ts';
+
+/** SPEC 5.7 "Subaccounts": super_admin only, reads included. */
+export const SUBACCOUNT_ADMIN: readonly Role[] = ['super_admin'];
+
+const access = { auth: 'session' as const, roles: SUBACCOUNT_ADMIN };
+const ROUTE = '/admin/subaccounts';
+
+export const createSubaccount = operation({
+  method: 'POST',
+  path: ROUTE,
+  access: { ...access, idempotencyKey: true },
+  schema: {
+    operationId: 'createSubaccount',
+    summary: 'Create a subaccount at a marketplace provider and link it to a tenant (super_admin)',
+    description:
+      "The record is stored as `creating` before the provider is called, so concurrent requests with the same Idempotency-Key make one call. The idempotency scope is the provider + key; the same key with another body is 409 idempotency_conflict. The provider is called with the marketplace's production key (its `matrix_production_api_key` credential, else its `api_key`), even for a sandbox provider; a sandbox key is refused by the provider and the record ends `failed` saying so. 201: `active` or `failed`; 202: `unknown` (refresh it before anything else). A `failed` record is final: a new attempt needs a new Idempotency-Key. Tokens and the bank account are never returned.",
+    body: createSubaccountBody,
+    response: {
+      200: dataEnvelope(subaccountView).meta({ description: 'Replay: the record this key created' }),
+      201: dataEnvelope(subaccountView).meta({ description: 'Created (active) or refused (failed)' }),
+      202: dataEnvelope(subaccountView).meta({ description: 'Outcome unknown: refresh it' }),
+      404: errorEnvelope,
+      409: errorEnvelope,
+      422: errorEnvelope,
+    },
+  },
+  examples: {
+    request: {
+      provider_id: 'prv_marketplace',
+      tenant_id: 'ten_child',
+      name: 'Loja Filha Ltda',
+      commercial_name: 'Loja Filha',
+      document: '11222333000181',
+      email: 'financeiro@lojafilha.example',
+      responsible: {
+        name: 'Maria Responsavel',
+        document: '52998224725',
+        phone: '11987654321',
+        birth_date: '1980-05-17',
+      },
+      address: {
+        zip_code: '01310100',
+        street: 'Avenida Paulista',
+        number: '1000',
+        district: 'Bela Vista',
+        city: 'Sao Paulo',
+        state: 'SP',
+      },
+      bank_account: {
+        bank_code: '341',
+        branch: '0937',
+        account: '4455667',
+        account_digit: '8',
+        account_type: 'checking',
+      },
+    },
+  },
+});
+
+export const listSubaccounts = operation({
+  method: 'GET',
+  path: ROUTE,
+  access,
+  schema: {
+    operationId: 'listSubaccounts',
+    summary: 'List subaccounts (super_admin), oldest first',
+    querystring: subaccountListQuery,
+    response: { 200: listEnvelope(subaccountView) },
+  },
+});
+
+export const getSubaccount = operation({
+  method: 'GET',
+  path: `${ROUTE}/:id`,
+  access,
+  schema: {
+    operationId: 'getSubaccount',
+    summary: 'Read a subaccount (super_admin)',
+    params: idParams,
+    response: { 200: dataEnvelope(subaccountView), 404: errorEnvelope },
+  },
+});
+
+export const refreshSubaccount = operation({
+  method: 'POST',
+  path: `${ROUTE}/:id/refresh`,
+  access,
+  schema: {
+    operationId: 'refreshSubaccount',
+    summary: 'Consult the provider about a creating or unknown subaccount (super_admin)',
+    description:
+      'By its provider id when one is known, else by its document. Found: `active` with its tokens. Not found: `failed` (a new attempt needs a new Idempotency-Key). No usable answer: it stays `unknown`. Any other status is answered as it is, without calling the provider.',
+    params: idParams,
+    response: { 200: dataEnvelope(subaccountView), 404: errorEnvelope, 422: errorEnvelope },
+  },
+});
