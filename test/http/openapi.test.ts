@@ -51,6 +51,7 @@ const REQUIRES_KEY = [
   'createPix',
   'createPixAutomaticAuthorization',
   'createPixAutomaticCharge',
+  'createSubaccount',
   'createSubscription',
   'createTenant',
   'createTenantType',
