@@ -48,6 +48,13 @@ const uncertainData = z.strictObject({
   provider_reference: z.string().min(1).nullable(),
 });
 const linkData = z.strictObject({ subaccount_id: subaccountId });
+const tokenReplacedData = z.strictObject({
+  subaccount_id: subaccountId,
+  /** The provider's environment: only that token was replaced (SPEC 4.14). */
+  environment: z.enum(['production', 'sandbox']),
+  /** The whole token set, sealed again with the new token. */
+  tokens_ciphertext: z.string(),
+});
 
 export const subaccountEvents = [
   defineEvent({
@@ -82,6 +89,15 @@ export const subaccountEvents = [
     audit: { action: 'subaccount.uncertain', when: 'the creation call ended without a usable answer' },
     version: 1,
     schema: uncertainData,
+  }),
+  defineEvent({
+    type: 'Subaccount.TokenReplaced',
+    audit: {
+      action: 'subaccount.token_replaced',
+      when: "an administrator replaced the token of the provider's environment (no provider call)",
+    },
+    version: 1,
+    schema: tokenReplacedData,
   }),
   defineEvent({
     type: 'Subaccount.Disabled',
@@ -139,6 +155,12 @@ export type SubaccountCommand =
       readonly errorCode: string;
       readonly providerReference: string | null;
     }
+  /** SPEC 4.14 `PATCH /credentials`: the token of the provider's environment, already sealed into the set. */
+  | {
+      readonly kind: 'replace_token';
+      readonly environment: 'production' | 'sandbox';
+      readonly tokensCiphertext: string;
+    }
   | { readonly kind: 'disable' }
   | { readonly kind: 'enable' };
 
@@ -146,6 +168,8 @@ export type SubaccountCommand =
  * State table (SPEC 3.6, 4.14). `creating` and `unknown` take the provider's answers; `failed` is final (a new
  * attempt is a new record under a new key); `active`/`disabled` only toggle, locally. An answer arriving for
  * a record already answered is a no-op (a late or repeated consult never overwrites the first truth).
+ * `replace_token` (SPEC 4.14 credentials, local): only on an existing account (`active`/`disabled`, status kept),
+ * else 409 conflict; 404 on `none`.
  *
  *   state    | reserve        | record_created | record_failed  | record_uncertain | disable        | enable
  *   ---------+----------------+----------------+----------------+------------------+----------------+---------------
@@ -171,6 +195,7 @@ export const subaccountTransitions: TransitionTable<
     record_created: { refuse: 'not_found' },
     record_failed: { refuse: 'not_found' },
     record_uncertain: { refuse: 'not_found' },
+    replace_token: { refuse: 'not_found' },
     disable: { refuse: 'not_found' },
     enable: { refuse: 'not_found' },
   },
@@ -179,6 +204,7 @@ export const subaccountTransitions: TransitionTable<
     record_created: { emits: 'Subaccount.Created', to: 'active' },
     record_failed: { emits: 'Subaccount.Failed', to: 'failed' },
     record_uncertain: { emits: 'Subaccount.Uncertain', to: 'unknown' },
+    replace_token: { refuse: 'conflict' },
     disable: { refuse: 'conflict' },
     enable: { refuse: 'conflict' },
   },
@@ -187,6 +213,7 @@ export const subaccountTransitions: TransitionTable<
     record_created: { emits: 'Subaccount.Created', to: 'active' },
     record_failed: { emits: 'Subaccount.Failed', to: 'failed' },
     record_uncertain: { noop: true },
+    replace_token: { refuse: 'conflict' },
     disable: { refuse: 'conflict' },
     enable: { refuse: 'conflict' },
   },
@@ -195,6 +222,7 @@ export const subaccountTransitions: TransitionTable<
     record_created: { noop: true },
     record_failed: { noop: true },
     record_uncertain: { noop: true },
+    replace_token: { refuse: 'conflict' },
     disable: { refuse: 'conflict' },
     enable: { refuse: 'conflict' },
   },
@@ -203,6 +231,7 @@ export const subaccountTransitions: TransitionTable<
     record_created: { noop: true },
     record_failed: { noop: true },
     record_uncertain: { noop: true },
+    replace_token: { emits: 'Subaccount.TokenReplaced', to: 'active' },
     disable: { emits: 'Subaccount.Disabled', to: 'disabled' },
     enable: { noop: true },
   },
@@ -211,6 +240,7 @@ export const subaccountTransitions: TransitionTable<
     record_created: { noop: true },
     record_failed: { noop: true },
     record_uncertain: { noop: true },
+    replace_token: { emits: 'Subaccount.TokenReplaced', to: 'disabled' },
     disable: { noop: true },
     enable: { emits: 'Subaccount.Enabled', to: 'active' },
   },
@@ -275,6 +305,8 @@ export const subaccount: Decider<SubaccountCommand, SubaccountEvent, SubaccountS
           providerReference: event.data.provider_reference,
           lastErrorCode: event.data.last_error_code,
         };
+      case 'Subaccount.TokenReplaced':
+        return { ...state, tokensCiphertext: event.data.tokens_ciphertext };
       case 'Subaccount.Disabled':
         return { ...state, status: 'disabled' };
       case 'Subaccount.Enabled':
@@ -336,6 +368,17 @@ export const subaccount: Decider<SubaccountCommand, SubaccountEvent, SubaccountS
               last_error_code: command.errorCode,
               // An earlier answer's id is kept when this one has none.
               provider_reference: command.providerReference ?? state.providerReference,
+            },
+          },
+        ];
+      case 'replace_token':
+        return [
+          {
+            type: 'Subaccount.TokenReplaced',
+            data: {
+              subaccount_id,
+              environment: command.environment,
+              tokens_ciphertext: command.tokensCiphertext,
             },
           },
         ];

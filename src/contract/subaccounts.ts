@@ -104,3 +104,11 @@ export const subaccountListQuery = pageQuery.extend({
   tenant_id: z.string().min(1).max(64).optional(),
   status: z.enum(SUBACCOUNT_STATUSES).optional(),
 });
+
+export const updateSubaccountCredentialsBody = z.strictObject({
+  api_key: z.string().min(1).max(4096).meta({
+    description:
+      "The subaccount's token for the marketplace provider's environment. Stored encrypted; never returned.",
+  }),
+  expected_updated_at: z.iso.datetime().meta({ description: '`updated_at` of the record as last read.' }),
+});

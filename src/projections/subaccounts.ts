@@ -68,6 +68,9 @@ export const subaccountsProjection = decodedProjection({
           last_error_code: event.data.last_error_code,
         });
         return;
+      case 'Subaccount.TokenReplaced':
+        await update({ tokens_ciphertext: event.data.tokens_ciphertext });
+        return;
       case 'Subaccount.Disabled':
         await update({ status: 'disabled' });
         return;

@@ -316,6 +316,77 @@ describe('reads (SPEC 2.7, 4.14)', () => {
   });
 });
 
+describe('PATCH /admin/subaccounts/{id}/credentials (SPEC 4.14)', () => {
+  const patch = (id: string, json: unknown) =>
+    world.app.request('PATCH', `/admin/subaccounts/${id}/credentials`, { headers: world.admin, json });
+
+  test("replaces only the token of the provider's environment, no provider call; stale expected_updated_at is 409 subaccount_changed", async () => {
+    const created = await post(body({ provider_id: sandboxWithProductionKey }));
+    const d = created.body.data;
+    const calls = (await world.control.calls()).length;
+    const stale = await patch(d.id, {
+      api_key: 'x-new-sandbox-token-1',
+      expected_updated_at: '2020-01-01T00:00:00.000Z',
+    });
+    assertError(stale, 409, 'subaccount_changed');
+    const token = `sandbox-token-${randomUUID()}`;
+    const res = await patch(d.id, { api_key: token, expected_updated_at: d.updated_at });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.data.has_sandbox_token, true);
+    assert.equal(res.body.data.has_production_token, true, 'the other environment is kept');
+    assert.equal(res.body.data.status, 'active');
+    assert.notEqual(res.body.data.updated_at, d.updated_at);
+    assert.equal((await world.control.calls()).length, calls, 'no remote call');
+    // The read it was made from is now stale.
+    assertError(
+      await patch(d.id, { api_key: token, expected_updated_at: d.updated_at }),
+      409,
+      'subaccount_changed',
+    );
+    await world.app.settle();
+    const dump = await dumpEveryTable(world.app.db.db);
+    assert.ok(
+      !dump.includes(token) && !world.app.logs.join('\n').includes(token) && !res.text.includes(token),
+    );
+    const audit = await world.app.request('GET', '/admin/audit?limit=100', { headers: world.admin });
+    assert.ok(audit.text.includes('subaccount.token_replaced'), audit.text.slice(0, 300));
+  });
+
+  test('two concurrent changes from the same read: one 200, the other 409 subaccount_changed', async () => {
+    const d = (await post(body())).body.data;
+    const answers = await Promise.all(
+      ['a', 'b', 'c'].map((n) => patch(d.id, { api_key: `token-${n}`, expected_updated_at: d.updated_at })),
+    );
+    assert.equal(answers.filter((a) => a.status === 200).length, 1, answers.map((a) => a.text).join('\n'));
+    for (const a of answers.filter((x) => x.status !== 200)) assertError(a, 409, 'subaccount_changed');
+  });
+
+  test('an unknown record has no tokens to replace (409 conflict); a missing one 404; bad bodies 422/400, no event', async () => {
+    await world.control.fault({ operation: 'subaccount_create', fault: { type: 'http_error', status: 500 } });
+    const d = (await post(body())).body.data;
+    assert.equal(d.status, 'unknown');
+    const before = await eventCount();
+    assertError(await patch(d.id, { api_key: 't', expected_updated_at: d.updated_at }), 409, 'conflict');
+    assertError(
+      await patch('sac_nope', { api_key: 't', expected_updated_at: d.updated_at }),
+      404,
+      'not_found',
+    );
+    assertError(
+      await patch(d.id, { api_key: '', expected_updated_at: d.updated_at }),
+      422,
+      'validation_error',
+    );
+    assertError(await patch(d.id, { api_key: 't' }), 422, 'validation_error');
+    assertError(
+      await patch(d.id, { api_key: 't', expected_updated_at: d.updated_at, sandbox: true }),
+      400,
+      'invalid_json',
+    );
+    assert.equal(await eventCount(), before);
+  });
+});
+
 describe('SPEC 5.7 "Subaccounts": super_admin only', () => {
   test('tenant_admin and viewer 403; no session 401; an API key is no panel credential (401)', async () => {
     const created = await post(body());
@@ -325,6 +396,11 @@ describe('SPEC 5.7 "Subaccounts": super_admin only', () => {
       ['GET', '/admin/subaccounts'],
       ['GET', `/admin/subaccounts/${id}`],
       ['POST', `/admin/subaccounts/${id}/refresh`],
+      [
+        'PATCH',
+        `/admin/subaccounts/${id}/credentials`,
+        { api_key: 't', expected_updated_at: created.body.data.updated_at },
+      ],
     ];
     const before = await eventCount();
     for (const [method, path, json] of calls) {

@@ -65,14 +65,14 @@ const SUBACCOUNT_TABLE = transcribedTable(
     disabled | replay            | =                | =              | =
     `,
     `
-    # SPEC 4.14: "Disabling a link is local".
-    state    | disable            | enable
-    none     | not_found          | not_found
-    creating | conflict           | conflict
-    unknown  | conflict           | conflict
-    failed   | conflict           | conflict
-    active   | Disabled>disabled  | =
-    disabled | =                  | Enabled>active
+    # SPEC 4.14: "Disabling a link is local"; credentials replaced locally, only on an existing account.
+    state    | disable            | enable          | replace_token
+    none     | not_found          | not_found       | not_found
+    creating | conflict           | conflict        | conflict
+    unknown  | conflict           | conflict        | conflict
+    failed   | conflict           | conflict        | conflict
+    active   | Disabled>disabled  | =               | TokenReplaced>active
+    disabled | =                  | Enabled>active  | TokenReplaced>disabled
     `,
   ],
   'Subaccount.',
@@ -166,6 +166,23 @@ describe('subaccount decider (SPEC 3.6)', () => {
       .thenFails('conflict');
   });
 
+  test('replace_token keeps the status and stores the new sealed set; refused before the account exists', () => {
+    const state = scenario(subaccount)
+      .given([reserved, created, disabled])
+      .when({ kind: 'replace_token', environment: 'sandbox', tokensCiphertext: 'v2.new' })
+      .thenEmits([
+        {
+          type: 'Subaccount.TokenReplaced',
+          data: { subaccount_id: 'sac_a', environment: 'sandbox', tokens_ciphertext: 'v2.new' },
+        },
+      ]);
+    assert.ok(state.status === 'disabled' && state.tokensCiphertext === 'v2.new');
+    scenario(subaccount)
+      .given([reserved, uncertain])
+      .when({ kind: 'replace_token', environment: 'sandbox', tokensCiphertext: 'v2.new' })
+      .thenFails('conflict');
+  });
+
   test('disable and enable are local toggles of an active link only', () => {
     scenario(subaccount).given([reserved, created]).when({ kind: 'disable' }).thenEmits([disabled]);
     scenario(subaccount).given([reserved, created, disabled]).when({ kind: 'disable' }).thenEmits([]);
@@ -199,6 +216,11 @@ const command: fc.Arbitrary<SubaccountCommand> = fc.oneof(
   }),
   fc.constant<SubaccountCommand>({ kind: 'disable' }),
   fc.constant<SubaccountCommand>({ kind: 'enable' }),
+  fc.record({
+    kind: fc.constant('replace_token' as const),
+    environment: fc.constantFrom('production' as const, 'sandbox' as const),
+    tokensCiphertext: fc.constant('v2.b'),
+  }),
 );
 
 describe('subaccount state table (property)', () => {

@@ -2,6 +2,7 @@ import { subaccountEvents } from '../../aggregates/subaccount.ts';
 import { subaccountsProjection } from '../../projections/subaccounts.ts';
 import type { Feature } from '../feature.ts';
 import { createRoute } from './create/route.ts';
+import { credentialsRoute } from './credentials/route.ts';
 import { getRoute } from './get/route.ts';
 import { listRoute } from './list/route.ts';
 import { refreshRoute } from './refresh/route.ts';
@@ -12,5 +13,5 @@ export const subaccountsFeature: Feature = {
   tag: 'Panel: subaccounts',
   events: subaccountEvents,
   projections: { inline: [subaccountsProjection] },
-  routes: [listRoute, getRoute, createRoute, refreshRoute],
+  routes: [listRoute, getRoute, createRoute, refreshRoute, credentialsRoute],
 };

@@ -79,6 +79,40 @@ export async function tokenPresence(
   }
 }
 
+/**
+ * The stored set with one environment's token replaced, sealed again (SPEC 4.14 credentials). A set that does
+ * not open is dropped: only the new token is kept (a masked or unreadable token is no token, SPEC 2.7).
+ */
+export async function resealWithToken(
+  config: KeyConfig,
+  subaccountId: string,
+  providerId: string,
+  ciphertext: string | null,
+  environment: 'production' | 'sandbox',
+  token: string,
+): Promise<string> {
+  const key = await credentialsKey(config);
+  if (!key) {
+    throw new DomainError(
+      'validation_error',
+      'The server cannot store credentials (CREDENTIALS_ENCRYPTION_KEY).',
+      {
+        param: 'api_key',
+      },
+    );
+  }
+  let current: Record<string, unknown> = {};
+  if (ciphertext !== null) {
+    try {
+      current = decryptCredentials(key, subaccountId, ciphertext, [providerId]);
+    } catch {
+      current = {};
+    }
+  }
+  const field = environment === 'production' ? TOKEN_FIELDS.productionToken : TOKEN_FIELDS.sandboxToken;
+  return encryptCredentials(key, subaccountId, { ...current, [field]: token }, [providerId]);
+}
+
 export interface SubaccountRow {
   id: string;
   provider_id: string;
@@ -119,6 +153,8 @@ export async function toSubaccountView(config: KeyConfig, row: SubaccountRow): P
 
 export interface LoadedSubaccount {
   readonly state: SubaccountRecordState;
+  /** The stream's version (its number of events), for an optimistic change. */
+  readonly version: number;
   readonly createdAt: Date;
   readonly updatedAt: Date;
 }
@@ -135,7 +171,7 @@ export async function loadSubaccount(
   if (!first || !last) return undefined;
   const state: SubaccountState = await foldStream(deps, subaccount, subaccountStream(id));
   if (state.status === 'none') return undefined;
-  return { state, createdAt: first.recordedAt, updatedAt: last.recordedAt };
+  return { state, version: recorded.length, createdAt: first.recordedAt, updatedAt: last.recordedAt };
 }
 
 export async function mustLoadSubaccount(

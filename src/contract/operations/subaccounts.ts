@@ -1,7 +1,12 @@
 import type { Role } from '../../aggregates/access.ts';
 import { dataEnvelope, errorEnvelope, idParams, listEnvelope } from '../envelopes.ts';
 import { operation } from '../operation.ts';
-import { createSubaccountBody, subaccountListQuery, subaccountView } from '../subaccounts.ts';
+import {
+  createSubaccountBody,
+  subaccountListQuery,
+  subaccountView,
+  updateSubaccountCredentialsBody,
+} from '../subaccounts.ts';
 
 /** SPEC 5.7 "Subaccounts": super_admin only, reads included. */
 export const SUBACCOUNT_ADMIN: readonly Role[] = ['super_admin'];
@@ -97,4 +102,25 @@ export const refreshSubaccount = operation({
     params: idParams,
     response: { 200: dataEnvelope(subaccountView), 404: errorEnvelope, 422: errorEnvelope },
   },
+});
+
+export const updateSubaccountCredentials = operation({
+  method: 'PATCH',
+  path: `${ROUTE}/:id/credentials`,
+  access,
+  schema: {
+    operationId: 'updateSubaccountCredentials',
+    summary: "Replace a subaccount's token for its provider's environment (super_admin)",
+    description:
+      "Replaces only the token of the marketplace provider's environment (production or sandbox); the other one is kept. Nothing is sent to the provider. `expected_updated_at` must equal the record's `updated_at` as last read, else 409 subaccount_changed (someone changed it meanwhile: read it again). Only an `active` or `disabled` record has tokens to replace (else 409 conflict). The token is stored encrypted, never returned, and the audit entry says which environment changed, never the value.",
+    params: idParams,
+    body: updateSubaccountCredentialsBody,
+    response: {
+      200: dataEnvelope(subaccountView),
+      404: errorEnvelope,
+      409: errorEnvelope,
+      422: errorEnvelope,
+    },
+  },
+  examples: { request: { api_key: 'subaccount-token', expected_updated_at: '2026-11-24T02:05:09.412Z' } },
 });
