@@ -387,6 +387,48 @@ describe('PATCH /admin/subaccounts/{id}/credentials (SPEC 4.14)', () => {
   });
 });
 
+describe('SPEC 7 409 marketplace_has_subaccounts (PATCH /admin/providers/{id})', () => {
+  const patchProvider = (id: string, json: unknown) =>
+    world.app.request('PATCH', `/admin/providers/${id}`, { headers: world.admin, json });
+
+  test('the matrix key cannot change while a link that is not failed exists; other changes pass', async () => {
+    const p = await provider('production', { api_key: 'emu-production-key' });
+    assert.equal(
+      (await patchProvider(p, { credentials: { api_key: 'another-key' } })).status,
+      200,
+      'no link yet',
+    );
+    assert.equal((await patchProvider(p, { credentials: { api_key: 'emu-production-key' } })).status, 200);
+    const link = await post(body({ provider_id: p }));
+    assert.equal(link.body.data.status, 'active', link.text);
+    const before = await eventCount();
+    assertError(
+      await patchProvider(p, { credentials: { api_key: 'another-key' } }),
+      409,
+      'marketplace_has_subaccounts',
+    );
+    assertError(
+      await patchProvider(p, {
+        credentials: { api_key: 'emu-production-key', matrix_production_api_key: 'other' },
+      }),
+      409,
+      'marketplace_has_subaccounts',
+    );
+    assert.equal(await eventCount(), before);
+    assert.equal((await patchProvider(p, { name: 'Renamed marketplace' })).status, 200);
+    assert.equal((await patchProvider(p, { credentials: { api_key: 'emu-production-key' } })).status, 200);
+  });
+
+  test('only failed links: the matrix key may change', async () => {
+    const p = await provider('sandbox', { api_key: 'emu-matrix-sandbox-key' });
+    assert.equal((await post(body({ provider_id: p }))).body.data.status, 'failed');
+    const res = await patchProvider(p, {
+      credentials: { api_key: 'emu-matrix-sandbox-key', matrix_production_api_key: 'emu-production-key' },
+    });
+    assert.equal(res.status, 200, res.text);
+  });
+});
+
 describe('SPEC 5.7 "Subaccounts": super_admin only', () => {
   test('tenant_admin and viewer 403; no session 401; an API key is no panel credential (401)', async () => {
     const created = await post(body());
