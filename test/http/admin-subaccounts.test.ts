@@ -429,6 +429,33 @@ describe('SPEC 7 409 marketplace_has_subaccounts (PATCH /admin/providers/{id})',
   });
 });
 
+describe('disable/enable a link (SPEC 4.14 "Disabling a link is local")', () => {
+  test('active -> disabled -> active with no provider call; repeats change nothing; not active yet is 409', async () => {
+    const d = (await post(body())).body.data;
+    const calls = (await world.control.calls()).length;
+    const act = (path: string) =>
+      world.app.request('POST', `/admin/subaccounts/${path}`, { headers: world.admin });
+    const off = await act(`${d.id}/disable`);
+    assert.equal(off.status, 200, off.text);
+    assert.equal(off.body.data.status, 'disabled');
+    assert.equal(off.body.data.has_production_token, true, 'tokens are kept');
+    const before = await eventCount();
+    assert.equal((await act(`${d.id}/disable`)).body.data.status, 'disabled');
+    assert.equal(await eventCount(), before);
+    await world.app.settle();
+    const listed = await world.app.request('GET', `/admin/subaccounts?status=disabled&limit=100`, {
+      headers: world.admin,
+    });
+    assert.ok(listed.body.data.some((s: { id: string }) => s.id === d.id));
+    assert.equal((await act(`${d.id}/enable`)).body.data.status, 'active');
+    assert.equal((await world.control.calls()).length, calls);
+    const failed = (await post(body({ provider_id: sandboxMatrix }))).body.data;
+    assertError(await act(`${failed.id}/disable`), 409, 'conflict');
+    assertError(await act(`${failed.id}/enable`), 409, 'conflict');
+    assertError(await act('sac_nope/disable'), 404, 'not_found');
+  });
+});
+
 describe('SPEC 5.7 "Subaccounts": super_admin only', () => {
   test('tenant_admin and viewer 403; no session 401; an API key is no panel credential (401)', async () => {
     const created = await post(body());
@@ -438,6 +465,8 @@ describe('SPEC 5.7 "Subaccounts": super_admin only', () => {
       ['GET', '/admin/subaccounts'],
       ['GET', `/admin/subaccounts/${id}`],
       ['POST', `/admin/subaccounts/${id}/refresh`],
+      ['POST', `/admin/subaccounts/${id}/disable`],
+      ['POST', `/admin/subaccounts/${id}/enable`],
       [
         'PATCH',
         `/admin/subaccounts/${id}/credentials`,

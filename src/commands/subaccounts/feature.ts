@@ -6,6 +6,7 @@ import { credentialsRoute } from './credentials/route.ts';
 import { getRoute } from './get/route.ts';
 import { listRoute } from './list/route.ts';
 import { refreshRoute } from './refresh/route.ts';
+import { disableRoute, enableRoute } from './toggle/route.ts';
 
 /** Marketplace subaccount links (SPEC 2.7, 2.8, 3.6, 4.14, 5.7 "Subaccounts": super_admin only). */
 export const subaccountsFeature: Feature = {
@@ -13,5 +14,5 @@ export const subaccountsFeature: Feature = {
   tag: 'Panel: subaccounts',
   events: subaccountEvents,
   projections: { inline: [subaccountsProjection] },
-  routes: [listRoute, getRoute, createRoute, refreshRoute, credentialsRoute],
+  routes: [listRoute, getRoute, createRoute, refreshRoute, credentialsRoute, disableRoute, enableRoute],
 };

@@ -124,3 +124,31 @@ export const updateSubaccountCredentials = operation({
   },
   examples: { request: { api_key: 'subaccount-token', expected_updated_at: '2026-11-24T02:05:09.412Z' } },
 });
+
+export const disableSubaccount = operation({
+  method: 'POST',
+  path: `${ROUTE}/:id/disable`,
+  access,
+  schema: {
+    operationId: 'disableSubaccount',
+    summary: 'Disable a subaccount link, locally (super_admin)',
+    description:
+      'Only an `active` link; nothing is sent to the provider (the account stays there). Repeating it changes nothing; a link that is `creating`, `unknown` or `failed` is 409 conflict.',
+    params: idParams,
+    response: { 200: dataEnvelope(subaccountView), 404: errorEnvelope, 409: errorEnvelope },
+  },
+});
+
+export const enableSubaccount = operation({
+  method: 'POST',
+  path: `${ROUTE}/:id/enable`,
+  access,
+  schema: {
+    operationId: 'enableSubaccount',
+    summary: 'Enable a disabled subaccount link again (super_admin)',
+    description:
+      'Local, like disabling. Repeating it changes nothing; a link that is `creating`, `unknown` or `failed` is 409 conflict.',
+    params: idParams,
+    response: { 200: dataEnvelope(subaccountView), 404: errorEnvelope, 409: errorEnvelope },
+  },
+});
