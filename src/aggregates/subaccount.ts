@@ -29,8 +29,8 @@ const createdData = z.strictObject({
   provider_reference: z.string().min(1),
   /** Sealed `{ production_token?, sandbox_token?, ... }`; null when the provider handed out none. */
   tokens_ciphertext: z.string().nullable(),
-  /** `consult`: an uncertain creation found by document (SPEC 3.6). */
-  via: z.enum(['creation', 'consult']),
+  /** `consult`: an uncertain creation found again (SPEC 3.6); `link`: an administrator's verified link. */
+  via: z.enum(['creation', 'consult', 'link']),
 });
 const failedData = z.strictObject({
   subaccount_id: subaccountId,
@@ -142,7 +142,7 @@ export type SubaccountCommand =
       readonly kind: 'record_created';
       readonly providerReference: string;
       readonly tokensCiphertext: string | null;
-      readonly via: 'creation' | 'consult';
+      readonly via: 'creation' | 'consult' | 'link';
     }
   | {
       readonly kind: 'record_failed';

@@ -112,3 +112,17 @@ export const updateSubaccountCredentialsBody = z.strictObject({
   }),
   expected_updated_at: z.iso.datetime().meta({ description: '`updated_at` of the record as last read.' }),
 });
+
+export const linkSubaccountBody = z
+  .strictObject({
+    provider_reference: z
+      .string()
+      .min(1)
+      .max(64)
+      .meta({ description: "The subaccount's id at the provider." }),
+    production_token: z.string().min(1).max(4096).optional(),
+    sandbox_token: z.string().min(1).max(4096).optional(),
+  })
+  .refine((b) => b.production_token !== undefined || b.sandbox_token !== undefined, {
+    message: 'send production_token and/or sandbox_token',
+  });

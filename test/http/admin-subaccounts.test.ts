@@ -429,6 +429,59 @@ describe('SPEC 7 409 marketplace_has_subaccounts (PATCH /admin/providers/{id})',
   });
 });
 
+describe('POST /admin/subaccounts/{id}/link (SPEC 4.14: verified id, document and tokens recover an unknown record)', () => {
+  async function remote(documentNumber: string): Promise<Record<string, unknown>> {
+    const res = await fetch(`${world.emulator.url}/_emulator/subaccounts`);
+    const json = (await res.json()) as { subaccounts: Record<string, unknown>[] };
+    const found = json.subaccounts.find((s) => s.Identity === documentNumber);
+    assert.ok(found, 'the emulator holds the account');
+    return found;
+  }
+
+  test('wrong id, document or token is 422 with nothing changed; the right ones make it active with no second creation', async () => {
+    await world.control.fault({ operation: 'subaccount_create', fault: { type: 'reset' }, commit: true });
+    const b = body();
+    const d = (await post(b)).body.data;
+    assert.equal(d.status, 'unknown');
+    const other = await post(body());
+    const mine = await remote(b.document);
+    const theirs = await remote(other.body.data.document);
+    const link = (json: unknown) =>
+      world.app.request('POST', `/admin/subaccounts/${d.id}/link`, { headers: world.admin, json });
+    const before = await eventCount();
+    const ref = String(mine.Id);
+    const token = String(mine.Token);
+    const r1 = await link({ provider_reference: ref, production_token: 'not-the-token' });
+    assertError(r1, 422, 'validation_error');
+    assert.equal(r1.body.error.param, 'production_token');
+    assertError(await link({ provider_reference: ref, sandbox_token: token }), 422, 'validation_error');
+    assertError(
+      await link({ provider_reference: String(theirs.Id), production_token: String(theirs.Token) }),
+      422,
+      'validation_error',
+    );
+    assertError(
+      await link({ provider_reference: '999999999', production_token: token }),
+      422,
+      'validation_error',
+    );
+    assertError(await link({ provider_reference: ref }), 422, 'validation_error');
+    assert.equal(await eventCount(), before);
+    const ok = await link({
+      provider_reference: ref,
+      production_token: token,
+      sandbox_token: String(mine.TokenSandbox),
+    });
+    assert.equal(ok.status, 200, ok.text);
+    assert.equal(ok.body.data.status, 'active');
+    assert.equal(ok.body.data.provider_reference, ref);
+    assert.equal(ok.body.data.has_production_token, true);
+    assert.ok(!ok.text.includes(token));
+    assert.equal(await createCalls(), 2, 'one creation per record, none by the link');
+    assertError(await link({ provider_reference: ref, production_token: token }), 409, 'conflict');
+  });
+});
+
 describe('disable/enable a link (SPEC 4.14 "Disabling a link is local")', () => {
   test('active -> disabled -> active with no provider call; repeats change nothing; not active yet is 409', async () => {
     const d = (await post(body())).body.data;
@@ -466,6 +519,7 @@ describe('SPEC 5.7 "Subaccounts": super_admin only', () => {
       ['GET', `/admin/subaccounts/${id}`],
       ['POST', `/admin/subaccounts/${id}/refresh`],
       ['POST', `/admin/subaccounts/${id}/disable`],
+      ['POST', `/admin/subaccounts/${id}/link`, { provider_reference: '1', production_token: 't' }],
       ['POST', `/admin/subaccounts/${id}/enable`],
       [
         'PATCH',

@@ -4,6 +4,7 @@ import type { Feature } from '../feature.ts';
 import { createRoute } from './create/route.ts';
 import { credentialsRoute } from './credentials/route.ts';
 import { getRoute } from './get/route.ts';
+import { linkRoute } from './link/route.ts';
 import { listRoute } from './list/route.ts';
 import { refreshRoute } from './refresh/route.ts';
 import { disableRoute, enableRoute } from './toggle/route.ts';
@@ -14,5 +15,14 @@ export const subaccountsFeature: Feature = {
   tag: 'Panel: subaccounts',
   events: subaccountEvents,
   projections: { inline: [subaccountsProjection] },
-  routes: [listRoute, getRoute, createRoute, refreshRoute, credentialsRoute, disableRoute, enableRoute],
+  routes: [
+    listRoute,
+    getRoute,
+    createRoute,
+    refreshRoute,
+    credentialsRoute,
+    linkRoute,
+    disableRoute,
+    enableRoute,
+  ],
 };

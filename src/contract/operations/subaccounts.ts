@@ -3,6 +3,7 @@ import { dataEnvelope, errorEnvelope, idParams, listEnvelope } from '../envelope
 import { operation } from '../operation.ts';
 import {
   createSubaccountBody,
+  linkSubaccountBody,
   subaccountListQuery,
   subaccountView,
   updateSubaccountCredentialsBody,
@@ -151,4 +152,26 @@ export const enableSubaccount = operation({
     params: idParams,
     response: { 200: dataEnvelope(subaccountView), 404: errorEnvelope, 409: errorEnvelope },
   },
+});
+
+export const linkSubaccount = operation({
+  method: 'POST',
+  path: `${ROUTE}/:id/link`,
+  access,
+  schema: {
+    operationId: 'linkSubaccount',
+    summary: 'Recover an unknown subaccount by linking the account found at the provider (super_admin)',
+    description:
+      "For a record left `unknown` (or `creating` after its call ended): the provider is asked for `provider_reference` with the matrix key; the account must exist, not be removed, have the record's document, and carry tokens equal to the ones sent (at least one). Only then is the record `active`, with the provider's tokens, and nothing is created again. An account whose tokens the provider does not show cannot be verified: 422. A wrong id, document or token is 422 validation_error naming the field; no answer from the provider is 502 provider_refresh_failed; any other status is 409 conflict.",
+    params: idParams,
+    body: linkSubaccountBody,
+    response: {
+      200: dataEnvelope(subaccountView),
+      404: errorEnvelope,
+      409: errorEnvelope,
+      422: errorEnvelope,
+      502: errorEnvelope,
+    },
+  },
+  examples: { request: { provider_reference: '412345', production_token: 'subaccount-production-token' } },
 });

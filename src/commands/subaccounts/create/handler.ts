@@ -153,7 +153,7 @@ export async function commandOf(
   subaccountId: string,
   providerId: string,
   answer: Outcome<{ readonly subaccount: RemoteSubaccount }>,
-  via: 'creation' | 'consult',
+  via: 'creation' | 'consult' | 'link',
 ): Promise<SubaccountCommand> {
   if (answer.kind === 'issued') {
     return {

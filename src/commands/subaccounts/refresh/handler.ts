@@ -5,7 +5,7 @@ import { callMatrix, matrixOrNull, type SubaccountCtx, staticMessage } from '../
 import { type LoadedSubaccount, mustLoadSubaccount } from '../record.ts';
 
 /** A `creating` record younger than this may still be in its creation call: it is not consulted yet. */
-const CREATING_GRACE_MS = 5000;
+export const CREATING_GRACE_MS = 5000;
 
 /**
  * `POST /admin/subaccounts/{id}/refresh` (SPEC 3.6, 4.14): a `creating` (past its call) or `unknown` record is
