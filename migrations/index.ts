@@ -28,6 +28,7 @@ import * as m0026 from './0026_pix_automatic_authorizations.ts';
 import * as m0027 from './0027_pix_automatic_debits.ts';
 import * as m0029 from './0029_notifications.ts';
 import * as m0030 from './0030_fee_schedules.ts';
+import * as m0031 from './0031_subaccounts.ts';
 
 /** Every migration, in order. Kept as static imports so the same list works under tsx and a bundle. */
 export const migrations: Record<string, Migration> = {
@@ -60,4 +61,5 @@ export const migrations: Record<string, Migration> = {
   '0027_pix_automatic_debits': m0027,
   '0029_notifications': m0029,
   '0030_fee_schedules': m0030,
+  '0031_subaccounts': m0031,
 };

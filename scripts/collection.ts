@@ -108,6 +108,7 @@ export const RUN_VARIABLES = [
   { key: 'apiKeyId', description: 'data.id of Issue an API key' },
   { key: 'providerId', description: 'data.id of Create a provider' },
   { key: 'ruleId', description: 'data.id of Create a routing rule' },
+  { key: 'subaccountId', description: 'data.id of Create a subaccount' },
   { key: 'webhookEndpointId', description: 'data.id of Register a webhook endpoint' },
   { key: 'webhookDeliveryId', description: 'data[0].id of List webhook deliveries' },
 ] as const;
@@ -153,6 +154,7 @@ const SAVES: Record<string, Record<string, string>> = {
   createApiKey: { apiKeyId: 'data.id' },
   createProvider: { providerId: 'data.id' },
   createRoutingRule: { ruleId: 'data.id' },
+  createSubaccount: { subaccountId: 'data.id' },
   createWebhookEndpoint: { webhookEndpointId: 'data.id' },
   listWebhookDeliveries: { webhookDeliveryId: 'data[0] && data[0].id' },
 };
@@ -176,6 +178,7 @@ const PATH_IDS: [prefix: string, param: string, variable: string][] = [
   ['/admin/api-keys', 'id', 'apiKeyId'],
   ['/admin/providers', 'id', 'providerId'],
   ['/admin/rules', 'id', 'ruleId'],
+  ['/admin/subaccounts', 'id', 'subaccountId'],
   ['/admin/webhook-endpoints', 'id', 'webhookEndpointId'],
   ['/admin/webhook-deliveries', 'id', 'webhookDeliveryId'],
   ['/cobranca/{id}/{signature}/boleto.pdf', 'id', 'boletoPageId'],

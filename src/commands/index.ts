@@ -16,6 +16,7 @@ import { pixAutomaticFeature } from './pix-automatic/feature.ts';
 import { providersFeature } from './providers/feature.ts';
 import { routingRulesFeature } from './routing-rules/feature.ts';
 import { sessionsFeature } from './sessions/feature.ts';
+import { subaccountsFeature } from './subaccounts/feature.ts';
 import { subscriptionsFeature } from './subscriptions/feature.ts';
 import { subtenantsFeature } from './subtenants/feature.ts';
 import { summaryFeature } from './summary/feature.ts';
@@ -56,6 +57,7 @@ export const FEATURES: readonly Feature[] = [
   subscriptionsFeature,
   pixAutomaticFeature,
   testClocksFeature,
+  subaccountsFeature,
 ];
 
 /** Every domain event type the gateway writes, with its schema, upcasters and audit action name. */

@@ -42,6 +42,10 @@ export const TAGS = [
     description:
       "Versioned fee schedules per tenant and method; a charge's fees are fixed when it is issued.",
   },
+  {
+    name: 'Panel: subaccounts',
+    description: 'Subaccounts of marketplace providers and the tenants they are linked to.',
+  },
   { name: 'Panel: reports', description: 'Audit log, summary and internal notifications.' },
   {
     name: 'Webhooks',

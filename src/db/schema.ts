@@ -191,6 +191,24 @@ export interface NotificationReadsTable {
   read_at: Timestamp;
 }
 
+/** Marketplace subaccount links (migration 0031; SPEC 2.7, 3.6). */
+export interface SubaccountsTable {
+  id: string;
+  provider_id: string;
+  tenant_id: string;
+  name: string;
+  document: string;
+  email: string;
+  status: string;
+  provider_reference: string | null;
+  tokens_ciphertext: string | null;
+  last_error_code: string | null;
+  last_provider_error_code: string | null;
+  last_error_message: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 /** `transactions.credit_card` (jsonb). */
 export interface CardColumn {
   brand: string;
@@ -443,6 +461,7 @@ export interface Database {
   cost_centers: CostCentersTable;
   notifications: NotificationsTable;
   notification_reads: NotificationReadsTable;
+  subaccounts: SubaccountsTable;
   summary_transactions: SummaryTransactionsTable;
   summary_daily: SummaryDailyTable;
   webhook_endpoints: WebhookEndpointsTable;

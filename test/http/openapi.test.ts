@@ -52,6 +52,7 @@ const REQUIRES_KEY = [
   'createPix',
   'createPixAutomaticAuthorization',
   'createPixAutomaticCharge',
+  'createSubaccount',
   'createSubscription',
   // SPEC 4 common rules: subtenant and API key creations require the header.
   'createSubtenant',

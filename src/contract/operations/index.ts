@@ -10,6 +10,7 @@ import * as pixAutomatic from './pix-automatic.ts';
 import * as providers from './providers.ts';
 import * as routingRules from './routing-rules.ts';
 import * as sessions from './sessions.ts';
+import * as subaccounts from './subaccounts.ts';
 import * as subscriptions from './subscriptions.ts';
 import * as subtenants from './subtenants.ts';
 import * as summary from './summary.ts';
@@ -47,4 +48,5 @@ export const OPERATION_MODULES = [
   subscriptions,
   pixAutomatic,
   testClocks,
+  subaccounts,
 ] as const;

@@ -64,7 +64,7 @@ export const updateProvider = operation({
     summary:
       'Change a provider (super_admin): name, enabled, enabled_methods, credentials, hosts, boleto_refund_payout',
     description:
-      'Kind, environment and is_marketplace are fixed. Changes apply to new charges only: existing charges keep their provider. New credentials replace the stored ones. The stored credentials are only ever sent to the hosts they were entered with: changing `payment_host` or `api_host` of a provider that has credentials needs `credentials` in the same request, else 422 validation_error with param `credentials` and nothing changes. Hosts follow the creation rule (production: public https). The audit entry records the changed fields before and after (credentials only as replaced, never their value).',
+      'Kind, environment and is_marketplace are fixed. Changes apply to new charges only: existing charges keep their provider. New credentials replace the stored ones. The stored credentials are only ever sent to the hosts they were entered with: changing `payment_host` or `api_host` of a provider that has credentials needs `credentials` in the same request, else 422 validation_error with param `credentials` and nothing changes. Hosts follow the creation rule (production: public https). The audit entry records the changed fields before and after (credentials only as replaced, never their value). A marketplace provider with subaccounts that are not failed keeps its matrix key (`matrix_production_api_key`, else `api_key`): new credentials that change it are 409 marketplace_has_subaccounts.',
     params: idParams,
     body: updateProviderBody,
     response: { 200: dataEnvelope(providerDto), 404: errorEnvelope, 409: errorEnvelope },

@@ -1,0 +1,28 @@
+import { subaccountEvents } from '../../aggregates/subaccount.ts';
+import { subaccountsProjection } from '../../projections/subaccounts.ts';
+import type { Feature } from '../feature.ts';
+import { createRoute } from './create/route.ts';
+import { credentialsRoute } from './credentials/route.ts';
+import { getRoute } from './get/route.ts';
+import { linkRoute } from './link/route.ts';
+import { listRoute } from './list/route.ts';
+import { refreshRoute } from './refresh/route.ts';
+import { disableRoute, enableRoute } from './toggle/route.ts';
+
+/** Marketplace subaccount links (SPEC 2.7, 2.8, 3.6, 4.14, 5.7 "Subaccounts": super_admin only). */
+export const subaccountsFeature: Feature = {
+  name: 'subaccounts',
+  tag: 'Panel: subaccounts',
+  events: subaccountEvents,
+  projections: { inline: [subaccountsProjection] },
+  routes: [
+    listRoute,
+    getRoute,
+    createRoute,
+    refreshRoute,
+    credentialsRoute,
+    linkRoute,
+    disableRoute,
+    enableRoute,
+  ],
+};
