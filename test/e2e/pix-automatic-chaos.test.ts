@@ -177,37 +177,52 @@ async function kill(worker: Worker): Promise<void> {
   );
 }
 
+/** Kills that landed while a call of the round's operation was in flight at the emulator (asked, not answered). */
+const midCall = { pixauto_schedule: 0, pixauto_schedule_get: 0 };
+
 /**
  * One round: `count` workers start together and each is SIGKILLed at a seeded random moment, at most
  * `windowMs` after the emulator saw a new `operation` call (so the kill lands while that work is in flight:
- * the emulator answers it slowly), or after 3 s when none came.
+ * the emulator answers it slowly), or after 3 s when none came. With `keepOne`, the last worker is spared
+ * and returned (it goes on as the clean run).
  */
 async function killRound(
   count: number,
-  operation: 'pixauto_schedule' | 'pixauto_schedule_get',
+  operation: keyof typeof midCall,
   windowMs: number,
-) {
+  keepOne = false,
+): Promise<Worker | undefined> {
   const before = (await world.control.calls({ operation })).length;
   const workers = await Promise.all(Array.from({ length: count }, () => startWorker()));
   const started = Date.now();
   while ((await world.control.calls({ operation })).length === before && Date.now() - started < 3000) {
     await sleep(20);
   }
+  const doomed = keepOne ? workers.slice(0, -1) : workers;
   await Promise.all(
-    workers.map(async (w) => {
+    doomed.map(async (w) => {
       await sleep(Math.floor(random() * windowMs));
+      const inFlight = (await world.control.calls({ operation })).some(
+        (c) => c.httpStatus === null && c.fault !== 'no_answer',
+      );
       await kill(w);
+      if (inFlight) midCall[operation] += 1;
     }),
   );
+  return keepOne ? workers.at(-1) : undefined;
 }
 
-/** A clean worker runs until `done` holds (read models caught up first), then is killed. */
-async function cleanRun(done: () => Promise<boolean>, what: string): Promise<void> {
-  const worker = await startWorker();
-  const deadline = Date.now() + 45_000;
+/**
+ * A clean worker runs until `done` holds, then is killed and the read models catch up. `done` reads the read
+ * models the worker's own projections keep (inline, or its async runner), so it only ever waits longer.
+ */
+async function cleanRun(done: () => Promise<boolean>, what: string, survivor?: Worker): Promise<void> {
+  // A survivor of the last round goes on, its clock moved as a test clock is advanced.
+  survivor?.child.stdin?.write(`${new Date(clock.base).toISOString()} ${clock.anchor} ${clock.speed}\n`);
+  const worker = survivor ?? (await startWorker());
+  const deadline = Date.now() + 90_000;
   try {
     for (;;) {
-      await world.app.settle();
       if (await done()) break;
       if (Date.now() > deadline) throw new Error(`${what} not reached:\n${worker.output}`);
       await sleep(200);
@@ -215,6 +230,8 @@ async function cleanRun(done: () => Promise<boolean>, what: string): Promise<voi
   } finally {
     await kill(worker);
   }
+  await world.app.settle();
+  trace(`${what}: read models caught up`);
 }
 
 function post(path: string, json?: unknown) {
@@ -335,10 +352,11 @@ test('issue 27: workers SIGKILLed during Pix Automatic scheduling and polling â€
   await f({ operation: 'pixauto_schedule', fault: { type: 'latency', ms: 500 }, times: null });
   await f({ operation: 'pixauto_schedule_list', fault: { type: 'latency', ms: 200 }, times: null });
   const rounds = [1, 2, 1, 2];
-  for (const count of rounds) {
+  let survivor: Worker | undefined;
+  for (const [i, count] of rounds.entries()) {
     // Past the scheduler's one-minute hold: the rows a killed worker claimed are due again.
     jumpClock(2 * MINUTE);
-    await killRound(count, 'pixauto_schedule', 700);
+    survivor = await killRound(count, 'pixauto_schedule', 700, i === rounds.length - 1);
   }
   trace('scheduling kills done');
   const killedWhileScheduling = (await world.control.calls({ operation: 'pixauto_schedule' })).length;
@@ -348,24 +366,31 @@ test('issue 27: workers SIGKILLed during Pix Automatic scheduling and polling â€
   jumpClock(60 * MINUTE, CLEAN_CLOCK_SPEED);
   const ours = new Set(subscriptions.map((s) => s.id));
   let emulated: EmulatedPixDebit[] = [];
-  await cleanRun(async () => {
-    const cycles = await world.app.db.db
-      .selectFrom('subscription_cycles')
-      .select(['subscription_id', 'status'])
-      .execute();
-    const settled = cycles.filter((c) => ours.has(c.subscription_id) && c.status !== 'pending');
-    if (settled.length < SUBSCRIPTIONS) return false;
-    const rows = await debitRows();
-    if (rows.some((r) => r.status === 'processing')) return false;
-    emulated = await world.control.pixDebits();
-    const atProvider = new Set(emulated.map((d) => d.reference));
-    const lookedUp = new Set(
-      (await world.control.calls({ operation: 'pixauto_schedule_list' })).map((c) => c.reference),
-    );
-    // An unknown debit is read back by reference (the reconciler, SPEC 3.1); one the provider holds is
-    // adopted: wait for both.
-    return rows.every((r) => r.status !== 'unknown' || (lookedUp.has(r.id) && !atProvider.has(r.id)));
-  }, 'every cycle settled and every reservation read back');
+  await cleanRun(
+    async () => {
+      const cycles = await world.app.db.db
+        .selectFrom('subscription_cycles')
+        .select(['subscription_id', 'status'])
+        .execute();
+      const settled = cycles.filter((c) => ours.has(c.subscription_id) && c.status !== 'pending');
+      const rows = await debitRows();
+      trace(
+        `cycles settled ${settled.length}, debits ${JSON.stringify([...countBy(rows, (r) => r.status)])}`,
+      );
+      if (settled.length < SUBSCRIPTIONS) return false;
+      if (rows.some((r) => r.status === 'processing')) return false;
+      emulated = await world.control.pixDebits();
+      const atProvider = new Set(emulated.map((d) => d.reference));
+      const lookedUp = new Set(
+        (await world.control.calls({ operation: 'pixauto_schedule_list' })).map((c) => c.reference),
+      );
+      // An unknown debit is read back by reference (the reconciler, SPEC 3.1); one the provider holds is
+      // adopted: wait for both.
+      return rows.every((r) => r.status !== 'unknown' || (lookedUp.has(r.id) && !atProvider.has(r.id)));
+    },
+    'every cycle settled and every reservation read back',
+    survivor,
+  );
 
   trace('scheduling clean run done');
   const schedules = await world.control.calls({ operation: 'pixauto_schedule' });
@@ -453,18 +478,23 @@ test('issue 27: workers SIGKILLed during Pix Automatic scheduling and polling â€
     probability: 0.5,
   });
   await f({ operation: 'pixauto_schedule_get', fault: { type: 'latency', ms: 400 }, times: null });
-  for (const count of [2, 1]) {
+  const pollRounds = [1, 2];
+  for (const [i, count] of pollRounds.entries()) {
     // Past the poller's two-minute hold and onto the next 5-minute instant of the polling grid.
     jumpClock(6 * MINUTE);
-    await killRound(count, 'pixauto_schedule_get', 500);
+    survivor = await killRound(count, 'pixauto_schedule_get', 500, i === pollRounds.length - 1);
   }
   trace('polling kills done');
   await world.control.clearFaults();
   jumpClock(10 * MINUTE, CLEAN_CLOCK_SPEED);
-  await cleanRun(async () => {
-    const paid = (await debitRows()).filter((r) => r.status === 'paid');
-    return paid.length === scheduled.size;
-  }, 'every scheduled debit paid');
+  await cleanRun(
+    async () => {
+      const paid = (await debitRows()).filter((r) => r.status === 'paid');
+      return paid.length === scheduled.size;
+    },
+    'every scheduled debit paid',
+    survivor,
+  );
 
   // Polling never schedules.
   assert.equal((await world.control.calls({ operation: 'pixauto_schedule' })).length, schedules.length);
@@ -486,6 +516,7 @@ test('issue 27: workers SIGKILLed during Pix Automatic scheduling and polling â€
       subscriptions: SUBSCRIPTIONS,
       scheduleCalls: schedules.length,
       scheduleCallsDuringKills: killedWhileScheduling,
+      killsMidCall: midCall,
       scheduled: scheduled.size,
       unknown: unknown.size,
       paid: scheduled.size,
