@@ -36,6 +36,8 @@ const setClock = (line: string) => {
   time = next;
 };
 const lines = createInterface({ input: process.stdin });
+// The test process is gone (it holds the other end): a worker left behind would run on for ever.
+lines.on('close', () => process.exit(0));
 await new Promise<void>((resolve) =>
   lines.on('line', (line) => {
     setClock(line);
