@@ -21,7 +21,8 @@ import { testProjectionMode } from '../support/http.ts';
  * Worker child processes (test/support/pix-automatic-worker-child.ts: the scheduler, the debit poller and the
  * reconciler under their real leases, on a clock the test drives) are then SIGKILLed at seeded random
  * moments, two at once in some rounds, while the emulator answers slowly (so kills land between reserve,
- * provider call and record) and fails or never answers some calls; the last round's second worker is spared
+ * provider call and record) and fails or never answers some calls; round 1's worker kills itself as its third
+ * debit is about to be sent (reservations committed, calls not sent); the last round's second worker is spared
  * and goes on without faults as the clean run. Then the payer's bank pays every debit at the emulator and
  * the same is done to the polling.
  */
@@ -109,11 +110,17 @@ interface Worker {
   output: string;
 }
 
-/** A worker child with its sources loaded, waiting for its start (the loading takes seconds). */
+let spawned = 0;
+
+/**
+ * A worker child with its sources loaded, waiting for its start (the loading takes seconds). The first one
+ * (round 1) kills itself as its third debit is about to be sent: its reservation committed, no call made.
+ */
 function spawnStandby(): Promise<Worker> {
+  const selfKill = spawned++ === 0 ? { CHAOS_KILL_BEFORE_SCHEDULE: '3' } : {};
   const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/pix-automatic-worker-child.ts'], {
     stdio: ['pipe', 'pipe', 'pipe'],
-    env: { ...process.env, ...workerEnv },
+    env: { ...process.env, ...workerEnv, ...selfKill },
   });
   children.add(child);
   const worker: Worker = {
@@ -462,6 +469,10 @@ test('issue 27: workers SIGKILLed during Pix Automatic scheduling and polling â€
     }
   }
   assert.equal(scheduled.size + unknown.size, SUBSCRIPTIONS);
+  // Round 1's worker died with a reservation committed and its call not sent: that debit is one of them.
+  const sent = new Set(schedules.map((c) => c.reference));
+  const neverSent = [...unknown].filter((id) => !sent.has(id));
+  assert.ok(neverSent.length >= 1, 'a debit reserved by a killed worker before its call stays unknown');
   assert.equal(scheduled.size, emulated.length, 'every debit at the provider is the gatewayâ€™s pending one');
   const schedulingMs = Date.now() - t0 - setupMs;
 
@@ -521,6 +532,7 @@ test('issue 27: workers SIGKILLed during Pix Automatic scheduling and polling â€
       scheduleCalls: schedules.length,
       scheduleCallsDuringKills: killedWhileScheduling,
       killsMidCall: midCall,
+      reservedNeverSent: neverSent.length,
       scheduleFaults: Object.fromEntries(countBy(schedules, (c) => String(c.fault))),
       scheduled: scheduled.size,
       unknown: unknown.size,

@@ -19,7 +19,7 @@ import { loadConfig } from '../../src/config.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { createLogger } from '../../src/logger.ts';
 import { ProjectionRunner } from '../../src/projections/projection-runner.ts';
-import { defaultProviderRegistry } from '../../src/providers/registry.ts';
+import { decorateRegistry, defaultProviderRegistry } from '../../src/providers/registry.ts';
 import { JobRunner } from '../../src/workers/job-runner.ts';
 import { JobLease } from '../../src/workers/lease.ts';
 
@@ -51,13 +51,32 @@ const database = openDatabase({ url: config.DATABASE_URL, poolSize: config.DATAB
 const { store, async } = await openEventStore(config, database);
 const secret = await documentSigningSecret(config).catch(() => undefined);
 if (secret !== undefined) useDocumentSigningSecret(secret);
+// CHAOS_KILL_BEFORE_SCHEDULE=n: the process SIGKILLs itself as its n-th debit is about to be sent, its
+// reservation committed (as test/support/crash-child.ts dies inside a projection): a random kill rarely hits
+// that window of a few milliseconds.
+const killBefore = Number(env.CHAOS_KILL_BEFORE_SCHEDULE ?? 0);
+let schedules = 0;
+const providers = decorateRegistry(defaultProviderRegistry, (adapter) => {
+  const pix = adapter.pixAutomatic;
+  if (!pix || killBefore === 0) return adapter;
+  return {
+    ...adapter,
+    pixAutomatic: {
+      ...pix,
+      scheduleDebit(...args) {
+        if (++schedules === killBefore) process.kill(process.pid, 'SIGKILL');
+        return pix.scheduleDebit(...args);
+      },
+    },
+  };
+});
 const deps: JobDeps = {
   config,
   logger,
   db: database.db,
   store,
   events: createEventRegistry(),
-  providers: defaultProviderRegistry,
+  providers,
 };
 // The worker role's read models follow the log (async projections), as startGateway starts them.
 const projections = new ProjectionRunner(database.db, store, async, {
