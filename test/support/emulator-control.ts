@@ -67,6 +67,10 @@ export function emulatorControl(baseUrl: string, controlToken?: string) {
     }): Promise<void> {
       await send('POST', '/faults', rule);
     },
+    /** Clears every fault rule, keeping the emulated state and the calls. */
+    async clearFaults(): Promise<void> {
+      await send('DELETE', '/faults');
+    },
     async move(providerReference: string, to: Move, status?: number): Promise<void> {
       await send('POST', `/charges/${providerReference}/move`, {
         to,

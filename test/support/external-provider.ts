@@ -3,7 +3,11 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { SCOPES } from '../../src/aggregates/access.ts';
 import { issueApiKey } from '../../src/commands/api-keys/issue/handler.ts';
-import { type ProviderEmulator, startProviderEmulator } from '../../src/providers/emulator/server.ts';
+import {
+  type EmulatorOptions,
+  type ProviderEmulator,
+  startProviderEmulator,
+} from '../../src/providers/emulator/server.ts';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, bearer, logIn, startAdminApp } from './admin.ts';
 import { boletoBody, pixBody } from './charges.ts';
 import { type EmulatorControl, emulatorControl } from './emulator-control.ts';
@@ -49,11 +53,15 @@ export const CHARGE_CASES: ChargeCase[] = [
 
 const metadata = { actor: 'system:test', request_id: 'req_test' };
 
-/** `env`: more gateway configuration (say a higher RATE_LIMIT_PER_MINUTE for a burst of 50 requests). */
+/**
+ * `env`: more gateway configuration (say a higher RATE_LIMIT_PER_MINUTE for a burst of 50 requests);
+ * `emulatorOptions`: the emulator's own (a seeded `random` for probabilistic faults).
+ */
 export async function startExternalProviderWorld(
   env: Record<string, string> = {},
+  emulatorOptions: Pick<EmulatorOptions, 'random'> = {},
 ): Promise<ExternalProviderWorld> {
-  const emulator = await startProviderEmulator({ port: 0, host: '127.0.0.1' });
+  const emulator = await startProviderEmulator({ port: 0, host: '127.0.0.1', ...emulatorOptions });
   const control = emulatorControl(emulator.url);
   const app = await startAdminApp({
     CREDENTIALS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
