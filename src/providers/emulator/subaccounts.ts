@@ -235,6 +235,9 @@ export function routeSubaccount(req: WireRequest, store: SubaccountStore): Route
   const identity = typeof body.Identity === 'string' ? body.Identity : null;
   const id = idOf(queryParam(req.query, 'Id'));
   const base = { chargeId: null };
+  // The subaccount the query's `Id` names (get, update, delete) when the call runs; its document for the log.
+  const current = () => (id === null ? undefined : store.get(id));
+  const identityOfId = (current()?.merchant.Identity as string | undefined) ?? null;
 
   if (verb === 'POST' && path === '/v2/marketplace/add') {
     return {
@@ -257,11 +260,11 @@ export function routeSubaccount(req: WireRequest, store: SubaccountStore): Route
       ...base,
       operation: 'subaccount_get',
       reads: true,
-      reference: id === null ? null : ((store.get(id)?.merchant.Identity as string | undefined) ?? null),
+      reference: identityOfId,
       run() {
         const refused = gate(req);
         if (refused) return refused;
-        const sub = id === null ? undefined : store.get(id);
+        const sub = current();
         if (!sub) return error(EMULATOR_CODES.notFound, 'Subconta não encontrada.');
         return ok(subaccountDetail(sub));
       },
@@ -288,11 +291,11 @@ export function routeSubaccount(req: WireRequest, store: SubaccountStore): Route
     return {
       ...base,
       operation: 'subaccount_update',
-      reference: id === null ? null : ((store.get(id)?.merchant.Identity as string | undefined) ?? null),
+      reference: identityOfId,
       run() {
         const refused = gate(req);
         if (refused) return refused;
-        const sub = id === null ? undefined : store.get(id);
+        const sub = current();
         if (!sub || sub.removed) return error(EMULATOR_CODES.notFound, 'Subconta não encontrada.');
         const { BankData, ...rest } = body;
         // The document is the account's: an update never moves it to another one.
@@ -313,11 +316,11 @@ export function routeSubaccount(req: WireRequest, store: SubaccountStore): Route
     return {
       ...base,
       operation: 'subaccount_delete',
-      reference: id === null ? null : ((store.get(id)?.merchant.Identity as string | undefined) ?? null),
+      reference: identityOfId,
       run() {
         const refused = gate(req);
         if (refused) return refused;
-        const sub = id === null ? undefined : store.get(id);
+        const sub = current();
         if (!sub || sub.removed) return error(EMULATOR_CODES.notFound, 'Subconta não encontrada.');
         sub.removed = true;
         return ok(true);
