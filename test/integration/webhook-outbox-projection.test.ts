@@ -96,7 +96,7 @@ describe('webhook outbox read model (SPEC 6; DESIGN.md "Projections")', () => {
       tenant: fc.constantFrom('ten_acme', 'ten_other', 'ten_none'),
       callback: fc.boolean(),
     });
-    const charges = fc.sample(charge, { numRuns: 40, seed: 20261121 });
+    const charges = fc.sample(charge, { numRuns: 60, seed: 20261121 });
     const ids = charges.map(() => newId('txn'));
     const longest = Math.max(...charges.map((c) => c.steps.length));
     for (let i = 0; i < longest; i++) {

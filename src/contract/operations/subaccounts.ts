@@ -45,7 +45,7 @@ export const createSubaccount = operation({
       responsible: {
         name: 'Maria Responsavel',
         document: '52998224725',
-        phone: '11987654321',
+        phone: '11912345678',
         birth_date: '1980-05-17',
       },
       address: {

@@ -16,7 +16,7 @@ import type { OutcomeReason } from '../port.ts';
  */
 const BY_CODE: Readonly<Record<string, string>> = {
   '301':
-    'O provedor recusou a chave sandbox da conta matriz: subcontas usam a chave de produção da matriz; cobranças, o token sandbox da subconta. / The provider refused the matrix sandbox key: subaccounts use the matrix production key; charges, the subaccount sandbox token.',
+    'O provedor recusou a chave sandbox da matriz (credentials.api_key do provedor): subcontas usam a chave de produção da matriz; cobranças, o token sandbox da subconta. / The provider refused the matrix sandbox key (the provider record credentials.api_key): subaccounts use the matrix production key; charges, the subaccount sandbox token.',
   '300':
     'O provedor só aceita esta operação com a chave da conta matriz (credentials.api_key do provedor). / The provider accepts this operation only with the matrix account key (the provider record credentials.api_key).',
   '1343':
