@@ -95,6 +95,8 @@ beforeAll(async () => {
   app = await startTestApp({ RATE_LIMIT_PER_MINUTE: '100000' });
   const deps = commandDeps(app.gateway.ctx);
   house = await seedTenantAndKey(app.gateway.ctx, { livemode: true, tenantName: 'Software house' });
+  // With async projections the tenants row follows the seed a moment later.
+  await app.settle();
   const houseTenant = await app.gateway.ctx.db
     .selectFrom('tenants')
     .select('type_id')
