@@ -29,6 +29,7 @@ import * as m0027 from './0027_pix_automatic_debits.ts';
 import * as m0029 from './0029_notifications.ts';
 import * as m0030 from './0030_fee_schedules.ts';
 import * as m0031 from './0031_subaccounts.ts';
+import * as m0032 from './0032_subaccount_reconcile.ts';
 
 /** Every migration, in order. Kept as static imports so the same list works under tsx and a bundle. */
 export const migrations: Record<string, Migration> = {
@@ -62,4 +63,5 @@ export const migrations: Record<string, Migration> = {
   '0029_notifications': m0029,
   '0030_fee_schedules': m0030,
   '0031_subaccounts': m0031,
+  '0032_subaccount_reconcile': m0032,
 };

@@ -209,6 +209,13 @@ export interface SubaccountsTable {
   updated_at: Timestamp;
 }
 
+/** The subaccount reconciliation job's per-record schedule (migration 0032). */
+export interface SubaccountReconcileTable {
+  subaccount_id: string;
+  attempts: number;
+  next_attempt_at: Timestamp;
+}
+
 /** `transactions.credit_card` (jsonb). */
 export interface CardColumn {
   brand: string;
@@ -462,6 +469,7 @@ export interface Database {
   notifications: NotificationsTable;
   notification_reads: NotificationReadsTable;
   subaccounts: SubaccountsTable;
+  subaccount_reconcile: SubaccountReconcileTable;
   summary_transactions: SummaryTransactionsTable;
   summary_daily: SummaryDailyTable;
   webhook_endpoints: WebhookEndpointsTable;

@@ -6,10 +6,14 @@ import { credentialsRoute } from './credentials/route.ts';
 import { getRoute } from './get/route.ts';
 import { linkRoute } from './link/route.ts';
 import { listRoute } from './list/route.ts';
+import { subaccountReconcileJob } from './reconcile/job.ts';
 import { refreshRoute } from './refresh/route.ts';
 import { disableRoute, enableRoute } from './toggle/route.ts';
 
-/** Marketplace subaccount links (SPEC 2.7, 2.8, 3.6, 4.14, 5.7 "Subaccounts": super_admin only). */
+/**
+ * Marketplace subaccount links (SPEC 2.7, 2.8, 3.6, 4.14, 5.7 "Subaccounts": super_admin only); the
+ * reconciliation job settles the links left `creating` or `unknown` (SPEC 3.6) by the refresh's consult.
+ */
 export const subaccountsFeature: Feature = {
   name: 'subaccounts',
   tag: 'Panel: subaccounts',
@@ -25,4 +29,5 @@ export const subaccountsFeature: Feature = {
     disableRoute,
     enableRoute,
   ],
+  jobs: [subaccountReconcileJob()],
 };

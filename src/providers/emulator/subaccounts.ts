@@ -238,6 +238,19 @@ export function routeSubaccount(req: WireRequest, store: SubaccountStore): Route
   // The subaccount the query's `Id` names (get, update, delete) when the call runs; its document for the log.
   const current = () => (id === null ? undefined : store.get(id));
   const identityOfId = (current()?.merchant.Identity as string | undefined) ?? null;
+  /**
+   * The run of a call on the subaccount its `Id` names (get, update, delete): the gate, then that account or
+   * 404 (`live`: a removed one is not found either; `any`: `Get` still shows it, flagged), then `act`.
+   */
+  const target = (which: 'any' | 'live', act: (sub: EmulatedSubaccount) => WireAnswer) => (): WireAnswer => {
+    const refused = gate(req);
+    if (refused) return refused;
+    const sub = current();
+    if (!sub || (which === 'live' && sub.removed)) {
+      return error(EMULATOR_CODES.notFound, 'Subconta não encontrada.');
+    }
+    return act(sub);
+  };
 
   if (verb === 'POST' && path === '/v2/marketplace/add') {
     return {
@@ -261,13 +274,7 @@ export function routeSubaccount(req: WireRequest, store: SubaccountStore): Route
       operation: 'subaccount_get',
       reads: true,
       reference: identityOfId,
-      run() {
-        const refused = gate(req);
-        if (refused) return refused;
-        const sub = current();
-        if (!sub) return error(EMULATOR_CODES.notFound, 'Subconta não encontrada.');
-        return ok(subaccountDetail(sub));
-      },
+      run: target('any', (sub) => ok(subaccountDetail(sub))),
     };
   }
   if (verb === 'GET' && path === '/v2/marketplace/list') {
@@ -292,11 +299,7 @@ export function routeSubaccount(req: WireRequest, store: SubaccountStore): Route
       ...base,
       operation: 'subaccount_update',
       reference: identityOfId,
-      run() {
-        const refused = gate(req);
-        if (refused) return refused;
-        const sub = current();
-        if (!sub || sub.removed) return error(EMULATOR_CODES.notFound, 'Subconta não encontrada.');
+      run: target('live', (sub) => {
         const { BankData, ...rest } = body;
         // The document is the account's: an update never moves it to another one.
         const next =
@@ -309,7 +312,7 @@ export function routeSubaccount(req: WireRequest, store: SubaccountStore): Route
         if (isRecord(BankData)) sub.bankData = BankData;
         else if (store.settings.update === 'replace') sub.bankData = null;
         return ok(subaccountDetail(sub));
-      },
+      }),
     };
   }
   if (verb === 'DELETE' && path === '/v2/marketplace/delete') {
@@ -317,14 +320,10 @@ export function routeSubaccount(req: WireRequest, store: SubaccountStore): Route
       ...base,
       operation: 'subaccount_delete',
       reference: identityOfId,
-      run() {
-        const refused = gate(req);
-        if (refused) return refused;
-        const sub = current();
-        if (!sub || sub.removed) return error(EMULATOR_CODES.notFound, 'Subconta não encontrada.');
+      run: target('live', (sub) => {
         sub.removed = true;
         return ok(true);
-      },
+      }),
     };
   }
   return null;
