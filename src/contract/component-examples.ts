@@ -78,6 +78,28 @@ export const componentExamples: Record<string, unknown> = {
     status: 'active',
     created_at: AT,
   },
+  CreatedSubtenant: {
+    id: SUBTENANT,
+    name: 'Padaria Central',
+    type_id: 'tty_01jd3w1a3c5e7g9j1l3n5q7s9u',
+    parent_id: TENANT,
+    status: 'active',
+    created_at: AT,
+    subaccount: {
+      id: 'sac_01jd3v7a9c1e3g5j7m9p1s3u5w',
+      status: 'active',
+      last_error_code: null,
+      last_provider_error_code: null,
+      last_error_message: null,
+    },
+  },
+  SubtenantSubaccount: {
+    id: 'sac_01jd3v7a9c1e3g5j7m9p1s3u5w',
+    status: 'failed',
+    last_error_code: 'provider_error',
+    last_provider_error_code: '1343',
+    last_error_message: 'The provider refused the subaccount data.',
+  },
   CostCenter: {
     id: 'cc_01jd3y2b4d6f8h0k2m4p6r8t0v',
     tenant_id: TENANT,

@@ -3,6 +3,7 @@ import { creationResponses, listEnvelope } from '../envelopes.ts';
 import { apiKey, SUBTENANT } from '../examples.ts';
 import { operation } from '../operation.ts';
 import {
+  createdSubtenantView,
   createSubtenantBody,
   createSubtenantKeyBody,
   subtenantKeyParams,
@@ -21,11 +22,42 @@ export const createSubtenant = operation({
     operationId: 'createSubtenant',
     summary: "Register a subtenant: a child tenant of the key's tenant",
     description:
-      "Production keys only (a test key is 403 forbidden). Requires Idempotency-Key (scope: the key's tenant): a replay with the same key and body answers 200 with `Idempotency-Replayed: true` and the same subtenant as it is now; another body is 409 idempotency_conflict. The key's tenant type must allow children (409 conflict otherwise). Without `type_id` the subtenant gets the type of the key's tenant; an unknown `type_id` is 422 validation_error. Developer keys are refused (403 insufficient_scope).",
+      "Production keys only (a test key is 403 forbidden). Requires Idempotency-Key (scope: the key's tenant): a replay with the same key and body answers 200 with `Idempotency-Replayed: true` and the same subtenant as it is now; another body is 409 idempotency_conflict. The key's tenant type must allow children (409 conflict otherwise). Without `type_id` the subtenant gets the type of the key's tenant; an unknown `type_id` is 422 validation_error. Developer keys are refused (403 insufficient_scope).\n\nWith `subaccount` (the company data), the registration also tries to open the subtenant's subaccount at the marketplace provider its routing reaches (the first of boleto, Pix and card whose routing rule leads to a marketplace provider; the client never chooses the provider). The subtenant is created first; the answer's `subaccount` then says how the attempt went: `active`, `failed` (refused by the provider, with a sanitized message and the provider's code), `creating` or `unknown` (outcome not known yet; an administrator resolves it), or `not_attempted` (no marketplace route, or the provider cannot manage subaccounts now: nothing was sent). A refused or uncertain conversion never fails the registration. A replay answers the subaccount as it is now and never calls the provider again. An invalid `subaccount` is 422 validation_error and nothing is created. The bank account is sent to the provider only: never stored nor returned.",
     body: createSubtenantBody,
-    response: creationResponses(subtenantView, 'subtenant', 403, 409, 422),
+    response: creationResponses(createdSubtenantView, 'subtenant', 403, 409, 422),
   },
-  examples: { request: { name: 'Padaria Central' } },
+  examples: {
+    request: {
+      name: 'Padaria Central',
+      subaccount: {
+        name: 'Padaria Central Ltda',
+        commercial_name: 'Padaria Central',
+        document: '11222333000181',
+        email: 'financeiro@padariacentral.example',
+        responsible: {
+          name: 'Maria Responsavel',
+          document: '52998224725',
+          phone: '11912345678',
+          birth_date: '1980-05-17',
+        },
+        address: {
+          zip_code: '01310100',
+          street: 'Avenida Paulista',
+          number: '1000',
+          district: 'Bela Vista',
+          city: 'Sao Paulo',
+          state: 'SP',
+        },
+        bank_account: {
+          bank_code: '341',
+          branch: '0937',
+          account: '4455667',
+          account_digit: '8',
+          account_type: 'checking',
+        },
+      },
+    },
+  },
 });
 
 export const listSubtenants = operation({

@@ -4,12 +4,15 @@ import { refuseBodyTenant } from '../../principal.ts';
 import { subtenantViewOf } from '../subtenant-view.ts';
 import { createSubtenant } from './handler.ts';
 
-/** SPEC 4.13: a child of the key's tenant, created (201) or replayed (200, `Idempotency-Replayed`). */
+/**
+ * SPEC 4.13: a child of the key's tenant, created (201) or replayed (200, `Idempotency-Replayed`), with the
+ * outcome of its subaccount conversion (null when none was asked).
+ */
 export const createRoute = bind(createSubtenantOperation, async (call, ctx) => {
   const principal = call.apiKey();
   refuseBodyTenant(call.body.tenant_id);
-  const { record, created } = await createSubtenant(
-    { store: ctx.store, registry: ctx.events, now: () => ctx.now() },
+  const { record, created, subaccount } = await createSubtenant(
+    ctx,
     {
       parentId: principal.tenantId,
       livemode: principal.livemode,
@@ -17,8 +20,9 @@ export const createRoute = bind(createSubtenantOperation, async (call, ctx) => {
       typeId: call.body.type_id,
       idempotencyKey: call.idempotencyKey(),
       route: createSubtenantOperation.path,
+      subaccount: call.body.subaccount,
     },
     call.metadata(),
   );
-  return createdOrReplayed(created, { data: await subtenantViewOf(ctx, record) });
+  return createdOrReplayed(created, { data: { ...(await subtenantViewOf(ctx, record)), subaccount } });
 });
