@@ -27,6 +27,7 @@ import {
   staticMessage,
 } from '../provider.ts';
 import { type LoadedSubaccount, loadSubaccount, sealTokens, subaccountStream } from '../record.ts';
+import { withKeyedBankAccount } from '../request-hash-body.ts';
 
 /** Where the claim's payload keeps the reservation (stored claims are read by it: never rename). */
 const PAYLOAD_KEY = 'subaccount';
@@ -57,7 +58,7 @@ export async function createSubaccount(
   if (!(await loadTenant(deps, b.tenant_id))) {
     throw new DomainError('validation_error', 'tenant_id names no tenant.', { param: 'tenant_id' });
   }
-  const hash = requestHash('POST', input.route, b);
+  const hash = requestHash('POST', input.route, await withKeyedBankAccount(ctx.config, b));
   const subaccountId = newId('sac');
   const data: SubaccountReservedData = {
     subaccount_id: subaccountId,
@@ -74,7 +75,7 @@ export async function createSubaccount(
     key: input.idempotencyKey,
     method: 'POST',
     route: input.route,
-    // Only the hash is stored (requestHash): the body carries the bank account.
+    // Only the hash is stored (requestHash, over the bank account's keyed hash): never the bank account.
     body: b,
     requestHash: hash,
     resourceId: subaccountId,

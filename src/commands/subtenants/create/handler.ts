@@ -7,6 +7,7 @@ import { newId } from '../../../ids.ts';
 import type { CommandDeps } from '../../command-handler.ts';
 import { claimIdempotencyKey, type IdempotencyClaim, type JsonValue } from '../../idempotency.ts';
 import type { SubaccountCtx } from '../../subaccounts/provider.ts';
+import { withKeyedBankAccount } from '../../subaccounts/request-hash-body.ts';
 import { createTenant, parentFacts } from '../../tenants/create/handler.ts';
 import { loadTenant, type TenantRecord } from '../../tenants/tenant-record.ts';
 import { loadTenantType } from '../../tenants/tenant-type-record.ts';
@@ -109,6 +110,9 @@ export async function createSubtenant(
   await precheck(deps, input, name, typeId);
   const newTenantId = newId('ten');
   const target = input.subaccount ? await conversionTarget(ctx, input.parentId, newTenantId) : undefined;
+  const hashedSubaccount = input.subaccount
+    ? await withKeyedBankAccount(ctx.config, input.subaccount, 'subaccount.bank_account')
+    : undefined;
 
   const { first, claim } = await claimIdempotencyKey(
     deps,
@@ -118,8 +122,9 @@ export async function createSubtenant(
       method: 'POST',
       route: input.route,
       // The resolved type: sending the default explicitly is the same request as leaving it out. Only the
-      // hash is stored: the subaccount's bank account is never kept in clear.
-      body: { name, type_id: typeId, subaccount: input.subaccount },
+      // hash is stored, over the bank account's keyed hash: the bank account is never kept, even hashed
+      // plainly (a short account number falls to enumeration).
+      body: { name, type_id: typeId, subaccount: hashedSubaccount },
       resourceId: newTenantId,
       payload: {
         parent_id: input.parentId,
