@@ -91,7 +91,16 @@ async function seed(
   gateway: GatewayProcess,
   emulator: { paymentUrl: string; apiUrl: string },
 ): Promise<{ marketplaceKey: string; plainKey: string; subaccountId: string }> {
-  const session = await call(gateway, '/admin/sessions', ADMIN, {});
+  // The administrator is created as the gateway starts; its read model may trail the first request a little.
+  let session: Record<string, unknown> | undefined;
+  for (let attempt = 1; session === undefined; attempt++) {
+    try {
+      session = await call(gateway, '/admin/sessions', ADMIN, {});
+    } catch (error) {
+      if (attempt >= 40) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
   const auth = { authorization: `Bearer ${String(session.token)}` };
   const type = await call(
     gateway,
