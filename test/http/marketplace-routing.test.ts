@@ -278,6 +278,43 @@ describe('issuance through the tenant’s subaccount (SPEC 2.8)', () => {
     });
   });
 
+  test('a boleto’s due-date change goes through the subaccount too (matrix key revoked at the provider)', async () => {
+    await withMatrixKeyRevoked(async () => {
+      const res = await charge('boleto', parent.key);
+      assert.equal(res.status, 201, res.text);
+      const due = addDays(today(), 20);
+      const moved = await world.app.request('PATCH', `/v1/transactions/${res.body.data.id}/boleto`, {
+        headers: { 'x-api-key': parent.key, 'idempotency-key': randomUUID() },
+        json: { due_date: due },
+      });
+      assert.equal(moved.status, 200, moved.text);
+      assert.equal(moved.body.data.boleto_due_date, due);
+      assert.deepEqual(
+        (await calls(res.body.data.id)).filter((c) => c.httpStatus !== 200),
+        [],
+      );
+    });
+  });
+
+  test('scopes first: a key without boleto:write is 403 insufficient_scope, nothing stored or sent', async () => {
+    const { key } = await issueApiKey(
+      commandDeps(world.app.gateway.ctx),
+      {
+        tenantId: parent.tenantId,
+        livemode: true,
+        name: 'read only',
+        scopes: ['transactions:read'],
+        accessProfile: 'standard',
+        createdBy: 'system:test',
+      },
+      { actor: 'system:test', request_id: 'req_test' },
+    );
+    const events = await eventCount();
+    assertError(await charge('boleto', key), 403, 'insufficient_scope');
+    assert.equal(await eventCount(), events);
+    assert.equal(await allCalls(), 0);
+  });
+
   test('the fees the matrix retains are the charge’s split (SPEC 2.2), fixed at issuance', async () => {
     const t = await seedTenantAndKey(world.app.gateway.ctx, { livemode: true });
     await rules(t.tenantId, market, ['boleto']);
