@@ -11,6 +11,7 @@ import { benchCreatePix, type HttpBenchOptions } from './create-pix.ts';
 import { benchFeeResolution } from './fee-resolution.ts';
 import { parseFlags, runnerArguments, UsageError } from './flags.ts';
 import { benchList } from './list.ts';
+import { benchMarketplaceIssuance } from './marketplace-issuance.ts';
 import { benchPayerPage, benchProfilePage } from './payer-page.ts';
 import { benchProfileCard } from './profile-card.ts';
 import { benchProfileCreate } from './profile-create.ts';
@@ -48,6 +49,11 @@ names:
             issue 28 item 7: POST /v1/pix by a tenant at depth 5 (a Pix fee version at every level) vs depth 1
             vs GET /health on one gateway process, interleaved; CPU per request and the depth5/depth1 ratio,
             then a counting pass (the chain's fees are one read: no more round trips at depth 5)
+  marketplace-issuance
+            issue 28 item 7: POST /v1/boleto through a marketplace subaccount (sandbox marketplace on the
+            provider emulator, run in the bench process; the tenant's link and its sandbox token) vs the same
+            boleto on a plain external sandbox provider vs GET /health on one gateway process, interleaved;
+            CPU per request and the marketplace/plain ratio, then a counting pass; target <= 1.2
   profile-create
             the create load for --seconds against a gateway under node --cpu-prof; prints the top functions
             by self time and self time by area (profile kept with --cpu-prof DIR)
@@ -145,6 +151,7 @@ const JIT_WARMUP_BENCHMARKS = new Set([
   'create',
   'create-card',
   'fee-resolution',
+  'marketplace-issuance',
   'replay',
   'profile-create',
   'profile-card',
@@ -210,6 +217,7 @@ async function main(): Promise<number> {
     'create',
     'create-card',
     'fee-resolution',
+    'marketplace-issuance',
     'profile-create',
     'profile-card',
     'profile-replay',
@@ -254,6 +262,8 @@ async function main(): Promise<number> {
   if (name === 'create') results.create = await benchCreatePix(opts, http);
   if (name === 'create-card') results.createCard = await benchCreateCard(opts, http);
   if (name === 'fee-resolution') results.feeResolution = await benchFeeResolution(opts, http);
+  if (name === 'marketplace-issuance')
+    results.marketplaceIssuance = await benchMarketplaceIssuance(opts, http);
   if (name === 'profile-card') results.profile = await benchProfileCard(opts, http);
   if (name === 'replay') results.replay = await benchReplay(opts, http);
   if (name === 'page') results.page = await benchPayerPage(opts, http, requests);

@@ -9,6 +9,7 @@ import { foldStream } from './fold-stream.ts';
 import { credentialsBinding } from './providers/credentials.ts';
 import { providerHostRefusal } from './providers/host-policy.ts';
 import { providerStream } from './providers/record.ts';
+import { notConfigured as subaccountNotConfigured, subaccountToken } from './subaccounts/route-link.ts';
 
 /**
  * Provider record -> adapter of the one port (DESIGN.md "Providers", issue 13 item 1), for every operation,
@@ -23,6 +24,13 @@ import { providerStream } from './providers/record.ts';
  * a ciphertext that does not open (also: sealed for other hosts), no `api_key`, a host its environment's
  * rule refuses) is `422 provider_not_configured`; the message never holds
  * the secret or why it did not open.
+ *
+ * Issue 28 item 3 (SPEC 2.8, marketplace providers): a charge issued through a subaccount names it
+ * (`subaccountId`), and every call about that charge is sent with that subaccount's token of the record's
+ * environment (ProviderContext.subaccountToken, read from the subaccount's stream at resolution; the
+ * context then carries no record credential at all, so the matrix key is never a fallback). A token gone
+ * is `422 subaccount_credentials_missing` (subaccounts/route-link.ts); a charge of a marketplace record
+ * without a subaccount is `422 subaccount_not_configured`, nothing sent.
  */
 
 export interface ResolvedExternal {
@@ -51,6 +59,16 @@ export interface AdapterContext {
 export interface AdapterRecord {
   readonly providerId: string | null;
   readonly simulated: boolean;
+  /** The marketplace subaccount the charge was issued through (SPEC 2.2 `subaccount_id`), or null. */
+  readonly subaccountId: string | null;
+  /** Its token, when the caller has just opened it (routing): spares the read of the subaccount's stream. */
+  readonly subaccountToken?: string | undefined;
+}
+
+/** A charge's side of an external resolution (omitted by subaccount management, which uses the matrix key). */
+export interface ChargeAccount {
+  readonly subaccountId: string | null;
+  readonly subaccountToken?: string | undefined;
 }
 
 export interface ResolvedAdapter {
@@ -81,7 +99,7 @@ export async function resolveAdapter(ctx: AdapterContext, record: AdapterRecord)
   if (record.simulated || record.providerId === null) {
     return simulatorResolution(ctx, record.providerId);
   }
-  const external = await resolveExternalAdapter(ctx, record.providerId);
+  const external = await resolveExternalAdapter(ctx, record.providerId, record);
   return { ...external, kind: 'external' };
 }
 
@@ -96,9 +114,14 @@ function stringEntries(value: Record<string, unknown>): Record<string, string> {
   );
 }
 
+/**
+ * `charge`: the account of a charge (its subaccount or none); omitted only by subaccount management, whose
+ * calls use the matrix record's own credentials (src/commands/subaccounts/provider.ts).
+ */
 export async function resolveExternalAdapter(
   ctx: AdapterContext,
   providerId: string,
+  charge?: ChargeAccount,
 ): Promise<ResolvedExternal> {
   const state = await foldStream(ctx.deps, provider, providerStream(providerId));
   if (state.status === 'none' || state.kind !== 'external') {
@@ -130,13 +153,37 @@ export async function resolveExternalAdapter(
   } catch {
     throw notConfigured('The credentials of the external provider cannot be opened.');
   }
-  if (!credentials.api_key) throw notConfigured('The external provider has no api_key credential.');
+  const environment = state.environment;
+  let token: string | null = null;
+  if (charge !== undefined && state.isMarketplace) {
+    if (charge.subaccountId === null) throw subaccountNotConfigured();
+    token =
+      charge.subaccountToken ??
+      (await subaccountToken(ctx, { subaccountId: charge.subaccountId, providerId, environment }));
+  }
+  if (token === null && !credentials.api_key) {
+    throw notConfigured('The external provider has no api_key credential.');
+  }
   const adapter = ctx.adapters.providers[state.kind]({
     paymentHost: state.paymentHost,
     apiHost: state.apiHost,
   });
-  const environment = state.environment;
   const timeoutMs = ctx.config.PROVIDER_TIMEOUT_MS;
+  if (token !== null) {
+    // The subaccount's own account: its token, and no credential of the matrix record (never a fallback).
+    const subaccountKey = token;
+    return {
+      providerId,
+      environment,
+      adapter,
+      context: () => ({
+        environment,
+        credentials: {},
+        subaccountToken: subaccountKey,
+        signal: AbortSignal.timeout(timeoutMs),
+      }),
+    };
+  }
   return {
     providerId,
     environment,

@@ -56,7 +56,11 @@ describe('payout through a provider record (issue 22 item 4.2)', () => {
     assert.equal(patched.status, 200, patched.text);
     assert.equal(await refundPayoutEnabled(adapterContext.deps, { providerId, simulated: false }), true);
 
-    const resolved = await resolveAdapter(adapterContext, { providerId, simulated: false });
+    const resolved = await resolveAdapter(adapterContext, {
+      providerId,
+      simulated: false,
+      subaccountId: null,
+    });
     assert.equal(resolved.kind, 'external');
     const identification = `refund:txn_${randomUUID()}`;
     const outcome = await withCapability(resolved.adapter, 'payouts', (payouts) =>
@@ -78,7 +82,11 @@ describe('payout through a provider record (issue 22 item 4.2)', () => {
     assert.equal(polled.kind === 'issued' && polled.state, 'processing');
 
     // A test-mode charge of the same record: the simulator's payout, nothing reaches the provider.
-    const simulated = await resolveAdapter(adapterContext, { providerId, simulated: true });
+    const simulated = await resolveAdapter(adapterContext, {
+      providerId,
+      simulated: true,
+      subaccountId: null,
+    });
     assert.equal(simulated.kind, 'simulator');
     const testIdentification = `refund:txn_${randomUUID()}`;
     const test = await withCapability(simulated.adapter, 'payouts', (payouts) =>

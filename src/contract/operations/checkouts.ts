@@ -39,7 +39,7 @@ export const createCheckout = operation({
     operationId: 'createCheckout',
     summary: 'Create a hosted checkout link',
     description:
-      "Requires Idempotency-Key (scope: tenant + key, in the key's mode) and the write scope of EACH offered method (pix:write, boleto:write, credit_card:write; else 403 insufficient_scope). Routing is checked for each method as a charge would be (422 provider_not_configured, provider_method_disabled, amount_limit_exceeded, …), so a link that cannot be paid is never created. 201 new; 200 replay with `Idempotency-Replayed: true`; another body under the key is 409 idempotency_conflict. Send `url` to the payer: the signed page where they pick a method.",
+      "Requires Idempotency-Key (scope: tenant + key, in the key's mode) and the write scope of EACH offered method (pix:write, boleto:write, credit_card:write; else 403 insufficient_scope). Routing is checked for each method as a charge would be (422 provider_not_configured, provider_method_disabled, amount_limit_exceeded, subaccount_not_configured and subaccount_credentials_missing for a marketplace provider, …), so a link that cannot be paid is never created. 201 new; 200 replay with `Idempotency-Replayed: true`; another body under the key is 409 idempotency_conflict. Send `url` to the payer: the signed page where they pick a method.",
     body: createCheckoutBody,
     response: creationResponses(checkoutView, 'checkout', 400, 403, 409, 422),
   },

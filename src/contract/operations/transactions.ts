@@ -91,7 +91,7 @@ export const createPix = operation({
     operationId: 'createPix',
     summary: 'Create a Pix charge',
     description:
-      'Requires Idempotency-Key (scope: tenant + key, shared with boleto). 201 new; 200 replay with `Idempotency-Replayed: true`; 202 unknown or still processing; 502 provider_rejected with error.transaction_id.',
+      "Requires Idempotency-Key (scope: tenant + key, shared with boleto). 201 new; 200 replay with `Idempotency-Replayed: true`; 202 unknown or still processing; 502 provider_rejected with error.transaction_id. A tenant routed to a marketplace provider charges through its own active subaccount link (`subaccount_id` in the answer; a parent's link is never used): 422 subaccount_not_configured without one, 422 subaccount_credentials_missing when the link holds no token for the provider's environment; both before anything is stored, for test keys too.",
     body: pixBody,
     response: chargeResponses,
   },
@@ -114,7 +114,7 @@ export const createBoleto = operation({
     operationId: 'createBoleto',
     summary: 'Create a boleto charge',
     description:
-      'Requires Idempotency-Key (scope: tenant + key, shared with Pix). Responses as POST /v1/pix.',
+      "Requires Idempotency-Key (scope: tenant + key, shared with Pix). Responses as POST /v1/pix. A tenant routed to a marketplace provider charges through its own active subaccount link (`subaccount_id` in the answer; a parent's link is never used): 422 subaccount_not_configured without one, 422 subaccount_credentials_missing when the link holds no token for the provider's environment; both before anything is stored, for test keys too.",
     body: boletoBody,
     response: chargeResponses,
   },
@@ -132,7 +132,7 @@ export const createPanelBoleto = operation({
     operationId: 'createPanelBoleto',
     summary: 'Create a boleto charge from the panel',
     description:
-      'The panel equivalent of POST /v1/boleto, for a tenant the user may charge for: super_admin any tenant (`tenant_id` required), tenant_admin its own tenant (default) or a descendant. Production mode (routing decides simulator or provider). Idempotency scope tenant + key, as the public creation. Outside the tree: 404; a suspended tenant or ancestor: 403 tenant_suspended.',
+      "The panel equivalent of POST /v1/boleto, for a tenant the user may charge for: super_admin any tenant (`tenant_id` required), tenant_admin its own tenant (default) or a descendant. Production mode (routing decides simulator or provider). Idempotency scope tenant + key, as the public creation. Outside the tree: 404; a suspended tenant or ancestor: 403 tenant_suspended. A marketplace route needs the tenant's own active subaccount link with the token of the provider's environment (422 subaccount_not_configured, 422 subaccount_credentials_missing), as for POST /v1/boleto.",
     body: panelBoletoBody,
     response: chargeResponses,
   },

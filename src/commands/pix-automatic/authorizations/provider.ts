@@ -47,7 +47,8 @@ export function adapterOf(
 ): Promise<ResolvedAdapter> {
   return resolveAdapter(
     { deps: { store: ctx.store, registry: ctx.events }, config: ctx.config, adapters: ctx },
-    { providerId: state.provider_id, simulated: state.simulated },
+    // Never through a marketplace subaccount (create/handler.ts refuses that route).
+    { providerId: state.provider_id, simulated: state.simulated, subaccountId: null },
   );
 }
 

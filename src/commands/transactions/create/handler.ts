@@ -21,7 +21,7 @@ import type { EventMetadata, NewEvent } from '../../../events/event-store.ts';
 import { newId } from '../../../ids.ts';
 import { transactionRowFromState } from '../../../projections/transactions.ts';
 import type { PortCardCharge, PortCharge, ProviderCustomer } from '../../../providers/port.ts';
-import { resolveProviderFor } from '../../../routing/resolve-provider.ts';
+import { type CandidateProvider, resolveProviderFor } from '../../../routing/resolve-provider.ts';
 import { checkDestinationSyntax, destinationPolicy } from '../../../webhooks/ssrf-guard.ts';
 import { type CommandDeps, handleCommand } from '../../command-handler.ts';
 import type { AppContext } from '../../context.ts';
@@ -44,6 +44,7 @@ import { ImmutableFacts } from '../../immutable-facts.ts';
 import { refuseBodyTenant } from '../../principal.ts';
 import { type ResolvedAdapter, resolveAdapter } from '../../provider-adapter.ts';
 import { simulatorEnabled } from '../../providers/bootstrap-simulator.ts';
+import { routeLink } from '../../subaccounts/route-link.ts';
 import { authorizeLiveIssuance } from '../shared/live-payments.ts';
 import { transactionStream } from '../shared/stream.ts';
 import { type CreationRecord, issueAtProvider } from './issuance.ts';
@@ -264,15 +265,26 @@ export interface Route {
   providerId: string | null;
   kind: 'simulator' | 'external';
   environment: 'sandbox' | 'production';
+  /**
+   * SPEC 2.2 `subaccount_id`: the marketplace subaccount link the charge is issued through (issue 28 item 3),
+   * or null. Also set for a test-mode charge routed to a marketplace (the same validation, SPEC 1).
+   */
+  subaccountId: string | null;
   /** The record's adapter, resolved before reservation (its builder makes the body; SPEC 2.3). */
   adapter: ResolvedAdapter;
 }
 
 /**
  * SPEC 2.8 routing for both modes: a test key gets "the same validation" (SPEC 1), so its charge is routed
- * exactly as a live one (no rule, method disabled, `max_amount`, marketplace, Pix on an external sandbox),
- * and only then served by the simulator: no provider record, no provider call, no production controls
- * (SPEC 5.2, 5.8). Live keys also get the simulator switch, the production controls and the adapter check.
+ * exactly as a live one (no rule, method disabled, `max_amount`, Pix on an external sandbox, a marketplace's
+ * subaccount link and its token), and only then served by the simulator: no provider record, no provider
+ * call, no production controls (SPEC 5.2, 5.8). Live keys also get the simulator switch, the production
+ * controls and the adapter check.
+ *
+ * Marketplace providers (SPEC 2.8, issue 28 item 3): the tenant's own active link with the token of the
+ * provider's environment (subaccounts/route-link.ts: `422 subaccount_not_configured`,
+ * `422 subaccount_credentials_missing`), checked before the claim, so a refusal stores nothing; the charge
+ * then carries `subaccount_id` and every call about it uses that subaccount's token.
  */
 export async function route(ctx: ChargeContext, input: CreateChargeInput): Promise<Route> {
   const resolution = await resolveProviderFor(ctx.db, {
@@ -282,26 +294,36 @@ export async function route(ctx: ChargeContext, input: CreateChargeInput): Promi
   });
   const p = resolution.provider;
   if (!input.livemode) {
-    if (p.kind === 'external' && p.isMarketplace) {
-      throw new DomainError('subaccount_not_configured', 'Marketplace subaccounts are not available yet.');
-    }
     if (p.kind === 'external' && p.environment === 'sandbox') refuseSandbox(input.method);
     if (p.kind === 'external') requireProviderPayer(input);
-    const adapter = await resolveAdapter(adapterContext(ctx), { providerId: null, simulated: true });
-    return { providerId: null, kind: 'simulator', environment: 'sandbox', adapter };
+    const link = p.kind === 'external' && p.isMarketplace ? await marketplaceLink(ctx, input, p) : null;
+    const adapter = await resolveAdapter(adapterContext(ctx), {
+      providerId: null,
+      simulated: true,
+      subaccountId: null,
+    });
+    return {
+      providerId: null,
+      kind: 'simulator',
+      environment: 'sandbox',
+      subaccountId: link?.subaccountId ?? null,
+      adapter,
+    };
   }
   if (p.kind === 'simulator') {
     if (!simulatorEnabled(ctx.config)) {
       throw new DomainError('simulator_disabled', 'The simulator is disabled (ENABLE_SIMULATOR).');
     }
-    const adapter = await resolveAdapter(adapterContext(ctx), { providerId: p.id, simulated: true });
-    return { providerId: p.id, kind: 'simulator', environment: 'sandbox', adapter };
-  }
-  if (p.isMarketplace) {
-    throw new DomainError('subaccount_not_configured', 'Marketplace subaccounts are not available yet.');
+    const adapter = await resolveAdapter(adapterContext(ctx), {
+      providerId: p.id,
+      simulated: true,
+      subaccountId: null,
+    });
+    return { providerId: p.id, kind: 'simulator', environment: 'sandbox', subaccountId: null, adapter };
   }
   if (p.environment === 'sandbox') refuseSandbox(input.method);
   requireProviderPayer(input);
+  const link = p.isMarketplace ? await marketplaceLink(ctx, input, p) : null;
   if (p.environment === 'production') {
     await authorizeLiveIssuance(
       { deps: deps(ctx), config: ctx.config },
@@ -316,8 +338,24 @@ export async function route(ctx: ChargeContext, input: CreateChargeInput): Promi
     );
   }
   // Before reservation: a record that cannot send (no credentials, unreadable key) is refused with nothing stored.
-  const adapter = await resolveAdapter(adapterContext(ctx), { providerId: p.id, simulated: false });
-  return { providerId: p.id, kind: 'external', environment: p.environment, adapter };
+  const adapter = await resolveAdapter(adapterContext(ctx), {
+    providerId: p.id,
+    simulated: false,
+    subaccountId: link?.subaccountId ?? null,
+    subaccountToken: link?.token,
+  });
+  return {
+    providerId: p.id,
+    kind: 'external',
+    environment: p.environment,
+    subaccountId: link?.subaccountId ?? null,
+    adapter,
+  };
+}
+
+/** SPEC 2.8: the tenant's own active link with the provider, holding the token of its environment. */
+function marketplaceLink(ctx: ChargeContext, input: CreateChargeInput, p: CandidateProvider) {
+  return routeLink(ctx, { tenantId: input.tenantId, providerId: p.id, environment: p.environment });
 }
 
 /** SPEC 4.9: an expiry `MM/YYYY` not in the past, by the month in America/Sao_Paulo. */
@@ -635,7 +673,7 @@ async function validReservation(
     costCenterId: input.body.cost_center_id ?? null,
     callbackUrl: input.body.callback_url ?? null,
     providerId: routed.providerId,
-    subaccountId: null,
+    subaccountId: routed.subaccountId,
     environment: routed.environment,
     simulated: routed.kind === 'simulator',
     idempotencyKeySha256: sha256Hex(input.idempotencyKey),

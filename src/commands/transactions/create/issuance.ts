@@ -64,7 +64,11 @@ export async function issueAtProvider(
   }
   let resolved: ResolvedAdapter;
   try {
-    resolved = await resolveAdapter(ctx, { providerId: reserve.providerId, simulated: reserve.simulated });
+    resolved = await resolveAdapter(ctx, {
+      providerId: reserve.providerId,
+      simulated: reserve.simulated,
+      subaccountId: reserve.subaccountId,
+    });
   } catch (error) {
     if (!isDomainError(error)) throw error;
     return {

@@ -51,7 +51,11 @@ export async function refreshDebitAtProvider(
   if (providerReference === null && state.status !== 'unknown') return { kind: 'reconciliation_required' };
   let resolved: ResolvedAdapter;
   try {
-    resolved = await resolveAdapter(ctx, { providerId: reserved.provider_id, simulated: reserved.simulated });
+    resolved = await resolveAdapter(ctx, {
+      providerId: reserved.provider_id,
+      simulated: reserved.simulated,
+      subaccountId: reserved.subaccount_id,
+    });
   } catch {
     if (providerReference === null) return { kind: 'reconciliation_required' };
     return { kind: 'failed', diagnostics: diagnosticsFor('credentials_missing', null, null) };

@@ -158,8 +158,13 @@ export async function refreshAtProvider(
   if (providerReference === null && state.status !== 'unknown') return { kind: 'reconciliation_required' };
   let external: ResolvedExternal;
   try {
-    external = await resolveExternalAdapter(ctx, reserved.provider_id);
-  } catch {
+    // Issue 28 item 3: a charge issued through a marketplace subaccount is read with that subaccount's token.
+    external = await resolveExternalAdapter(ctx, reserved.provider_id, {
+      subaccountId: reserved.subaccount_id,
+    });
+  } catch (error) {
+    // SPEC 2.8, 7: its token gone (or no subaccount on a marketplace record): 422, nothing sent.
+    if (isDomainError(error) && error.code.startsWith('subaccount_')) throw error;
     if (providerReference === null) return { kind: 'reconciliation_required' };
     return { kind: 'failed', diagnostics: diagnosticsFor('credentials_missing', null, null) };
   }

@@ -22,6 +22,7 @@ import {
   adapterOf,
   guarded,
   type Reserve,
+  refuseBlockedSubaccount,
   stillPending,
 } from '../shared/provider-changes.ts';
 import { transactionStream } from '../shared/stream.ts';
@@ -130,6 +131,7 @@ export async function payoutAttempt(
   checkHolder(state, account);
   const how = await route(ctx, state);
   const resolved = how === 'payout' ? await adapterOf(ctx, state) : null;
+  if (resolved !== null) refuseBlockedSubaccount(resolved);
   const bankAccount = await sealAccount(ctx, state, account);
   let reserved: TransactionFacts | null = null;
   try {

@@ -81,24 +81,40 @@ export async function guarded<T>(call: () => Promise<Outcome<T>>): Promise<Outco
   }
 }
 
-/** The charge's adapter; a record that can no longer send is a local block (SPEC 7 rules): nothing sent. */
+/**
+ * The charge's adapter; a record that can no longer send is a local block (SPEC 7 rules): nothing sent.
+ * A charge issued through a marketplace subaccount uses that subaccount's token (issue 28 item 3); when it
+ * is gone, `subaccountError` holds the `422 subaccount_credentials_missing` a new request answers
+ * ({@link refuseBlockedSubaccount}) before anything is reserved.
+ */
 export async function adapterOf(
   ctx: AdapterContext,
   state: TransactionFacts,
-): Promise<ResolvedAdapter | { readonly blocked: Diagnostics }> {
+): Promise<
+  ResolvedAdapter | { readonly blocked: Diagnostics; readonly subaccountError?: DomainError | undefined }
+> {
   const r = state.reserved;
   if (!r.simulated && r.environment === 'production' && r.provider_id !== null) {
     await authorizeLiveRefresh(ctx, { providerId: r.provider_id });
   }
   try {
     return await resolveAdapter(ctx, {
-      providerId: state.reserved.provider_id,
-      simulated: state.reserved.simulated,
+      providerId: r.provider_id,
+      simulated: r.simulated,
+      subaccountId: r.subaccount_id,
     });
   } catch (error) {
     if (!isDomainError(error)) throw error;
-    return { blocked: diagnosticsFor('credentials_missing', null, null) };
+    return {
+      blocked: diagnosticsFor('credentials_missing', null, null),
+      ...(error.code.startsWith('subaccount_') ? { subaccountError: error } : {}),
+    };
   }
+}
+
+/** A new refund or due-date request on a charge whose subaccount token is gone: 422, nothing stored or sent. */
+export function refuseBlockedSubaccount(resolved: Awaited<ReturnType<typeof adapterOf>>): void {
+  if ('blocked' in resolved && resolved.subaccountError) throw resolved.subaccountError;
 }
 
 /** Reads the charge at its provider by its external id, without requiring the stored due date. */
@@ -160,6 +176,7 @@ export async function refundAttempt(
     return refusedAs({ kind: 'refund_refused', diagnostics: diagnosticsFor('not_supported', null, null) });
   }
   const resolved = await adapterOf(ctx, state);
+  refuseBlockedSubaccount(resolved);
   if ((await reserve({ kind: 'request_refund' })) === null) return refunded;
   const reference = state.artifacts.provider_reference;
   if ('blocked' in resolved || reference === null) {
@@ -271,6 +288,7 @@ export async function dueDateAttempt(
     );
   }
   const resolved = await adapterOf(ctx, state);
+  refuseBlockedSubaccount(resolved);
   if ((await reserve({ kind: 'request_due_date_change', dueDate })) === null) return nothingToSend;
   const reference = state.artifacts.provider_reference;
   if ('blocked' in resolved || reference === null) {

@@ -155,6 +155,15 @@ async function validate(
   if (routed.adapter.adapter.pixAutomatic === undefined) {
     throw new DomainError('provider_method_disabled', 'The routed provider does not offer Pix Automatic.');
   }
+  // Issue 28 item 3 (docs/decisions.md "Marketplace routing"): an authorization has no subaccount of its own
+  // to bind its later calls (refresh, revocation, debits) to, and the provider's Pix Automatic API is not
+  // known to take a subaccount token: a marketplace route is refused, in both modes, after its link checks.
+  if (routed.subaccountId !== null) {
+    throw new DomainError(
+      'provider_method_disabled',
+      'Pix Automatic is not offered through a marketplace subaccount; ask an administrator for a Pix rule with a non-marketplace provider.',
+    );
+  }
   return routed;
 }
 

@@ -321,7 +321,7 @@ async function scheduleAtProvider(ctx: ChargeContext, claim: DebitClaim): Promis
   try {
     resolved = await resolveAdapter(
       { deps: deps(ctx), config: ctx.config, adapters: ctx },
-      { providerId: reserve.providerId, simulated: reserve.simulated },
+      { providerId: reserve.providerId, simulated: reserve.simulated, subaccountId: reserve.subaccountId },
     );
   } catch (error) {
     if (!isDomainError(error)) throw error;
@@ -532,7 +532,8 @@ async function route(
   // Before reservation: a record that cannot send (no credentials, unreadable key) is refused, nothing stored.
   await resolveAdapter(
     { deps: deps(ctx), config: ctx.config, adapters: ctx },
-    { providerId: a.provider_id, simulated: false },
+    // An authorization is never routed through a marketplace subaccount (authorizations/create/handler.ts).
+    { providerId: a.provider_id, simulated: false, subaccountId: null },
   );
   return { providerId: a.provider_id, environment: 'production', simulated: false };
 }

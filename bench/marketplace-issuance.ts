@@ -1,0 +1,342 @@
+/**
+ * `npm run bench -- marketplace-issuance` (issue 28 item 7, "Scale"): `POST /v1/boleto` issued through a
+ * marketplace subaccount (an `is_marketplace` sandbox provider, the tenant's active link, the subaccount's
+ * sandbox token; SPEC 2.8) against the same request on a plain external sandbox provider (no marketplace),
+ * and `GET /health`, on one gateway process, interleaved, ABBA order. Both go to the provider emulator, run
+ * in this (the bench) process on loopback, so the gateway's CPU holds only the gateway's own work: routing,
+ * the link lookup and the token, the reservation, the provider call and its record. Each side's CPU per
+ * request (gateway + the database's PostgreSQL backends, from /proc) and their ratio, medians of --runs;
+ * target marketplace/plain <= 1.2. Then a counting pass: round trips per creation of each side.
+ */
+import { randomBytes } from 'node:crypto';
+import { startProviderEmulator } from '../src/providers/emulator/server.ts';
+import {
+  describeRun,
+  type HttpBenchOptions,
+  loadRunCells,
+  loadRunColumns,
+  startHttpBench,
+} from './create-pix.ts';
+import { type GatewayProcess, type LoadRun, type LoadSpec, loadRun } from './http-server.ts';
+import { type BenchOptions, fmt, median, printTable, settle } from './support.ts';
+import { type WireFigures, wirePass } from './wire-pass.ts';
+
+const ADMIN = { email: 'bench-admin@example.com', password: 'bench admin password 0123' };
+
+/** A boleto a week ahead; its payer as the external provider requires (document, phone, address). */
+function boletoBody(): string {
+  const due = new Date(Date.now() + 7 * 86_400_000).toISOString().slice(0, 10);
+  return JSON.stringify({
+    amount: 12_990,
+    reference: 'fatura-48213',
+    description: 'Fatura 48213 - plano mensal',
+    customer: {
+      name: 'Maria Oliveira Santos',
+      document: '12345678909',
+      email: 'maria.santos@example.com',
+      phone: '11987654321',
+      address: {
+        zip_code: '01310100',
+        street: 'Avenida Paulista',
+        number: '1000',
+        district: 'Bela Vista',
+        city: 'Sao Paulo',
+        state: 'SP',
+      },
+    },
+    boleto: { due_date: due },
+  });
+}
+
+export interface MarketplaceIssuanceReport {
+  marketplace: LoadRun[];
+  plain: LoadRun[];
+  health: LoadRun[];
+  /** Median over runs of marketplace CPU / plain CPU per request (gateway + PostgreSQL). */
+  ratio: number;
+  gatewayRatio: number;
+  medianMarketplaceCpuUs: number;
+  medianPlainCpuUs: number;
+  medianHealthCpuUs: number;
+  wire: Record<string, WireFigures>;
+}
+
+type Side = 'marketplace' | 'plain' | 'health';
+
+async function call(
+  gateway: GatewayProcess,
+  path: string,
+  body: unknown,
+  headers: Record<string, string>,
+): Promise<Record<string, unknown>> {
+  const res = await fetch(`${gateway.url}${path}`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'idempotency-key': randomBytes(8).toString('hex'),
+      ...headers,
+    },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${path} answered ${res.status}: ${text.slice(0, 300)}`);
+  return (JSON.parse(text) as { data: Record<string, unknown> }).data;
+}
+
+/**
+ * Through the panel API: the two sandbox providers on the emulator, two tenants each routed to one of them
+ * for boleto, the marketplace tenant's subaccount created at the emulator and linked, a live key each.
+ */
+async function seed(
+  gateway: GatewayProcess,
+  emulator: { paymentUrl: string; apiUrl: string },
+): Promise<{ marketplaceKey: string; plainKey: string; subaccountId: string }> {
+  // The administrator is created as the gateway starts; its read model may trail the first request a little.
+  let session: Record<string, unknown> | undefined;
+  for (let attempt = 1; session === undefined; attempt++) {
+    try {
+      session = await call(gateway, '/admin/sessions', ADMIN, {});
+    } catch (error) {
+      if (attempt >= 40) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+  const auth = { authorization: `Bearer ${String(session.token)}` };
+  const type = await call(
+    gateway,
+    '/admin/tenant-types',
+    { name: 'bench marketplace', allows_children: true },
+    auth,
+  );
+  const provider = async (name: string, isMarketplace: boolean, credentials: Record<string, string>) =>
+    String(
+      (
+        await call(
+          gateway,
+          '/admin/providers',
+          {
+            name,
+            kind: 'external',
+            environment: 'sandbox',
+            enabled_methods: ['boleto'],
+            is_marketplace: isMarketplace,
+            credentials,
+            payment_host: emulator.paymentUrl,
+            api_host: emulator.apiUrl,
+          },
+          auth,
+        )
+      ).id,
+    );
+  const market = await provider('bench marketplace', true, {
+    api_key: 'emu-matrix-sandbox-key',
+    matrix_production_api_key: 'emu-production-key',
+  });
+  const plain = await provider('bench plain', false, { api_key: 'emu-sandbox-key' });
+  const tenant = async (name: string, providerId: string) => {
+    const t = String((await call(gateway, '/admin/tenants', { name, type_id: type.id }, auth)).id);
+    await call(
+      gateway,
+      '/admin/rules',
+      { method: 'boleto', tenant_id: t, provider_id: providerId, priority: 1 },
+      auth,
+    );
+    return t;
+  };
+  const marketTenant = await tenant('bench client company', market);
+  const plainTenant = await tenant('bench plain company', plain);
+  const link = await call(
+    gateway,
+    '/admin/subaccounts',
+    {
+      provider_id: market,
+      tenant_id: marketTenant,
+      name: 'Mercado Bench Ltda',
+      commercial_name: 'Mercado Bench',
+      document: '11222333000181',
+      email: 'financeiro@mercado.example',
+      responsible: {
+        name: 'Ana Lima',
+        document: '52998224725',
+        phone: '11987654321',
+        birth_date: '1980-05-17',
+      },
+      address: {
+        zip_code: '01310100',
+        street: 'Avenida Paulista',
+        number: '1000',
+        district: 'Bela Vista',
+        city: 'Sao Paulo',
+        state: 'SP',
+      },
+      bank_account: {
+        bank_code: '341',
+        branch: '0937',
+        account: '4455667',
+        account_digit: '8',
+        account_type: 'checking',
+      },
+    },
+    auth,
+  );
+  if (link.status !== 'active') throw new Error(`the subaccount is ${String(link.status)}, not active`);
+  const key = async (tenantId: string) =>
+    String(
+      (
+        await call(
+          gateway,
+          '/admin/api-keys',
+          { tenant_id: tenantId, mode: 'live', scopes: ['boleto:write', 'transactions:read'], name: 'bench' },
+          auth,
+        )
+      ).key,
+    );
+  return {
+    marketplaceKey: await key(marketTenant),
+    plainKey: await key(plainTenant),
+    subaccountId: String(link.id),
+  };
+}
+
+export async function benchMarketplaceIssuance(
+  opts: BenchOptions,
+  http: HttpBenchOptions,
+): Promise<MarketplaceIssuanceReport> {
+  const emulator = await startProviderEmulator({ port: 0, host: '127.0.0.1' });
+  const env = {
+    BOOTSTRAP_ADMIN_EMAIL: ADMIN.email,
+    BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password,
+    CREDENTIALS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    PROVIDER_TIMEOUT_MS: '10000',
+  };
+  const { bench, gateway } = await startHttpBench(
+    'marketplace-issuance (issue 28 item 7): POST /v1/boleto through a marketplace subaccount vs a plain external provider vs GET /health',
+    opts,
+    http,
+    env,
+  ).catch(async (error: unknown) => {
+    await emulator.close();
+    throw error;
+  });
+  try {
+    const { marketplaceKey, plainKey, subaccountId } = await seed(gateway, emulator);
+    const body = boletoBody();
+    // One creation each before any load: issued at the emulator, the marketplace one through its subaccount.
+    for (const [side, key] of [
+      ['marketplace', marketplaceKey],
+      ['plain', plainKey],
+    ] as const) {
+      const t = await call(gateway, '/v1/boleto', body, { 'x-api-key': key });
+      const expected = side === 'marketplace' ? subaccountId : null;
+      if (t.simulated !== false || t.status !== 'pending' || t.subaccount_id !== expected) {
+        throw new Error(`${side}: ${JSON.stringify(t).slice(0, 300)}`);
+      }
+      console.log(
+        `${side}: one creation, status ${String(t.status)}, subaccount_id ${String(t.subaccount_id)}`,
+      );
+    }
+    let seq = 0;
+    const prefix = `b28m-${randomBytes(4).toString('hex')}`;
+    const base = { url: gateway.url, connections: opts.clients, server: gateway, database: bench.name };
+    const boleto = (key: string, label: string): Omit<LoadSpec, 'seconds'> => ({
+      ...base,
+      method: 'POST',
+      path: '/v1/boleto',
+      headers: { 'content-type': 'application/json', 'x-api-key': key },
+      body,
+      perRequestHeaders: () => ({ 'idempotency-key': `${prefix}-${label}-${seq++}` }),
+    });
+    const specs: Record<Side, Omit<LoadSpec, 'seconds'>> = {
+      marketplace: boleto(marketplaceKey, 'market'),
+      plain: boleto(plainKey, 'plain'),
+      health: { ...base, method: 'GET', path: '/health', headers: {}, amount: 2_000 },
+    };
+    if (opts.warmup > 0) {
+      for (const side of ['marketplace', 'plain'] as const) {
+        console.log(
+          describeRun(`warm-up ${side} (discarded)`, await loadRun({ ...specs[side], seconds: opts.warmup })),
+        );
+      }
+    }
+    const runs: Record<Side, LoadRun[]> = { marketplace: [], plain: [], health: [] };
+    for (let run = 1; run <= opts.runs; run++) {
+      const order: readonly Side[] =
+        run % 2 === 1 ? ['marketplace', 'plain', 'health'] : ['health', 'plain', 'marketplace'];
+      for (const side of order) {
+        await settle(bench);
+        const r = await loadRun({ ...specs[side], seconds: opts.seconds });
+        runs[side].push(r);
+        console.log(describeRun(`run ${run} ${side}`, r));
+      }
+    }
+    const pairs = runs.marketplace.map((m, i) => ({
+      m,
+      p: runs.plain[i] as LoadRun,
+      h: runs.health[i] as LoadRun,
+    }));
+    console.log('\nraw runs (latency in ms; CPU in µs per 2xx request):\n');
+    printTable(
+      [
+        'run',
+        ...loadRunColumns('marketplace'),
+        ...loadRunColumns('plain'),
+        '/health CPU/req',
+        'marketplace/plain CPU',
+        'marketplace/plain gateway CPU',
+      ],
+      pairs.map(({ m, p, h }, i) => [
+        String(i + 1),
+        ...loadRunCells(m),
+        ...loadRunCells(p),
+        fmt(h.totalCpuUs),
+        fmt(m.totalCpuUs / p.totalCpuUs, 2),
+        fmt(m.serverCpuUs / p.serverCpuUs, 2),
+      ]),
+    );
+    let wireSeq = 0;
+    const wireRequest = (key: string, label: string) => ({
+      method: 'POST' as const,
+      path: '/v1/boleto',
+      headers: { 'content-type': 'application/json', 'x-api-key': key },
+      body,
+      perRequestHeaders: () => ({ 'idempotency-key': `${prefix}-wire-${label}-${wireSeq++}` }),
+    });
+    const wire = await wirePass(
+      bench.url,
+      {
+        'POST /v1/boleto marketplace': wireRequest(marketplaceKey, 'market'),
+        'POST /v1/boleto plain': wireRequest(plainKey, 'plain'),
+      },
+      { role: http.role, env },
+    );
+    const med = (side: Side, f: (r: LoadRun) => number) => median(runs[side].map(f));
+    const report: MarketplaceIssuanceReport = {
+      marketplace: runs.marketplace,
+      plain: runs.plain,
+      health: runs.health,
+      ratio: median(pairs.map(({ m, p }) => m.totalCpuUs / p.totalCpuUs)),
+      gatewayRatio: median(pairs.map(({ m, p }) => m.serverCpuUs / p.serverCpuUs)),
+      medianMarketplaceCpuUs: med('marketplace', (r) => r.totalCpuUs),
+      medianPlainCpuUs: med('plain', (r) => r.totalCpuUs),
+      medianHealthCpuUs: med('health', (r) => r.totalCpuUs),
+      wire,
+    };
+    const trips = (k: string) => wire[k]?.roundTrips ?? Number.NaN;
+    console.log(
+      `\nmedian CPU per request: marketplace ${fmt(report.medianMarketplaceCpuUs)} µs; plain ${fmt(
+        report.medianPlainCpuUs,
+      )} µs; /health ${fmt(report.medianHealthCpuUs)} µs; marketplace/plain median of the runs' ratios ${fmt(
+        report.ratio,
+        2,
+      )} (gateway alone ${fmt(report.gatewayRatio, 2)}; target <= 1.2); round trips per creation: marketplace ${fmt(
+        trips('POST /v1/boleto marketplace'),
+        2,
+      )}, plain ${fmt(trips('POST /v1/boleto plain'), 2)}`,
+    );
+    return report;
+  } finally {
+    await gateway.stop();
+    await bench.drop();
+    await emulator.close();
+  }
+}
