@@ -60,6 +60,36 @@ export async function sealTokens(
   return encryptCredentials(key, subaccountId, plain, [providerId]);
 }
 
+/**
+ * The stored token set, opened; null when there is none or it does not open (a masked or unreadable token is
+ * no token, SPEC 2.7). Memory only: never stored, logged or answered.
+ */
+export async function openTokens(
+  config: KeyConfig,
+  subaccountId: string,
+  providerId: string,
+  ciphertext: string | null,
+): Promise<Record<string, unknown> | null> {
+  if (ciphertext === null) return null;
+  const key = await credentialsKey(config);
+  if (!key) return null;
+  try {
+    return decryptCredentials(key, subaccountId, ciphertext, [providerId]);
+  } catch {
+    return null;
+  }
+}
+
+/** The token of an environment in an opened set, or null. */
+export function environmentToken(
+  opened: Record<string, unknown> | null,
+  environment: 'production' | 'sandbox',
+): string | null {
+  const token =
+    opened?.[environment === 'production' ? TOKEN_FIELDS.productionToken : TOKEN_FIELDS.sandboxToken];
+  return typeof token === 'string' && token !== '' ? token : null;
+}
+
 /** Which tokens open (SPEC 2.7: recomputed on each read; an unreadable ciphertext has none). */
 export async function tokenPresence(
   config: KeyConfig,
@@ -67,16 +97,11 @@ export async function tokenPresence(
   providerId: string,
   ciphertext: string | null,
 ): Promise<{ production: boolean; sandbox: boolean }> {
-  if (ciphertext === null) return { production: false, sandbox: false };
-  const key = await credentialsKey(config);
-  if (!key) return { production: false, sandbox: false };
-  try {
-    const opened = decryptCredentials(key, subaccountId, ciphertext, [providerId]);
-    const present = (f: string) => typeof opened[f] === 'string' && opened[f] !== '';
-    return { production: present(TOKEN_FIELDS.productionToken), sandbox: present(TOKEN_FIELDS.sandboxToken) };
-  } catch {
-    return { production: false, sandbox: false };
-  }
+  const opened = await openTokens(config, subaccountId, providerId, ciphertext);
+  return {
+    production: environmentToken(opened, 'production') !== null,
+    sandbox: environmentToken(opened, 'sandbox') !== null,
+  };
 }
 
 /**

@@ -2,13 +2,12 @@ import type { Kysely } from 'kysely';
 import { DomainError } from '../../aggregates/decider.ts';
 import { subaccount } from '../../aggregates/subaccount.ts';
 import type { Config } from '../../config.ts';
-import { credentialsKey, decryptCredentials } from '../../crypto/credentials.ts';
 import { constantQuery } from '../../db/constant-query.ts';
 import type { Database } from '../../db/schema.ts';
 import type { ProviderEnvironment } from '../../providers/port.ts';
 import type { CommandDeps } from '../command-handler.ts';
 import { foldStream } from '../fold-stream.ts';
-import { subaccountStream } from './record.ts';
+import { environmentToken, openTokens, subaccountStream } from './record.ts';
 
 /**
  * Issue 28 item 3, SPEC 2.8 (marketplace providers): which subaccount a new charge of a tenant is issued
@@ -30,15 +29,6 @@ import { subaccountStream } from './record.ts';
  */
 
 type KeyConfig = Pick<Config, 'CREDENTIALS_ENCRYPTION_KEY' | 'DATABASE_URL' | 'CALEBE_DATA_DIR'>;
-
-/**
- * The stored names of the sealed tokens (src/commands/subaccounts/record.ts TOKEN_FIELDS; never renamed:
- * stored ciphertexts hold them).
- */
-const TOKEN_FIELD: Record<ProviderEnvironment, string> = {
-  production: 'production_token',
-  sandbox: 'sandbox_token',
-};
 
 export interface RouteLink {
   readonly subaccountId: string;
@@ -81,16 +71,7 @@ async function openToken(
   ciphertext: string | null,
   environment: ProviderEnvironment,
 ): Promise<string | null> {
-  if (ciphertext === null) return null;
-  const key = await credentialsKey(config);
-  if (!key) return null;
-  try {
-    const opened = decryptCredentials(key, subaccountId, ciphertext, [providerId]);
-    const token = opened[TOKEN_FIELD[environment]];
-    return typeof token === 'string' && token !== '' ? token : null;
-  } catch {
-    return null;
-  }
+  return environmentToken(await openTokens(config, subaccountId, providerId, ciphertext), environment);
 }
 
 /** The link a new charge of `tenantId` on the marketplace `providerId` is issued through (see above). */
