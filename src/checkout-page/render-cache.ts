@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { CheckoutMethod } from '../aggregates/checkout.ts';
 import { CHECKOUT_METHODS } from '../aggregates/checkout.ts';
 import { type CheckoutPageView, renderCheckoutPage } from './render.ts';
@@ -25,13 +26,17 @@ interface Template {
   methods: CheckoutMethod[];
 }
 
-/** A marker no escaped text can contain (escapeHtml leaves control characters; views never carry them). */
-const marker = (m: CheckoutMethod) => `\u0001nonce:${m}\u0001`;
-const MARKERS = Object.fromEntries(CHECKOUT_METHODS.map((m) => [m, marker(m)])) as Record<
-  CheckoutMethod,
-  string
->;
-const SPLIT = /\u0001nonce:([a-z_]+)\u0001/;
+/**
+ * Where each nonce goes: a marker with a random part drawn per render, so no text of the view (a merchant's
+ * name, a description) can imitate it; escapeHtml leaves it as it is (letters, digits and `:`).
+ */
+function markers(): Record<CheckoutMethod, string> {
+  const salt = randomBytes(12).toString('hex');
+  return Object.fromEntries(CHECKOUT_METHODS.map((m) => [m, `nonce${salt}:${m}:`])) as Record<
+    CheckoutMethod,
+    string
+  >;
+}
 
 function passed(iso: string | null | undefined, now: Date): boolean {
   return iso !== null && iso !== undefined && new Date(iso).getTime() <= now.getTime();
@@ -47,15 +52,22 @@ function keyOf(view: Omit<CheckoutPageView, 'nonces'>, now: Date): string {
 }
 
 async function template(view: Omit<CheckoutPageView, 'nonces'>, now: Date): Promise<Template> {
-  const html = await renderCheckoutPage({ ...view, nonces: MARKERS }, { now });
-  const pieces = html.split(SPLIT);
+  const marks = markers();
+  const html = await renderCheckoutPage({ ...view, nonces: marks }, { now });
+  const found = CHECKOUT_METHODS.flatMap((m) => {
+    const at: { at: number; method: CheckoutMethod }[] = [];
+    for (let i = html.indexOf(marks[m]); i !== -1; i = html.indexOf(marks[m], i + 1))
+      at.push({ at: i, method: m });
+    return at;
+  }).sort((a, b) => a.at - b.at);
   const parts: Buffer[] = [];
-  const methods: CheckoutMethod[] = [];
-  pieces.forEach((piece, i) => {
-    if (i % 2 === 0) parts.push(Buffer.from(piece, 'utf8'));
-    else methods.push(piece as CheckoutMethod);
-  });
-  return { parts, methods };
+  let from = 0;
+  for (const f of found) {
+    parts.push(Buffer.from(html.slice(from, f.at), 'utf8'));
+    from = f.at + marks[f.method].length;
+  }
+  parts.push(Buffer.from(html.slice(from), 'utf8'));
+  return { parts, methods: found.map((f) => f.method) };
 }
 
 /**
