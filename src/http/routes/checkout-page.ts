@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -11,7 +11,9 @@ import {
 } from '../../aggregates/checkout.ts';
 import { DomainError } from '../../aggregates/decider.ts';
 import { documentSigningSecret } from '../../charge-page/signing-secret.ts';
-import { CHECKOUT_PAGE_CSP, type CheckoutPageView, renderCheckoutPage } from '../../checkout-page/render.ts';
+import { readCheckoutForPage } from '../../checkout-page/read.ts';
+import { CHECKOUT_PAGE_CSP, type CheckoutPageView } from '../../checkout-page/render.ts';
+import { checkoutPageBytes } from '../../checkout-page/render-cache.ts';
 import { checkoutPath, verifyCheckoutSignature } from '../../checkout-page/signature.ts';
 import { advanceCheckout } from '../../commands/checkouts/follow/advance.ts';
 import { payCheckout } from '../../commands/checkouts/pay/handler.ts';
@@ -35,6 +37,25 @@ import {
 const tags: TagName[] = ['Payer pages'];
 const FORM_LIMIT = 16 * 1024;
 const notFound = () => new ApiError('not_found', 'The checkout does not exist.');
+
+/**
+ * The forms' nonces (16 random bytes each) come from a pool of CSPRNG bytes refilled 4 KiB at a time: one
+ * `randomFillSync` per ~85 pages instead of one per page, the page's costliest native call after the socket
+ * (issue 25 "Performance"). Bytes are handed out once each, never reused.
+ */
+const NONCE_BYTES = 16;
+const pool = Buffer.alloc(4096);
+let poolOffset = pool.length;
+
+function freshNonce(): string {
+  if (poolOffset + NONCE_BYTES > pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  const nonce = pool.toString('base64url', poolOffset, poolOffset + NONCE_BYTES);
+  poolOffset += NONCE_BYTES;
+  return nonce;
+}
 
 /**
  * Every answer of these routes: the charge page's headers with the referrer policy `same-origin`, not
@@ -145,17 +166,25 @@ export function registerCheckoutPageRoutes(app: HttpServer, ctx: AppContext): vo
     ...(folded ? { tenant_id: folded.state.created.tenant_id, livemode: folded.state.created.livemode } : {}),
   });
 
-  /** The checkout the link names, moved along its charges and deadline; or 404. */
+  /**
+   * The checkout the link names, moved along its charges and deadline; or 404. With the tenant's name when it
+   * came with the stream's read (src/checkout-page/read.ts; a move by advanceCheckout changes no tenant).
+   */
   async function linkedCheckout(
     request: FastifyRequest,
     id: string,
     signature: string,
-  ): Promise<FoldedCheckout> {
+  ): Promise<{ folded: FoldedCheckout; merchantName?: string | null | undefined }> {
     const secret = await documentSigningSecret(ctx.config);
     if (!verifyCheckoutSignature(secret, id, signature)) throw notFound();
-    const folded = await advanceCheckout(ctx, id, ctx.now(), metadata(request));
+    let name: string | null | undefined;
+    const folded = await advanceCheckout(ctx, id, ctx.now(), metadata(request), async (checkoutId) => {
+      const read = await readCheckoutForPage(ctx, checkoutId);
+      name = read.merchantName;
+      return read.folded;
+    });
     if (!folded) throw notFound();
-    return folded;
+    return { folded, merchantName: name };
   }
 
   async function latestCharge(folded: FoldedCheckout) {
@@ -182,20 +211,20 @@ export function registerCheckoutPageRoutes(app: HttpServer, ctx: AppContext): vo
     error?: CheckoutPageView['error'],
     values?: Record<string, string>,
     code = error ? 422 : 200,
+    knownName?: string | null,
   ) {
     const c = folded.state.created;
     const charge = await latestCharge(folded);
     const last = folded.state.attempts.at(-1);
-    // 16 random bytes per form, drawn in one call (the page's hottest native call was one draw per method).
-    const random = randomBytes(16 * CHECKOUT_METHODS.length);
-    const nonces = Object.fromEntries(
-      CHECKOUT_METHODS.map((m, i) => [m, random.subarray(16 * i, 16 * (i + 1)).toString('base64url')]),
-    ) as Record<CheckoutMethod, string>;
+    const nonces = Object.fromEntries(CHECKOUT_METHODS.map((m) => [m, freshNonce()])) as Record<
+      CheckoutMethod,
+      string
+    >;
     const now = ctx.now();
-    const html = await renderCheckoutPage(
+    const html = await checkoutPageBytes(
       {
         id: c.checkout_id,
-        merchantName: await merchantName(ctx.db, c.tenant_id),
+        merchantName: knownName !== undefined ? knownName : await merchantName(ctx.db, c.tenant_id),
         status: folded.state.status,
         acceptsPayments: acceptsPayments(folded.state, now),
         methods: offeredMethods(folded.state),
@@ -213,7 +242,7 @@ export function registerCheckoutPageRoutes(app: HttpServer, ctx: AppContext): vo
         error,
         values,
       },
-      { now },
+      now,
     );
     reply.header('content-security-policy', CHECKOUT_PAGE_CSP);
     return reply.code(code).type('text/html; charset=utf-8').send(html);
@@ -250,8 +279,12 @@ export function registerCheckoutPageRoutes(app: HttpServer, ctx: AppContext): vo
         ...payerPage,
       },
       async (request, reply) => {
-        const folded = await linkedCheckout(request, request.params.id, request.params.signature);
-        return page(reply, folded, request.params.signature);
+        const { folded, merchantName: name } = await linkedCheckout(
+          request,
+          request.params.id,
+          request.params.signature,
+        );
+        return page(reply, folded, request.params.signature, undefined, undefined, 200, name);
       },
     );
 
@@ -286,7 +319,7 @@ export function registerCheckoutPageRoutes(app: HttpServer, ctx: AppContext): vo
         ...payerPage,
       },
       async (request, _reply) => {
-        const folded = await linkedCheckout(request, request.params.id, request.params.signature);
+        const { folded } = await linkedCheckout(request, request.params.id, request.params.signature);
         const charge = await latestCharge(folded);
         const s = folded.state.status;
         const pending = folded.state.attempts.some((a) => a.outcome === 'pending');
@@ -331,7 +364,7 @@ export function registerCheckoutPageRoutes(app: HttpServer, ctx: AppContext): vo
       },
       async (request, reply) => {
         const { id, signature } = request.params;
-        const folded = await linkedCheckout(request, id, signature);
+        const { folded } = await linkedCheckout(request, id, signature);
         const body = (request.body ?? {}) as Record<string, string>;
         const form = new URLSearchParams(body);
         const method = form.get('method') ?? '';

@@ -29,8 +29,13 @@ export async function advanceCheckout(
   checkoutId: string,
   now: Date,
   metadata: EventMetadata,
+  /**
+   * How the checkout is first read: foldCheckout, or the payer page's read that brings the tenant's name in
+   * the same statement (src/checkout-page/read.ts); any of them folds the stream itself.
+   */
+  read: (checkoutId: string) => Promise<FoldedCheckout | undefined> = (id) => foldCheckout(ctx, id),
 ): Promise<FoldedCheckout | undefined> {
-  const before = await foldCheckout(ctx, checkoutId);
+  const before = await read(checkoutId);
   if (!before) return undefined;
   const commands: CheckoutCommand[] = [];
   for (const attempt of before.state.attempts) {
