@@ -95,6 +95,21 @@ printTable(
     ];
   }),
 );
+// Each round's new/base ratio (the two sides of a round ran back to back, under about the same load).
+const paired = (f: (s: Side) => number) =>
+  median(results.new.map((s, i) => f(s) / f(results.base[i] as Side)));
+console.log(
+  `paired new/base, median of the rounds' ratios: cycles/s ${fmt(
+    paired((s) => s.cycles.n / s.cycles.seconds),
+    2,
+  )}, Node CPU/cycle ${fmt(
+    paired((s) => s.cycles.nodeMs / s.cycles.n),
+    2,
+  )}, PG CPU/cycle ${fmt(
+    paired((s) => s.cycles.pgMs / s.cycles.n),
+    2,
+  )}`,
+);
 console.log(
   `new/base: cycles/s ${fmt(n.rate / b.rate, 2)}, Node CPU ${fmt(n.node / b.node, 2)}, PG CPU ${fmt(n.pg / b.pg, 2)} (medians of ${rounds}, ${fmt(count)} cycles each; load average at end: ${load()})`,
 );
