@@ -416,6 +416,41 @@ describe('subscription scheduler (SPEC 4.10, 8; issue 26 item 4)', () => {
     assert.equal(sent.filter((id) => id === charge?.id).length, 1);
   });
 
+  test('SPEC 3.3: paused while its charge is being made, the cycle still finishes (recorded and settled once), then nothing more is issued', async () => {
+    gate = newGate();
+    const sub = await createSubscription({ first_due_date: '2027-08-12', amount: GATED });
+    const at = br('2027-08-12T00:00:00');
+    const emission = tick(sub, at);
+    await gate.inside;
+    // The subscription's stream moves under the emission: its outcome and CycleSettled, appended together
+    // when nothing moved, are recorded one after the other instead (issue 26 item 8).
+    await command(sub, { kind: 'pause' });
+    gate.open();
+    const r = await emission;
+    assert.deepEqual(
+      r.advanced.flatMap((a) => a.steps.map((s) => s.kind)),
+      ['created'],
+    );
+    const [charge, ...more] = await charges(sub);
+    assert.ok(charge);
+    assert.deepEqual(more, []);
+    assert.equal(sent.filter((id) => id === charge.id).length, 1);
+    assert.deepEqual(
+      (await cycles(sub)).map((c) => [c.cycle, c.status, c.transaction_id]),
+      [[1, 'created', charge.id]],
+    );
+    const events = (await app.gateway.ctx.store.read(subscriptionStream(sub.id))).map((e) => e.type);
+    assert.deepEqual(events.slice(1), [
+      'Subscription.CycleStarted',
+      'Subscription.Paused',
+      'Subscription.CycleSettled',
+    ]);
+    const row = await subscriptionRow(sub);
+    assert.deepEqual([row.status, row.cycle, row.pending_cycle, row.next_run_at], ['paused', 1, null, null]);
+    assert.equal((await tick(sub, br('2027-09-12T00:00:00'))).claimed, 0);
+    assert.equal((await charges(sub)).length, 1);
+  });
+
   test('exactly once across a crash: after CycleStarted, and after the charge before its cycle was recorded', async () => {
     const started = await createSubscription({ first_due_date: '2027-07-20' });
     // The crash: the cycle was started, nothing else.

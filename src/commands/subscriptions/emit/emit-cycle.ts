@@ -21,6 +21,7 @@ import { foldStream } from '../../fold-stream.ts';
 import type { IdempotencyClaim } from '../../idempotency.ts';
 import { transactionStream } from '../../transactions/shared/stream.ts';
 import { foldSubscription, subscriptionStream } from '../record.ts';
+import { appendTogether, decideOn, type Known } from './append-together.ts';
 import { issueBoletoCycle } from './boleto.ts';
 import { issueCardCycle } from './card.ts';
 import { type CycleToIssue, cycleIdentity, type EmitContext } from './context.ts';
@@ -60,6 +61,8 @@ export interface EmitOptions {
   readonly fresh?: boolean;
   /** The subscription's stream as the caller last folded or appended it. */
   readonly known?: KnownSubscription | undefined;
+  /** The cycle's stream as the caller has just reserved it (with CycleStarted, in one append). */
+  readonly reserved?: Known<CycleState> | undefined;
 }
 
 export interface KnownSubscription {
@@ -91,17 +94,19 @@ export async function emitCycle(
       retryOnConflict: true,
       ...(opts.known ? { from: opts.known } : {}),
     });
-  const reserved = await handleCommand(
-    deps,
-    subscriptionCycle,
-    stream,
-    { kind: 'reserve', identity: cycleIdentity(c) },
-    {
-      metadata,
-      retryOnConflict: true,
-      ...(opts.fresh ? { from: { state: subscriptionCycle.initialState, version: 0 } } : {}),
-    },
-  );
+  const reserved =
+    opts.reserved ??
+    (await handleCommand(
+      deps,
+      subscriptionCycle,
+      stream,
+      { kind: 'reserve', identity: cycleIdentity(c) },
+      {
+        metadata,
+        retryOnConflict: true,
+        ...(opts.fresh ? { from: { state: subscriptionCycle.initialState, version: 0 } } : {}),
+      },
+    ));
   let cycle = { state: reserved.state, version: reserved.version };
   if (cycle.state.status === 'pending') {
     let issued: Issued;
@@ -123,7 +128,10 @@ export async function emitCycle(
       const now = await foldSubscriptionKnown(ctx, s.subscription_id, opts.known);
       return { step: { kind: 'in_progress', ...ref }, subscription: now };
     }
-    const r = await handleCommand(deps, subscriptionCycle, stream, cycleCommand(issued, c), {
+    const command = cycleCommand(issued, c);
+    const together = opts.known && (await recordAndSettle(deps, c, cycle, command, opts.known, metadata));
+    if (together) return together;
+    const r = await handleCommand(deps, subscriptionCycle, stream, command, {
       metadata,
       retryOnConflict: true,
       from: cycle,
@@ -136,6 +144,43 @@ export async function emitCycle(
   const outcome = OUTCOME[cycle.state.status];
   const settled = await onSubscription({ kind: 'settle_cycle', ...ref, outcome });
   return { step: { kind: outcome, ...ref }, subscription: settled };
+}
+
+/**
+ * The cycle's outcome and the subscription's CycleSettled in one append (issue 26 item 8: one commit, not
+ * two), each decided on the state its caller holds. Undefined when either decision is a refusal or a no-op,
+ * or a stream moved meanwhile (a status change during the emission): nothing was written, and the caller
+ * records them one after the other, re-reading as before.
+ */
+async function recordAndSettle(
+  deps: CommandDeps,
+  c: CycleToIssue,
+  cycle: Known<CycleState>,
+  command: CycleCommand,
+  known: KnownSubscription,
+  metadata: EventMetadata,
+): Promise<{ step: EmitStep; subscription: KnownSubscription } | undefined> {
+  const s = c.subscription.created;
+  const recorded = decideOn(
+    deps,
+    subscriptionCycle,
+    cycleStream(s.subscription_id, c.dueDate),
+    command,
+    cycle,
+  );
+  const status = recorded?.after.state.status;
+  if (!recorded || status === undefined || status === 'none' || status === 'pending') return undefined;
+  const ref = { cycle: c.cycle, dueDate: c.dueDate };
+  const outcome = OUTCOME[status];
+  const settled = decideOn(
+    deps,
+    subscription,
+    subscriptionStream(s.subscription_id),
+    { kind: 'settle_cycle', ...ref, outcome },
+    known,
+  );
+  if (!settled || !(await appendTogether(deps, metadata, [recorded, settled]))) return undefined;
+  return { step: { kind: outcome, ...ref }, subscription: settled.after };
 }
 
 /** The cycle's record of what its emission produced. */

@@ -1,6 +1,11 @@
 import { isDomainError } from '../../../aggregates/decider.ts';
 import { type OpenedSubscription, subscription } from '../../../aggregates/subscription.ts';
-import { cycleStream, type SkipCode, subscriptionCycle } from '../../../aggregates/subscription-cycle.ts';
+import {
+  type CycleState,
+  cycleStream,
+  type SkipCode,
+  subscriptionCycle,
+} from '../../../aggregates/subscription-cycle.ts';
 import {
   firstAction,
   nextAction,
@@ -11,6 +16,7 @@ import {
 import { type EventMetadata, WrongExpectedVersionError } from '../../../events/event-store.ts';
 import { type CommandDeps, handleCommand } from '../../command-handler.ts';
 import { readClaim } from '../../idempotency.ts';
+import { appendTogether, decideOn, type Known } from '../emit/append-together.ts';
 import { type CycleToIssue, cycleIdempotencyKey, cycleIdentity, type EmitContext } from '../emit/context.ts';
 import { type EmitStep, emitCycle } from '../emit/emit-cycle.ts';
 import { foldSubscription, subscriptionStream } from '../record.ts';
@@ -19,6 +25,11 @@ import { foldSubscription, subscriptionStream } from '../record.ts';
 export interface Advanced {
   readonly steps: readonly EmitStep[];
   readonly nextRunAt: Date | null;
+  /**
+   * The subscription's stream grew after this look first read it (by this look or another worker), so an
+   * inline subscriptions projection has already written the row's `next_run_at` (run-due.ts).
+   */
+  readonly streamGrew: boolean;
 }
 
 /** When a cycle whose charge another attempt is making is looked at again (the scheduler's own interval). */
@@ -51,27 +62,47 @@ export async function advanceSubscription(
   const steps: EmitStep[] = [];
   // The subscription as the last append left it: the next look needs no read (a stale one is re-read).
   let known: { state: OpenedSubscription; version: number } | undefined;
+  let firstVersion: number | undefined;
+  let lastVersion = 0;
+  const seen = (version: number) => {
+    firstVersion ??= version;
+    lastVersion = Math.max(lastVersion, version);
+  };
+  const done = (next: Date | null): Advanced => ({
+    steps,
+    nextRunAt: next,
+    streamGrew: firstVersion !== undefined && lastVersion > firstVersion,
+  });
   for (let i = 0; i < MAX_STEPS; i++) {
     const folded = known ?? (await foldSubscription(ctx, subscriptionId));
     known = undefined;
-    if (!folded) return { steps, nextRunAt: null };
+    if (!folded) return done(null);
+    seen(folded.version);
     const state = folded.state;
     const action = i === 0 && opts.first ? firstAction(state, now) : nextAction(state, now);
     if (action.kind === 'idle' || action.kind === 'wait') {
-      return { steps, nextRunAt: nextRunAt(scheduleView(state)) };
+      return done(nextRunAt(scheduleView(state)));
     }
     const s = state.created;
     const cycle = { subscription: state, cycle: action.cycle, dueDate: action.dueDate };
     const meta = { ...metadata, tenant_id: s.tenant_id, livemode: s.livemode };
     let emitted: Awaited<ReturnType<typeof emitCycle>> | undefined;
     if (action.kind === 'start') {
-      const started = await startCycle(deps, subscriptionId, action, folded, meta);
-      // Another worker moved the subscription first: look again from its stream.
-      if (started === undefined) continue;
-      emitted = await emitCycle(ctx, { ...cycle, subscription: started.state }, meta, {
-        fresh: true,
-        known: started,
-      });
+      const together = await startAndReserve(deps, cycle, folded, meta);
+      if (together) {
+        emitted = await emitCycle(ctx, { ...cycle, subscription: together.started.state }, meta, {
+          known: together.started,
+          reserved: together.reserved,
+        });
+      } else {
+        const started = await startCycle(deps, subscriptionId, action, folded, meta);
+        // Another worker moved the subscription first: look again from its stream.
+        if (started === undefined) continue;
+        emitted = await emitCycle(ctx, { ...cycle, subscription: started.state }, meta, {
+          fresh: true,
+          known: started,
+        });
+      }
     } else if (action.kind === 'continue') {
       const claim = await readClaim(
         deps,
@@ -89,9 +120,10 @@ export async function advanceSubscription(
       continue;
     }
     steps.push(emitted.step);
+    seen(emitted.subscription.version);
     // Another attempt is making this cycle's charge: it settles the cycle; look again a minute later.
     if (emitted.step.kind === 'in_progress') {
-      return { steps, nextRunAt: new Date(now.getTime() + IN_PROGRESS_RETRY_MS) };
+      return done(new Date(now.getTime() + IN_PROGRESS_RETRY_MS));
     }
     const after = emitted.subscription;
     if (after.state.status !== 'none' && after.state.status !== 'deleted') {
@@ -99,7 +131,47 @@ export async function advanceSubscription(
     }
   }
   const last = await foldSubscription(ctx, subscriptionId);
-  return { steps, nextRunAt: last ? nextRunAt(scheduleView(last.state)) : null };
+  if (last) seen(last.version);
+  return done(last ? nextRunAt(scheduleView(last.state)) : null);
+}
+
+/**
+ * Subscription.CycleStarted and the cycle's Cycle.Reserved in one append (issue 26 item 8: one commit, not
+ * two; the subscription at the version folded, the cycle's stream new), so the emission starts from both
+ * states without a read. Undefined when the store cannot, the start is refused or a no-op, or either stream
+ * moved (another worker): nothing was written, and the caller starts and reserves one stream at a time,
+ * which re-reads and settles those cases as before.
+ */
+async function startAndReserve(
+  deps: CommandDeps,
+  c: CycleToIssue,
+  from: { state: OpenedSubscription; version: number },
+  metadata: EventMetadata,
+): Promise<
+  { started: { state: OpenedSubscription; version: number }; reserved: Known<CycleState> } | undefined
+> {
+  const id = c.subscription.created.subscription_id;
+  const started = decideOn(
+    deps,
+    subscription,
+    subscriptionStream(id),
+    { kind: 'start_cycle', cycle: c.cycle, dueDate: c.dueDate },
+    from,
+  );
+  const status = started?.after.state.status;
+  if (!started || status === undefined || status === 'none' || status === 'deleted') return undefined;
+  const reserved = decideOn(
+    deps,
+    subscriptionCycle,
+    cycleStream(id, c.dueDate),
+    { kind: 'reserve', identity: cycleIdentity(c) },
+    { state: subscriptionCycle.initialState, version: 0 },
+  );
+  if (!reserved || !(await appendTogether(deps, metadata, [started, reserved]))) return undefined;
+  return {
+    started: { state: started.after.state as OpenedSubscription, version: started.after.version },
+    reserved: reserved.after,
+  };
 }
 
 /** Subscription.CycleStarted at the version folded; undefined when another worker changed the stream first. */
