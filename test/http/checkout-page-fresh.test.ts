@@ -7,7 +7,7 @@ import { startTestApp, type TestApp } from '../support/http.ts';
 
 /**
  * Issue 25 "Performance" (SPEC 2.7, 4.9): the payer page reads the checkout's stream and the tenant's name in
- * one statement (src/checkout-page/read.ts) and keeps its render per view (src/checkout-page/render-cache.ts).
+ * one statement (src/commands/checkouts/page-read.ts) and keeps its render per view (src/checkout-page/render-cache.ts).
  * Neither may show anything stale or reuse a nonce: the tenant's current name shows on the next load, each
  * load has fresh nonces, a choice shows at once, and the answer is the page in UTF-8 with its length.
  */

@@ -11,11 +11,11 @@ import {
 } from '../../aggregates/checkout.ts';
 import { DomainError } from '../../aggregates/decider.ts';
 import { documentSigningSecret } from '../../charge-page/signing-secret.ts';
-import { readCheckoutForPage } from '../../checkout-page/read.ts';
 import { CHECKOUT_PAGE_CSP, type CheckoutPageView } from '../../checkout-page/render.ts';
 import { checkoutPageBytes } from '../../checkout-page/render-cache.ts';
 import { checkoutPath, verifyCheckoutSignature } from '../../checkout-page/signature.ts';
 import { advanceCheckout } from '../../commands/checkouts/follow/advance.ts';
+import { readCheckoutForPage } from '../../commands/checkouts/page-read.ts';
 import { payCheckout } from '../../commands/checkouts/pay/handler.ts';
 import type { FoldedCheckout } from '../../commands/checkouts/record.ts';
 import type { AppContext } from '../../commands/context.ts';
@@ -168,7 +168,7 @@ export function registerCheckoutPageRoutes(app: HttpServer, ctx: AppContext): vo
 
   /**
    * The checkout the link names, moved along its charges and deadline; or 404. With the tenant's name when it
-   * came with the stream's read (src/checkout-page/read.ts; a move by advanceCheckout changes no tenant).
+   * came with the stream's read (src/commands/checkouts/page-read.ts; a move by advanceCheckout changes no tenant).
    */
   async function linkedCheckout(
     request: FastifyRequest,

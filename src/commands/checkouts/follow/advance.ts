@@ -31,7 +31,7 @@ export async function advanceCheckout(
   metadata: EventMetadata,
   /**
    * How the checkout is first read: foldCheckout, or the payer page's read that brings the tenant's name in
-   * the same statement (src/checkout-page/read.ts); any of them folds the stream itself.
+   * the same statement (src/commands/checkouts/page-read.ts); any of them folds the stream itself.
    */
   read: (checkoutId: string) => Promise<FoldedCheckout | undefined> = (id) => foldCheckout(ctx, id),
 ): Promise<FoldedCheckout | undefined> {

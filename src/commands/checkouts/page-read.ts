@@ -1,9 +1,9 @@
-import { type CheckoutEvent, checkout } from '../aggregates/checkout.ts';
-import { fold } from '../aggregates/decider.ts';
-import { checkoutStream, type FoldedCheckout, foldCheckout } from '../commands/checkouts/record.ts';
-import type { AppContext } from '../commands/context.ts';
-import { constantQuery } from '../db/constant-query.ts';
-import type { EventMetadata, RecordedEvent } from '../events/event-store.ts';
+import { type CheckoutEvent, checkout } from '../../aggregates/checkout.ts';
+import { fold } from '../../aggregates/decider.ts';
+import { constantQuery } from '../../db/constant-query.ts';
+import type { EventMetadata, RecordedEvent } from '../../events/event-store.ts';
+import type { AppContext } from '../context.ts';
+import { checkoutStream, type FoldedCheckout, foldCheckout } from './record.ts';
 
 interface Row {
   global_position: string;
