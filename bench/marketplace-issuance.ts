@@ -8,8 +8,10 @@
  * request (gateway + the database's PostgreSQL backends, from /proc) and their ratio, medians of --runs;
  * target marketplace/plain <= 1.2. Then a counting pass: round trips per creation of each side.
  */
+
 import { randomBytes } from 'node:crypto';
 import { startProviderEmulator } from '../src/providers/emulator/server.ts';
+import { COMPANY_PARTS } from '../test/support/subaccount-fixtures.ts';
 import {
   describeRun,
   type HttpBenchOptions,
@@ -155,27 +157,7 @@ async function seed(
       commercial_name: 'Mercado Bench',
       document: '11222333000181',
       email: 'financeiro@mercado.example',
-      responsible: {
-        name: 'Ana Lima',
-        document: '52998224725',
-        phone: '11987654321',
-        birth_date: '1980-05-17',
-      },
-      address: {
-        zip_code: '01310100',
-        street: 'Avenida Paulista',
-        number: '1000',
-        district: 'Bela Vista',
-        city: 'Sao Paulo',
-        state: 'SP',
-      },
-      bank_account: {
-        bank_code: '341',
-        branch: '0937',
-        account: '4455667',
-        account_digit: '8',
-        account_type: 'checking',
-      },
+      ...COMPANY_PARTS,
     },
     auth,
   );

@@ -15,7 +15,7 @@ import { JobRunner } from '../../src/workers/job-runner.ts';
 import { JobLease } from '../../src/workers/lease.ts';
 import { dumpEveryTable } from '../support/database-dump.ts';
 import { useExternalProviderWorld } from '../support/external-provider.ts';
-import { merchant, VALID_CPF } from '../support/subaccount-fixtures.ts';
+import { COMPANY_PARTS, freshDocument, merchant } from '../support/subaccount-fixtures.ts';
 
 // Issue 28 item 2 (remainder), SPEC 3.6 ("`creating`, `unknown` need consult or reconciliation"), 4.14, 2.7,
 // 2.8: the subaccount reconciliation job over the real HTTP stack, PostgreSQL and the provider emulator on a
@@ -63,12 +63,7 @@ beforeAll(async () => {
   sandboxMatrixOnly = await provider('sandbox', { api_key: 'emu-matrix-sandbox-key' });
 });
 
-let docSeq = 0;
-/** A fresh valid-format CNPJ per record (the emulator refuses a second live account with one document). */
-function document(): string {
-  docSeq += 1;
-  return `${String(Date.now() % 1e8).padStart(8, '0')}${String(docSeq).padStart(4, '0')}91`.slice(0, 14);
-}
+const document = () => freshDocument('91');
 
 function body(over: Record<string, unknown> = {}) {
   return {
@@ -78,27 +73,7 @@ function body(over: Record<string, unknown> = {}) {
     commercial_name: 'Loja Filha',
     document: document(),
     email: 'financeiro@lojafilha.example',
-    responsible: {
-      name: 'Maria Responsavel',
-      document: VALID_CPF,
-      phone: '11987654321',
-      birth_date: '1980-05-17',
-    },
-    address: {
-      zip_code: '01310100',
-      street: 'Avenida Paulista',
-      number: '1000',
-      district: 'Bela Vista',
-      city: 'Sao Paulo',
-      state: 'SP',
-    },
-    bank_account: {
-      bank_code: '341',
-      branch: '0937',
-      account: '4455667',
-      account_digit: '8',
-      account_type: 'checking',
-    },
+    ...COMPANY_PARTS,
     ...over,
   };
 }

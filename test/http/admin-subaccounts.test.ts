@@ -7,7 +7,7 @@ import { identityDeps } from '../../src/commands/users/identity-deps.ts';
 import { assertError, bearer, idem, logIn, PASSWORD } from '../support/admin.ts';
 import { dumpEveryTable } from '../support/database-dump.ts';
 import { useExternalProviderWorld } from '../support/external-provider.ts';
-import { VALID_CPF } from '../support/subaccount-fixtures.ts';
+import { COMPANY_PARTS, freshDocument } from '../support/subaccount-fixtures.ts';
 
 // Issue 28 item 2 (first part): the local subaccount record over the real HTTP stack, PostgreSQL and the
 // provider emulator on a socket. Expected values come from SPEC 2.7 (fields; token flags recomputed; sanitized
@@ -61,12 +61,7 @@ beforeAll(async () => {
   roles = tokens as typeof roles;
 });
 
-let docSeq = 0;
-/** A fresh valid-format CNPJ per test (the emulator refuses a second live account with one document). */
-function document(): string {
-  docSeq += 1;
-  return `${String(Date.now() % 1e8).padStart(8, '0')}${String(docSeq).padStart(4, '0')}81`.slice(0, 14);
-}
+const document = () => freshDocument('81');
 
 function body(over: Record<string, unknown> = {}) {
   return {
@@ -76,27 +71,7 @@ function body(over: Record<string, unknown> = {}) {
     commercial_name: 'Loja Filha',
     document: document(),
     email: 'financeiro@lojafilha.example',
-    responsible: {
-      name: 'Maria Responsavel',
-      document: VALID_CPF,
-      phone: '11987654321',
-      birth_date: '1980-05-17',
-    },
-    address: {
-      zip_code: '01310100',
-      street: 'Avenida Paulista',
-      number: '1000',
-      district: 'Bela Vista',
-      city: 'Sao Paulo',
-      state: 'SP',
-    },
-    bank_account: {
-      bank_code: '341',
-      branch: '0937',
-      account: '4455667',
-      account_digit: '8',
-      account_type: 'checking',
-    },
+    ...COMPANY_PARTS,
     ...over,
   };
 }

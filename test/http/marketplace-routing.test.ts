@@ -10,7 +10,7 @@ import { addDays, boletoBody, pixBody, today } from '../support/charges.ts';
 import { type ExternalProviderWorld, startExternalProviderWorld } from '../support/external-provider.ts';
 import { commandDeps, type SeededKey, seedChildTenant, seedTenantAndKey } from '../support/fixtures.ts';
 import type { TestResponse } from '../support/http.ts';
-import { VALID_CPF } from '../support/subaccount-fixtures.ts';
+import { COMPANY_PARTS, freshDocument } from '../support/subaccount-fixtures.ts';
 
 // Issue 28 item 3: charges routed through a marketplace subaccount (SPEC 2.8 last paragraph, 2.2
 // `subaccount_id`, 7 `422 subaccount_not_configured` / `422 subaccount_credentials_missing`), over the real
@@ -60,12 +60,7 @@ async function rules(tenantId: string, providerId: string, methods = ['pix', 'bo
   }
 }
 
-let docSeq = 0;
-/** A fresh valid-format CNPJ per link (the emulator refuses a second live account with one document). */
-function document(): string {
-  docSeq += 1;
-  return `${String(Date.now() % 1e8).padStart(8, '0')}${String(docSeq).padStart(4, '0')}81`.slice(0, 14);
-}
+const document = () => freshDocument('81');
 
 async function link(providerId: string, tenantId: string) {
   const res = await world.app.request('POST', '/admin/subaccounts', {
@@ -77,27 +72,7 @@ async function link(providerId: string, tenantId: string) {
       commercial_name: 'Loja Cliente',
       document: document(),
       email: 'financeiro@lojacliente.example',
-      responsible: {
-        name: 'Maria Responsavel',
-        document: VALID_CPF,
-        phone: '11987654321',
-        birth_date: '1980-05-17',
-      },
-      address: {
-        zip_code: '01310100',
-        street: 'Avenida Paulista',
-        number: '1000',
-        district: 'Bela Vista',
-        city: 'Sao Paulo',
-        state: 'SP',
-      },
-      bank_account: {
-        bank_code: '341',
-        branch: '0937',
-        account: '4455667',
-        account_digit: '8',
-        account_type: 'checking',
-      },
+      ...COMPANY_PARTS,
     },
   });
   assert.equal(res.status, 201, res.text);

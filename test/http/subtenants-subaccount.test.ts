@@ -8,7 +8,7 @@ import { assertError } from '../support/admin.ts';
 import { dumpEveryTable } from '../support/database-dump.ts';
 import { useExternalProviderWorld } from '../support/external-provider.ts';
 import { commandDeps, type SeededKey, seedTenantAndKey } from '../support/fixtures.ts';
-import { INVALID_CPF, VALID_CPF } from '../support/subaccount-fixtures.ts';
+import { COMPANY_PARTS, freshDocument, INVALID_CPF } from '../support/subaccount-fixtures.ts';
 
 // SPEC 4.13 "registers a child company and tries to convert its subaccount", over the real HTTP stack,
 // PostgreSQL and the provider emulator on a socket. Expected values come from SPEC 1 (the client never
@@ -96,12 +96,7 @@ beforeAll(async () => {
   await world.app.settle();
 });
 
-let docSeq = 0;
-/** A fresh valid-format CNPJ per request (the emulator refuses a second account with one document). */
-function document(): string {
-  docSeq += 1;
-  return `${String(Date.now() % 1e8).padStart(8, '0')}${String(docSeq).padStart(4, '0')}91`.slice(0, 14);
-}
+const document = () => freshDocument('91');
 
 function company(over: Record<string, unknown> = {}) {
   return {
@@ -109,27 +104,8 @@ function company(over: Record<string, unknown> = {}) {
     commercial_name: 'Padaria Central',
     document: document(),
     email: 'financeiro@padaria.example',
-    responsible: {
-      name: 'Maria Responsavel',
-      document: VALID_CPF,
-      phone: '11987654321',
-      birth_date: '1980-05-17',
-    },
-    address: {
-      zip_code: '01310100',
-      street: 'Avenida Paulista',
-      number: '1000',
-      district: 'Bela Vista',
-      city: 'Sao Paulo',
-      state: 'SP',
-    },
-    bank_account: {
-      bank_code: '341',
-      branch: '0937',
-      account: BANK_ACCOUNT,
-      account_digit: '8',
-      account_type: 'checking',
-    },
+    ...COMPANY_PARTS,
+    bank_account: { ...COMPANY_PARTS.bank_account, account: BANK_ACCOUNT },
     ...over,
   };
 }

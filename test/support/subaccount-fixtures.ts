@@ -68,3 +68,44 @@ export function merchant(identity: string, extra: Record<string, unknown> = {}):
     ...extra,
   };
 }
+
+/**
+ * The responsible person, address and payout account of a subaccount as an API client sends them
+ * (`POST /admin/subaccounts`, a subtenant's `subaccount`); the CPF is valid, so the emulator's 1343 stays away.
+ */
+export const COMPANY_PARTS = {
+  responsible: {
+    name: 'Maria Responsavel',
+    document: VALID_CPF,
+    phone: '11987654321',
+    birth_date: '1980-05-17',
+  },
+  address: {
+    zip_code: '01310100',
+    street: 'Avenida Paulista',
+    number: '1000',
+    district: 'Bela Vista',
+    city: 'Sao Paulo',
+    state: 'SP',
+  },
+  bank_account: {
+    bank_code: '341',
+    branch: '0937',
+    account: '4455667',
+    account_digit: '8',
+    account_type: 'checking',
+  },
+} as const;
+
+let documents = 0;
+/**
+ * A fresh valid-format CNPJ per call (the emulator refuses a second live account with one document);
+ * `suffix` keeps the files that share an emulator apart.
+ */
+export function freshDocument(suffix = '81'): string {
+  documents += 1;
+  return `${String(Date.now() % 1e8).padStart(8, '0')}${String(documents).padStart(4, '0')}${suffix}`.slice(
+    0,
+    14,
+  );
+}
