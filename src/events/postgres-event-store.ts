@@ -19,7 +19,8 @@ import {
 } from './event-store.ts';
 import { applyEvents, handles, type Projection } from './projection.ts';
 
-interface EventRow {
+/** A row of `events` as the reads select it (also the payer page's read: src/commands/checkouts/page-read.ts). */
+export interface EventRow {
   global_position: string;
   transaction_id: string;
   stream_id: string;
@@ -43,7 +44,7 @@ const COLUMNS = sql.raw(COLUMN_LIST);
 export const READ_STREAM_SQL = `select ${COLUMN_LIST} from events where stream_id = $1 and version >= $2 order by version`;
 const readStream = constantQuery<EventRow>(READ_STREAM_SQL);
 
-function toRecorded(row: EventRow): RecordedEvent {
+export function toRecorded(row: EventRow): RecordedEvent {
   const position = Number(row.global_position);
   return {
     id: row.event_id,

@@ -1,21 +1,11 @@
 import { type CheckoutEvent, checkout } from '../../aggregates/checkout.ts';
 import { fold } from '../../aggregates/decider.ts';
 import { constantQuery } from '../../db/constant-query.ts';
-import type { EventMetadata, RecordedEvent } from '../../events/event-store.ts';
+import { type EventRow, toRecorded } from '../../events/postgres-event-store.ts';
 import type { AppContext } from '../context.ts';
 import { checkoutStream, type FoldedCheckout, foldCheckout } from './record.ts';
 
-interface Row {
-  global_position: string;
-  transaction_id: string;
-  stream_id: string;
-  version: string;
-  event_id: string;
-  type: string;
-  schema_version: number;
-  data: unknown;
-  metadata: EventMetadata;
-  recorded_at: Date | string;
+interface Row extends EventRow {
   /** Only on the stream's first event: the tenant its `checkout_created` names, when its row exists. */
   tenant_id: string | null;
   tenant_name: string | null;
@@ -34,22 +24,6 @@ const READ_CHECKOUT_WITH_TENANT = constantQuery<Row>(
     "from events e left join tenants t on e.version = 1 and t.id = e.data->>'tenant_id' " +
     'where e.stream_id = $1 and e.version >= 1 order by e.version',
 );
-
-function recorded(row: Row): RecordedEvent {
-  const position = Number(row.global_position);
-  return {
-    id: row.event_id,
-    stream: row.stream_id,
-    version: Number(row.version),
-    position,
-    checkpoint: { tx: Number(row.transaction_id), pos: position },
-    type: row.type,
-    schemaVersion: row.schema_version,
-    data: row.data,
-    metadata: row.metadata,
-    recordedAt: row.recorded_at instanceof Date ? row.recorded_at : new Date(row.recorded_at),
-  };
-}
 
 export interface CheckoutPageRead {
   folded: FoldedCheckout | undefined;
@@ -80,14 +54,14 @@ export async function readCheckoutForPage(
   // The same fold as foldCheckout (src/commands/checkouts/record.ts), over the same rows.
   const state = fold(
     checkout,
-    rows.map((r) => ctx.events.decodeStored(recorded(r)) as CheckoutEvent),
+    rows.map((r) => ctx.events.decodeStored(toRecorded(r)) as CheckoutEvent),
   );
   if (state.status === 'none') return { folded: undefined };
   const folded: FoldedCheckout = {
     state,
     version: Number(last.version),
-    createdAt: recorded(first).recordedAt,
-    updatedAt: recorded(last).recordedAt,
+    createdAt: toRecorded(first).recordedAt,
+    updatedAt: toRecorded(last).recordedAt,
   };
   const tenantId = state.created.tenant_id;
   if (first.tenant_id === tenantId) return { folded, merchantName: first.tenant_name };
