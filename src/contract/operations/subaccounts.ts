@@ -13,6 +13,31 @@ import {
 export const SUBACCOUNT_ADMIN: readonly Role[] = ['super_admin'];
 
 const access = { auth: 'session' as const, roles: SUBACCOUNT_ADMIN };
+
+/** The responsible person, address and payout account of the examples (also a subtenant's `subaccount`). */
+export const COMPANY_EXAMPLE = {
+  responsible: {
+    name: 'Maria Responsavel',
+    document: '52998224725',
+    phone: '11912345678',
+    birth_date: '1980-05-17',
+  },
+  address: {
+    zip_code: '01310100',
+    street: 'Avenida Paulista',
+    number: '1000',
+    district: 'Bela Vista',
+    city: 'Sao Paulo',
+    state: 'SP',
+  },
+  bank_account: {
+    bank_code: '341',
+    branch: '0937',
+    account: '4455667',
+    account_digit: '8',
+    account_type: 'checking',
+  },
+};
 const ROUTE = '/admin/subaccounts';
 
 export const createSubaccount = operation({
@@ -42,27 +67,7 @@ export const createSubaccount = operation({
       commercial_name: 'Loja Filha',
       document: '11222333000181',
       email: 'financeiro@lojafilha.example',
-      responsible: {
-        name: 'Maria Responsavel',
-        document: '52998224725',
-        phone: '11912345678',
-        birth_date: '1980-05-17',
-      },
-      address: {
-        zip_code: '01310100',
-        street: 'Avenida Paulista',
-        number: '1000',
-        district: 'Bela Vista',
-        city: 'Sao Paulo',
-        state: 'SP',
-      },
-      bank_account: {
-        bank_code: '341',
-        branch: '0937',
-        account: '4455667',
-        account_digit: '8',
-        account_type: 'checking',
-      },
+      ...COMPANY_EXAMPLE,
     },
   },
 });

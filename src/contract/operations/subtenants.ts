@@ -10,6 +10,7 @@ import {
   subtenantListQuery,
   subtenantView,
 } from '../subtenants.ts';
+import { COMPANY_EXAMPLE } from './subaccounts.ts';
 
 /** Public subtenants (SPEC 4.13, 5.3, 5.4, 5.5; docs/decisions.md "Subtenants (issue 28 item 1)"). */
 const SUBTENANTS_ROUTE = '/v1/subtenants';
@@ -34,27 +35,7 @@ export const createSubtenant = operation({
         commercial_name: 'Padaria Central',
         document: '11222333000181',
         email: 'financeiro@padariacentral.example',
-        responsible: {
-          name: 'Maria Responsavel',
-          document: '52998224725',
-          phone: '11912345678',
-          birth_date: '1980-05-17',
-        },
-        address: {
-          zip_code: '01310100',
-          street: 'Avenida Paulista',
-          number: '1000',
-          district: 'Bela Vista',
-          city: 'Sao Paulo',
-          state: 'SP',
-        },
-        bank_account: {
-          bank_code: '341',
-          branch: '0937',
-          account: '4455667',
-          account_digit: '8',
-          account_type: 'checking',
-        },
+        ...COMPANY_EXAMPLE,
       },
     },
   },
