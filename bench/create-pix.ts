@@ -272,6 +272,43 @@ export function loadRunCells(r: LoadRun): string[] {
   ];
 }
 
+/**
+ * The raw runs of two sides `a` and `b` beside `/health`, with a/b CPU per run, printed; answers the medians of
+ * the runs' ratios (whole CPU and gateway alone).
+ */
+export function printPairedRuns(
+  names: readonly [string, string],
+  a: readonly LoadRun[],
+  b: readonly LoadRun[],
+  health: readonly LoadRun[],
+): { ratio: number; gatewayRatio: number } {
+  const pairs = a.map((x, i) => ({ x, y: b[i] as LoadRun, h: health[i] as LoadRun }));
+  const ratio = `${names[0]}/${names[1]}`;
+  console.log('\nraw runs (latency in ms; CPU in µs per 2xx request):\n');
+  printTable(
+    [
+      'run',
+      ...loadRunColumns(names[0]),
+      ...loadRunColumns(names[1]),
+      '/health CPU/req',
+      `${ratio} CPU`,
+      `${ratio} gateway CPU`,
+    ],
+    pairs.map(({ x, y, h }, i) => [
+      String(i + 1),
+      ...loadRunCells(x),
+      ...loadRunCells(y),
+      fmt(h.totalCpuUs),
+      fmt(x.totalCpuUs / y.totalCpuUs, 2),
+      fmt(x.serverCpuUs / y.serverCpuUs, 2),
+    ]),
+  );
+  return {
+    ratio: median(pairs.map(({ x, y }) => x.totalCpuUs / y.totalCpuUs)),
+    gatewayRatio: median(pairs.map(({ x, y }) => x.serverCpuUs / y.serverCpuUs)),
+  };
+}
+
 export async function benchCreatePix(opts: BenchOptions, http: HttpBenchOptions): Promise<CreateReport> {
   const { bench, gateway } = await startHttpBench('create (B1): POST /v1/pix', opts, http);
   let floor: ServeProcess | undefined;

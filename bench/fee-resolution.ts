@@ -11,13 +11,12 @@ import { saoPauloDate } from '../src/aggregates/business-date.ts';
 import {
   describeRun,
   type HttpBenchOptions,
-  loadRunCells,
-  loadRunColumns,
   PIX_BODY,
+  printPairedRuns,
   startHttpBench,
 } from './create-pix.ts';
 import { type GatewayProcess, type LoadRun, type LoadSpec, loadRun } from './http-server.ts';
-import { type BenchOptions, fmt, median, printTable, settle } from './support.ts';
+import { type BenchOptions, fmt, median, settle } from './support.ts';
 import { type WireFigures, wirePass } from './wire-pass.ts';
 
 const ADMIN = { email: 'bench-admin@example.com', password: 'bench admin password 0123' };
@@ -163,26 +162,7 @@ export async function benchFeeResolution(
         console.log(describeRun(`run ${run} ${side}`, r));
       }
     }
-    const pairs = runs.deep.map((d, i) => ({ d, f: runs.flat[i] as LoadRun, h: runs.health[i] as LoadRun }));
-    console.log('\nraw runs (latency in ms; CPU in µs per 2xx request):\n');
-    printTable(
-      [
-        'run',
-        ...loadRunColumns('depth 5'),
-        ...loadRunColumns('depth 1'),
-        '/health CPU/req',
-        'depth5/depth1 CPU',
-        'depth5/depth1 gateway CPU',
-      ],
-      pairs.map(({ d, f, h }, i) => [
-        String(i + 1),
-        ...loadRunCells(d),
-        ...loadRunCells(f),
-        fmt(h.totalCpuUs),
-        fmt(d.totalCpuUs / f.totalCpuUs, 2),
-        fmt(d.serverCpuUs / f.serverCpuUs, 2),
-      ]),
-    );
+    const paired = printPairedRuns(['depth5', 'depth1'], runs.deep, runs.flat, runs.health);
     let wireSeq = 0;
     const wireRequest = (key: string, label: string) => ({
       method: 'POST' as const,
@@ -204,8 +184,8 @@ export async function benchFeeResolution(
       deep: runs.deep,
       flat: runs.flat,
       health: runs.health,
-      ratio: median(pairs.map(({ d, f }) => d.totalCpuUs / f.totalCpuUs)),
-      gatewayRatio: median(pairs.map(({ d, f }) => d.serverCpuUs / f.serverCpuUs)),
+      ratio: paired.ratio,
+      gatewayRatio: paired.gatewayRatio,
       medianDeepCpuUs: m('deep', (r) => r.totalCpuUs),
       medianFlatCpuUs: m('flat', (r) => r.totalCpuUs),
       medianHealthCpuUs: m('health', (r) => r.totalCpuUs),

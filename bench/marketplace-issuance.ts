@@ -12,15 +12,9 @@
 import { randomBytes } from 'node:crypto';
 import { startProviderEmulator } from '../src/providers/emulator/server.ts';
 import { COMPANY_PARTS } from '../test/support/subaccount-fixtures.ts';
-import {
-  describeRun,
-  type HttpBenchOptions,
-  loadRunCells,
-  loadRunColumns,
-  startHttpBench,
-} from './create-pix.ts';
+import { describeRun, type HttpBenchOptions, printPairedRuns, startHttpBench } from './create-pix.ts';
 import { type GatewayProcess, type LoadRun, type LoadSpec, loadRun } from './http-server.ts';
-import { type BenchOptions, fmt, median, printTable, settle } from './support.ts';
+import { type BenchOptions, fmt, median, settle } from './support.ts';
 import { type WireFigures, wirePass } from './wire-pass.ts';
 
 const ADMIN = { email: 'bench-admin@example.com', password: 'bench admin password 0123' };
@@ -251,30 +245,7 @@ export async function benchMarketplaceIssuance(
         console.log(describeRun(`run ${run} ${side}`, r));
       }
     }
-    const pairs = runs.marketplace.map((m, i) => ({
-      m,
-      p: runs.plain[i] as LoadRun,
-      h: runs.health[i] as LoadRun,
-    }));
-    console.log('\nraw runs (latency in ms; CPU in µs per 2xx request):\n');
-    printTable(
-      [
-        'run',
-        ...loadRunColumns('marketplace'),
-        ...loadRunColumns('plain'),
-        '/health CPU/req',
-        'marketplace/plain CPU',
-        'marketplace/plain gateway CPU',
-      ],
-      pairs.map(({ m, p, h }, i) => [
-        String(i + 1),
-        ...loadRunCells(m),
-        ...loadRunCells(p),
-        fmt(h.totalCpuUs),
-        fmt(m.totalCpuUs / p.totalCpuUs, 2),
-        fmt(m.serverCpuUs / p.serverCpuUs, 2),
-      ]),
-    );
+    const paired = printPairedRuns(['marketplace', 'plain'], runs.marketplace, runs.plain, runs.health);
     let wireSeq = 0;
     const wireRequest = (key: string, label: string) => ({
       method: 'POST' as const,
@@ -296,8 +267,8 @@ export async function benchMarketplaceIssuance(
       marketplace: runs.marketplace,
       plain: runs.plain,
       health: runs.health,
-      ratio: median(pairs.map(({ m, p }) => m.totalCpuUs / p.totalCpuUs)),
-      gatewayRatio: median(pairs.map(({ m, p }) => m.serverCpuUs / p.serverCpuUs)),
+      ratio: paired.ratio,
+      gatewayRatio: paired.gatewayRatio,
       medianMarketplaceCpuUs: med('marketplace', (r) => r.totalCpuUs),
       medianPlainCpuUs: med('plain', (r) => r.totalCpuUs),
       medianHealthCpuUs: med('health', (r) => r.totalCpuUs),
