@@ -15,7 +15,7 @@ import { JobRunner } from '../../src/workers/job-runner.ts';
 import { JobLease } from '../../src/workers/lease.ts';
 import { dumpEveryTable } from '../support/database-dump.ts';
 import { useExternalProviderWorld } from '../support/external-provider.ts';
-import { COMPANY_PARTS, freshDocument, merchant } from '../support/subaccount-fixtures.ts';
+import { COMPANY_PARTS, emulatorProvider, freshDocument, merchant } from '../support/subaccount-fixtures.ts';
 
 // Issue 28 item 2 (remainder), SPEC 3.6 ("`creating`, `unknown` need consult or reconciliation"), 4.14, 2.7,
 // 2.8: the subaccount reconciliation job over the real HTTP stack, PostgreSQL and the provider emulator on a
@@ -36,23 +36,8 @@ function reconciler(): Job<SubaccountReconcileResult> {
   return job as Job<SubaccountReconcileResult>;
 }
 
-async function provider(environment: string, credentials: Record<string, string>) {
-  const res = await world.app.request('POST', '/admin/providers', {
-    headers: world.admin,
-    json: {
-      name: `Marketplace ${randomUUID()}`,
-      kind: 'external',
-      environment,
-      enabled_methods: ['pix', 'boleto'],
-      is_marketplace: true,
-      credentials,
-      payment_host: world.emulator.paymentUrl,
-      api_host: world.emulator.apiUrl,
-    },
-  });
-  assert.equal(res.status, 201, res.text);
-  return res.body.data.id as string;
-}
+const provider = (environment: string, credentials: Record<string, string>) =>
+  emulatorProvider(world, environment, credentials);
 
 beforeAll(async () => {
   marketplace = await provider('production', { api_key: 'emu-production-key' });

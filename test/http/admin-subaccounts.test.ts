@@ -7,7 +7,7 @@ import { identityDeps } from '../../src/commands/users/identity-deps.ts';
 import { assertError, bearer, idem, logIn, PASSWORD } from '../support/admin.ts';
 import { dumpEveryTable } from '../support/database-dump.ts';
 import { useExternalProviderWorld } from '../support/external-provider.ts';
-import { COMPANY_PARTS, freshDocument } from '../support/subaccount-fixtures.ts';
+import { COMPANY_PARTS, emulatorProvider, freshDocument } from '../support/subaccount-fixtures.ts';
 
 // Issue 28 item 2 (first part): the local subaccount record over the real HTTP stack, PostgreSQL and the
 // provider emulator on a socket. Expected values come from SPEC 2.7 (fields; token flags recomputed; sanitized
@@ -22,23 +22,8 @@ let sandboxMatrix: string;
 let sandboxWithProductionKey: string;
 let roles: { tenant_admin: Record<string, string>; viewer: Record<string, string> };
 
-async function provider(environment: string, credentials: Record<string, string>, isMarketplace = true) {
-  const res = await world.app.request('POST', '/admin/providers', {
-    headers: world.admin,
-    json: {
-      name: `Marketplace ${randomUUID()}`,
-      kind: 'external',
-      environment,
-      enabled_methods: ['pix', 'boleto'],
-      is_marketplace: isMarketplace,
-      credentials,
-      payment_host: world.emulator.paymentUrl,
-      api_host: world.emulator.apiUrl,
-    },
-  });
-  assert.equal(res.status, 201, res.text);
-  return res.body.data.id as string;
-}
+const provider = (environment: string, credentials: Record<string, string>, isMarketplace = true) =>
+  emulatorProvider(world, environment, credentials, isMarketplace);
 
 beforeAll(async () => {
   marketplace = await provider('production', { api_key: 'emu-production-key' });

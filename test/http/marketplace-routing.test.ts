@@ -10,7 +10,7 @@ import { addDays, boletoBody, pixBody, today } from '../support/charges.ts';
 import { type ExternalProviderWorld, startExternalProviderWorld } from '../support/external-provider.ts';
 import { commandDeps, type SeededKey, seedChildTenant, seedTenantAndKey } from '../support/fixtures.ts';
 import type { TestResponse } from '../support/http.ts';
-import { COMPANY_PARTS, freshDocument } from '../support/subaccount-fixtures.ts';
+import { COMPANY_PARTS, emulatorProvider, freshDocument } from '../support/subaccount-fixtures.ts';
 
 // Issue 28 item 3: charges routed through a marketplace subaccount (SPEC 2.8 last paragraph, 2.2
 // `subaccount_id`, 7 `422 subaccount_not_configured` / `422 subaccount_credentials_missing`), over the real
@@ -32,23 +32,8 @@ let sandboxLink: { id: string; provider_reference: string };
 
 const MATRIX_PRODUCTION_KEY = 'emu-production-key';
 
-async function marketplaceProvider(environment: string, credentials: Record<string, string>) {
-  const res = await world.app.request('POST', '/admin/providers', {
-    headers: world.admin,
-    json: {
-      name: `Marketplace ${randomUUID()}`,
-      kind: 'external',
-      environment,
-      enabled_methods: ['pix', 'boleto'],
-      is_marketplace: true,
-      credentials,
-      payment_host: world.emulator.paymentUrl,
-      api_host: world.emulator.apiUrl,
-    },
-  });
-  assert.equal(res.status, 201, res.text);
-  return res.body.data.id as string;
-}
+const marketplaceProvider = (environment: string, credentials: Record<string, string>) =>
+  emulatorProvider(world, environment, credentials);
 
 async function rules(tenantId: string, providerId: string, methods = ['pix', 'boleto']) {
   for (const method of methods) {

@@ -1,4 +1,7 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import type { PortSubaccount } from '../../src/providers/port.ts';
+import type { ExternalProviderWorld } from './external-provider.ts';
 
 /**
  * Issue 28: a subaccount as the port creates it and as the wire carries it (wave 2b §4.1), for the emulator
@@ -108,4 +111,28 @@ export function freshDocument(suffix = '81'): string {
     0,
     14,
   );
+}
+
+/** An external provider record on the world's emulator (a marketplace unless said otherwise), by the panel. */
+export async function emulatorProvider(
+  world: ExternalProviderWorld,
+  environment: string,
+  credentials: Record<string, string>,
+  isMarketplace = true,
+): Promise<string> {
+  const res = await world.app.request('POST', '/admin/providers', {
+    headers: world.admin,
+    json: {
+      name: `Marketplace ${randomUUID()}`,
+      kind: 'external',
+      environment,
+      enabled_methods: ['pix', 'boleto'],
+      is_marketplace: isMarketplace,
+      credentials,
+      payment_host: world.emulator.paymentUrl,
+      api_host: world.emulator.apiUrl,
+    },
+  });
+  assert.equal(res.status, 201, res.text);
+  return res.body.data.id as string;
 }
