@@ -20,7 +20,8 @@ import { environmentToken, openTokens, subaccountStream } from './record.ts';
  *   environment (production -> `production_token`, sandbox -> `sandbox_token`), else
  *   `422 subaccount_credentials_missing`. Several active links of one tenant and provider: the oldest
  *   (created_at, then id) serves, deterministically (docs/decisions.md "Marketplace routing"). One SQL read
- *   of the `subaccounts` read model, which is inline (committed with the events), so never behind them.
+ *   of the `subaccounts` read model: inline (committed with the events), and a reference projection that
+ *   async mode catches up before the request decides, so never behind them.
  * - {@link subaccountToken}, at call time (issuance, refresh, reconcile, refund, due date, payout): the
  *   token of the charge's environment read from the subaccount's own stream. A link disabled since the
  *   charge was issued still serves that charge (disabling stops new charges only); a token gone or
