@@ -25,6 +25,16 @@ const DAY = (date: string, created: number, amount: number, paid: number, paidAm
   paid_amount: paidAmount,
 });
 
+/** A subtenant as it is read, and (with its subaccount) as its creation answers it. */
+const subtenant = {
+  id: SUBTENANT,
+  name: 'Padaria Central',
+  type_id: 'tty_01jd3w1a3c5e7g9j1l3n5q7s9u',
+  parent_id: TENANT,
+  status: 'active',
+  created_at: AT,
+};
+
 /**
  * One example of /openapi.json per component schema, by its name under components.schemas: they belong to
  * no one operation, and src/http/openapi.ts derives from them the examples of `{ data: X }` and
@@ -70,21 +80,9 @@ export const componentExamples: Record<string, unknown> = {
     read: true,
     read_at: LATER,
   },
-  Subtenant: {
-    id: SUBTENANT,
-    name: 'Padaria Central',
-    type_id: 'tty_01jd3w1a3c5e7g9j1l3n5q7s9u',
-    parent_id: TENANT,
-    status: 'active',
-    created_at: AT,
-  },
+  Subtenant: subtenant,
   CreatedSubtenant: {
-    id: SUBTENANT,
-    name: 'Padaria Central',
-    type_id: 'tty_01jd3w1a3c5e7g9j1l3n5q7s9u',
-    parent_id: TENANT,
-    status: 'active',
-    created_at: AT,
+    ...subtenant,
     subaccount: {
       id: 'sac_01jd3v7a9c1e3g5j7m9p1s3u5w',
       status: 'active',
