@@ -18,19 +18,17 @@ import {
   StreamNotFoundError,
 } from '@eventstore/db-client';
 import {
-  AppendListeners,
   type AppendResult,
   type Checkpoint,
-  checkAppend,
   compareCheckpoints,
   type EventMetadata,
-  type EventStore,
   type ExpectedVersion,
   type NewEvent,
   type RecordedEvent,
   START,
   WrongExpectedVersionError,
 } from './event-store.ts';
+import { NotifyingEventStore } from './notifying-event-store.ts';
 
 /**
  * Reserved key in the ESDB event metadata that carries `schemaVersion`; ESDB has no field for it, and it is
@@ -116,26 +114,25 @@ async function collect<E>(read: StreamingRead<E>): Promise<E[]> {
  * single `appendToStream`. It cannot run projections inside an append: every projection runs async, with its
  * checkpoint kept in the read-model database.
  */
-export class EventStoreDbEventStore implements EventStore {
+export class EventStoreDbEventStore extends NotifyingEventStore {
   readonly kind = 'eventstoredb' as const;
   readonly supportsInlineProjections = false;
   private readonly client: EventStoreDBClient;
   /** A client handed in may be shared, so only a client built here from a connection string is disposed. */
   private readonly ownsClient: boolean;
-  private readonly appended = new AppendListeners();
 
   constructor(connection: string | EventStoreDBClient) {
+    super();
     this.ownsClient = typeof connection === 'string';
     this.client =
       typeof connection === 'string' ? EventStoreDBClient.connectionString(connection) : connection;
   }
 
-  async append(
+  protected async write(
     stream: string,
     events: readonly NewEvent[],
     expected: ExpectedVersion,
   ): Promise<AppendResult> {
-    checkAppend(events, expected);
     const proposed = events.map((e) =>
       jsonEvent({
         id: e.id,
@@ -167,7 +164,6 @@ export class EventStoreDbEventStore implements EventStore {
       commit !== undefined && commit >= 0n && commit <= BigInt(Number.MAX_SAFE_INTEGER)
         ? toNumber(commit)
         : await this.positionOf(stream, result.nextExpectedRevision);
-    this.appended.notify();
     return { version, position };
   }
 
@@ -234,12 +230,7 @@ export class EventStoreDbEventStore implements EventStore {
     }
   }
 
-  onAppended(listener: () => void): () => void {
-    return this.appended.add(listener);
-  }
-
-  async close(): Promise<void> {
-    this.appended.clear();
+  protected override async release(): Promise<void> {
     if (this.ownsClient) await this.client.dispose();
   }
 

@@ -3,13 +3,11 @@ import { constantQuery } from '../db/constant-query.ts';
 import type { Database } from '../db/schema.ts';
 import { executeSql, q, type SqlText } from '../db/sql-text.ts';
 import {
-  AppendListeners,
   type AppendResult,
   type Checkpoint,
   checkAppend,
   DuplicateEventIdError,
   type EventMetadata,
-  type EventStore,
   type ExpectedVersion,
   type NewEvent,
   type RecordedEvent,
@@ -17,6 +15,7 @@ import {
   type StreamAppend,
   WrongExpectedVersionError,
 } from './event-store.ts';
+import { NotifyingEventStore } from './notifying-event-store.ts';
 import { applyEvents, handles, type Projection } from './projection.ts';
 
 /** A row of `events` as the reads select it (also the payer page's read: src/commands/checkouts/page-read.ts). */
@@ -115,22 +114,22 @@ export interface NewStream {
  * PostgreSQL adapter. One statement per append: the stream row is claimed or advanced first (that row lock
  * is the only serialization, per stream), then the batch is inserted from the new version. No global lock.
  */
-export class PostgresEventStore implements EventStore {
+export class PostgresEventStore extends NotifyingEventStore {
   readonly kind = 'postgres' as const;
   readonly supportsInlineProjections = true;
-  private readonly appended = new AppendListeners();
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly inline: readonly Projection[] = [],
-  ) {}
+  ) {
+    super();
+  }
 
-  async append(
+  protected async write(
     stream: string,
     events: readonly NewEvent[],
     expected: ExpectedVersion,
   ): Promise<AppendResult> {
-    checkAppend(events, expected);
     const projections = this.projectionsFor(events);
     const fused = this.fusedProjections(stream, events, expected, projections);
     let result: AppendResult | undefined;
@@ -147,9 +146,7 @@ export class PostgresEventStore implements EventStore {
     } catch (error) {
       if (!(error instanceof NoAppend) && !isEventIdViolation(error)) throw error;
     }
-    result ??= await this.explainRefusal(stream, events, expected);
-    this.appended.notify();
-    return result;
+    return result ?? (await this.explainRefusal(stream, events, expected));
   }
 
   private projectionsFor(events: readonly NewEvent[]): readonly Projection[] {
@@ -562,14 +559,6 @@ export class PostgresEventStore implements EventStore {
       order by events.transaction_id desc, events.global_position desc limit 1`.execute(this.db);
     const row = rows[0];
     return row ? { tx: Number(row.tx), pos: Number(row.pos) } : { ...START };
-  }
-
-  onAppended(listener: () => void): () => void {
-    return this.appended.add(listener);
-  }
-
-  async close(): Promise<void> {
-    this.appended.clear();
   }
 }
 

@@ -1,13 +1,13 @@
+import { type AskedCharge, pixAutomaticRoutes } from './pix-automatic-routes.ts';
 import {
   type EmulatedCobR,
   type EmulatedRec,
   type Invalid,
   isoDate,
-  PERIODICITIES,
   type PixAutomaticStore,
-  RETRY_POLICIES,
   type RecBody,
   type Refusal,
+  recCalendar,
 } from './pix-automatic-state.ts';
 import { isRecord, type Route, type WireAnswer, type WireRequest } from './wire.ts';
 
@@ -157,14 +157,13 @@ function recInput(body: Record<string, unknown>, today: string): Invalid | RecBo
     return { property: 'vinculo.devedor', reason: 'cpf ou cnpj e nome obrigatórios' };
   if (v.objeto !== undefined && (typeof v.objeto !== 'string' || v.objeto.length > 35))
     return { property: 'vinculo.objeto', reason: 'até 35 caracteres' };
-  const c = body.calendario;
-  const start = isRecord(c) ? isoDate(c.dataInicial) : null;
-  if (!isRecord(c) || !start || start < today)
-    return { property: 'calendario.dataInicial', reason: 'data futura YYYY-MM-DD' };
-  const periodicity = PERIODICITIES.find((p) => p === c.periodicidade);
-  if (!periodicity) return { property: 'calendario.periodicidade', reason: PERIODICITIES.join('|') };
-  const retry = RETRY_POLICIES.find((p) => p === body.politicaRetentativa);
-  if (!retry) return { property: 'politicaRetentativa', reason: RETRY_POLICIES.join('|') };
+  const c = isRecord(body.calendario) ? body.calendario : {};
+  const calendar = recCalendar(today, {
+    firstDate: ['calendario.dataInicial', c.dataInicial],
+    periodicity: ['calendario.periodicidade', c.periodicidade],
+    retryPolicy: ['politicaRetentativa', body.politicaRetentativa],
+  });
+  if ('property' in calendar) return calendar;
   const amount = isRecord(body.valor) ? bcbCentavos(body.valor.valorRec) : null;
   if (amount === null || amount < 1)
     return { property: 'valor.valorRec', reason: 'valor fixo "\\d{1,10}\\.\\d{2}"' };
@@ -175,16 +174,33 @@ function recInput(body: Record<string, unknown>, today: string): Invalid | RecBo
     name: v.contrato,
     object: typeof v.objeto === 'string' ? v.objeto : null,
     debtor: { document: String(document), name: d.nome },
-    firstDate: start,
-    periodicity,
-    retryPolicy: retry,
+    ...calendar,
     amount,
     // Journey 3: an immediate charge (`ativacao.dadosJornada.txid`) is paid with the approval.
     immediatePayment: typeof txid === 'string' && txid !== '' ? { amount, reference: txid } : null,
   };
 }
 
-const CANCEL_ONLY = { property: 'status', reason: 'somente CANCELADA' };
+/** A `PUT /cobr/{txid}` body (wire doc §3.4): its recurrence and the charge's terms, or what is wrong with it. */
+function cobrInput(
+  txid: string,
+  body: Record<string, unknown>,
+  store: PixAutomaticStore,
+  env: WireRequest['environment'],
+): Invalid | AskedCharge {
+  if (!/^[0-9A-Za-z]{26,35}$/.test(txid)) return { property: 'txid', reason: '26 a 35 alfanuméricos' };
+  const rec = typeof body.idRec === 'string' ? store.rec(body.idRec, env) : undefined;
+  if (!rec) return { property: 'idRec', reason: 'recorrência inexistente' };
+  const due = isRecord(body.calendario) ? isoDate(body.calendario.dataDeVencimento) : null;
+  if (!due) return { property: 'calendario.dataDeVencimento', reason: 'YYYY-MM-DD' };
+  const amount = isRecord(body.valor) ? bcbCentavos(body.valor.original) : null;
+  if (amount === null) return { property: 'valor.original', reason: '"\\d{1,10}\\.\\d{2}"' };
+  const info = typeof body.infoAdicional === 'string' ? body.infoAdicional.slice(0, 140) : null;
+  return { rec, input: { txid, reference: null, dueDate: due, amount, info } };
+}
+
+/** BCB `PATCH` bodies may only cancel. */
+const CANCEL_ONLY: Refusal = { kind: 'invalid', property: 'status', reason: 'somente CANCELADA' };
 
 /** Routes a BCB `/rec` or `/cobr` request; null when the path is not one of them. */
 export function routeBcb(req: WireRequest, store: PixAutomaticStore): Route | null {
@@ -195,94 +211,42 @@ export function routeBcb(req: WireRequest, store: PixAutomaticStore): Route | nu
   const method = req.method.toUpperCase();
   const body = isRecord(req.body) ? req.body : {};
   const env = req.environment;
-  const base = { chargeId: null };
+  const recOf = (c: EmulatedCobR) => store.rec(c.idRec, env) as EmulatedRec;
+  const routes = pixAutomaticRoutes(store, env, {
+    via: 'bcb',
+    refuse: refusal,
+    rec: (status, rec) => ({ status, json: recView(rec) }),
+    cobr: (status, cobr) => ({ status, json: cobrView(cobr, recOf(cobr)) }),
+  });
+  const cancelling = body.status === 'CANCELADA' ? null : CANCEL_ONLY;
 
   if (kind === 'rec') {
     if (id === undefined) {
       if (method !== 'POST') return null;
-      return {
-        ...base,
-        operation: 'pixauto_authorize',
-        reference: null,
-        run() {
-          const input = recInput(body, store.today());
-          if ('property' in input) return refusal({ kind: 'invalid', ...input }, 'Rec');
-          return { status: 201, json: recView(store.createRec({ ...input, environment: env, via: 'bcb' })) };
-        },
-      };
+      return routes.createRec((today) => recInput(body, today));
     }
     const rec = store.rec(id, env);
-    if (method === 'GET')
-      return {
-        ...base,
-        operation: 'pixauto_authorization_get',
-        reference: id,
-        reads: true,
-        run: () => (rec ? { status: 200, json: recView(rec) } : refusal({ kind: 'not_found' }, 'Rec')),
-      };
-    if (method === 'PATCH')
-      return {
-        ...base,
-        operation: 'pixauto_revoke',
-        reference: id,
-        run() {
-          if (!rec) return refusal({ kind: 'not_found' }, 'Rec');
-          if (body.status !== 'CANCELADA') return refusal({ kind: 'invalid', ...CANCEL_ONLY }, 'Rec');
-          const done = store.revoke(rec);
-          return 'kind' in done ? refusal(done, 'Rec') : { status: 200, json: recView(done) };
-        },
-      };
+    if (method === 'GET') return routes.readRec(id, rec);
+    if (method === 'PATCH') return routes.revoke(id, rec, cancelling);
     return null;
   }
 
   if (id === undefined) return null;
   const cobr = store.cobr(id, env);
-  const recOf = (c: EmulatedCobR) => store.rec(c.idRec, env) as EmulatedRec;
   if (method === 'PUT')
-    return {
-      ...base,
-      operation: 'pixauto_schedule',
-      reference: id,
-      run() {
-        if (!/^[0-9A-Za-z]{26,35}$/.test(id))
-          return refusal({ kind: 'invalid', property: 'txid', reason: '26 a 35 alfanuméricos' }, 'CobR');
-        const rec = typeof body.idRec === 'string' ? store.rec(body.idRec, env) : undefined;
-        if (!rec)
-          return refusal({ kind: 'invalid', property: 'idRec', reason: 'recorrência inexistente' }, 'CobR');
-        const due = isRecord(body.calendario) ? isoDate(body.calendario.dataDeVencimento) : null;
-        if (!due)
-          return refusal(
-            { kind: 'invalid', property: 'calendario.dataDeVencimento', reason: 'YYYY-MM-DD' },
-            'CobR',
-          );
-        const amount = isRecord(body.valor) ? bcbCentavos(body.valor.original) : null;
-        if (amount === null)
-          return refusal(
-            { kind: 'invalid', property: 'valor.original', reason: '"\\d{1,10}\\.\\d{2}"' },
-            'CobR',
-          );
-        const info = typeof body.infoAdicional === 'string' ? body.infoAdicional.slice(0, 140) : null;
-        const made = store.schedule(rec, { txid: id, reference: null, dueDate: due, amount, info });
-        return 'kind' in made ? refusal(made, 'CobR') : { status: 201, json: cobrView(made, rec) };
-      },
-    };
-  if (method === 'GET')
-    return {
-      ...base,
-      operation: 'pixauto_schedule_get',
-      reference: cobr?.reference ?? id,
-      reads: true,
-      run: () =>
-        cobr ? { status: 200, json: cobrView(cobr, recOf(cobr)) } : refusal({ kind: 'not_found' }, 'CobR'),
-    };
+    return routes.schedule(id, () => {
+      const asked = cobrInput(id, body, store, env);
+      return 'property' in asked ? { kind: 'invalid', ...asked } : asked;
+    });
+  if (method === 'GET') return routes.readCobR(cobr?.reference ?? id, cobr);
   if (method === 'PATCH')
     return {
-      ...base,
+      chargeId: null,
       operation: 'pixauto_schedule_cancel',
       reference: cobr?.reference ?? id,
       run() {
         if (!cobr) return refusal({ kind: 'not_found' }, 'CobR');
-        if (body.status !== 'CANCELADA') return refusal({ kind: 'invalid', ...CANCEL_ONLY }, 'CobR');
+        if (cancelling) return refusal(cancelling, 'CobR');
         const done = store.cancelCobR(cobr);
         return 'kind' in done ? refusal(done, 'CobR') : { status: 200, json: cobrView(done, recOf(done)) };
       },

@@ -48,14 +48,8 @@ export interface Update {
   readonly data: string;
 }
 
-export interface EmulatedRec {
-  readonly idRec: string;
-  readonly environment: Environment;
-  status: RecStatus;
-  /** `JORNADA_2` (QR of the recurrence only) or `JORNADA_3` (an immediate charge at authorization). */
-  readonly journey: 'JORNADA_2' | 'JORNADA_3';
-  /** BCB `vinculo.contrato`; for a v3 creation, which names none, the emulator derives one from the id. */
-  readonly contract: string;
+/** What a recurrence is asked for with, on either wire, and keeps as it was asked. */
+interface RecTerms {
   readonly name: string;
   readonly object: string | null;
   readonly debtor: { readonly document: string; readonly name: string };
@@ -64,6 +58,16 @@ export interface EmulatedRec {
   readonly retryPolicy: (typeof RETRY_POLICIES)[number];
   /** Fixed amount, integer centavos. */
   readonly amount: number;
+}
+
+export interface EmulatedRec extends RecTerms {
+  readonly idRec: string;
+  readonly environment: Environment;
+  status: RecStatus;
+  /** `JORNADA_2` (QR of the recurrence only) or `JORNADA_3` (an immediate charge at authorization). */
+  readonly journey: 'JORNADA_2' | 'JORNADA_3';
+  /** BCB `vinculo.contrato`; for a v3 creation, which names none, the emulator derives one from the id. */
+  readonly contract: string;
   /** Journey 3: the first payment the provider would charge when the QR is scanned (centavos, reference). */
   readonly immediatePayment: {
     readonly amount: number;
@@ -95,17 +99,10 @@ export interface EmulatedCobR {
   cancellation: { readonly solicitante: string; readonly codigo: string } | null;
 }
 
-export interface RecInput {
+export interface RecInput extends RecTerms {
   readonly environment: Environment;
   readonly via: 'v3' | 'bcb';
   readonly contract: string | null;
-  readonly name: string;
-  readonly object: string | null;
-  readonly debtor: { readonly document: string; readonly name: string };
-  readonly firstDate: string;
-  readonly periodicity: (typeof PERIODICITIES)[number];
-  readonly retryPolicy: (typeof RETRY_POLICIES)[number];
-  readonly amount: number;
   readonly immediatePayment: { readonly amount: number; readonly reference: string | null } | null;
 }
 
@@ -412,6 +409,25 @@ export class PixAutomaticStore {
     this.pinnedToday = null;
     this.casing = 'pascal';
   }
+}
+
+/**
+ * A new recurrence's calendar (wire doc §3.3), as either wire asks for it: a real date from today on, one of
+ * the periodicities, one of the retry policies. Each field comes as the wire's property name (for a
+ * refusal) and the value asked.
+ */
+export function recCalendar(
+  today: string,
+  asked: Readonly<Record<'firstDate' | 'periodicity' | 'retryPolicy', readonly [string, unknown]>>,
+): Invalid | Pick<RecTerms, 'firstDate' | 'periodicity' | 'retryPolicy'> {
+  const firstDate = isoDate(asked.firstDate[1]);
+  if (!firstDate || firstDate < today)
+    return { property: asked.firstDate[0], reason: 'data futura YYYY-MM-DD' };
+  const periodicity = PERIODICITIES.find((p) => p === asked.periodicity[1]);
+  if (!periodicity) return { property: asked.periodicity[0], reason: PERIODICITIES.join('|') };
+  const retryPolicy = RETRY_POLICIES.find((p) => p === asked.retryPolicy[1]);
+  if (!retryPolicy) return { property: asked.retryPolicy[0], reason: RETRY_POLICIES.join('|') };
+  return { firstDate, periodicity, retryPolicy };
 }
 
 /** `YYYY-MM-DD` that is a real date; null otherwise. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { wireCentavos, wireReais } from './amounts.ts';
 import type { Fault } from './faults.ts';
+import { pixAutomaticRoutes } from './pix-automatic-routes.ts';
 import {
   COBR_MOVES,
   type CobRInput,
@@ -9,14 +10,13 @@ import {
   type EmulatedRec,
   type Invalid,
   isoDate,
-  PERIODICITIES,
   type PixAutomaticStore,
   REC_MOVES,
   REFUSAL_CODES,
-  RETRY_POLICIES,
   type RecBody,
   type RecMove,
   type Refusal,
+  recCalendar,
 } from './pix-automatic-state.ts';
 import { isRecord, type Route, type WireAnswer, type WireRequest } from './wire.ts';
 
@@ -133,12 +133,12 @@ function createInput(body: Record<string, unknown>, today: string): Invalid | Re
     return { property: 'Contract.Customer', reason: 'Name e Identity (CPF ou CNPJ) obrigatórios' };
   const calendar = body.Calendar;
   if (!isRecord(calendar)) return { property: 'Calendar', reason: 'obrigatório' };
-  const start = isoDate(calendar.StartDate);
-  if (!start || start < today) return { property: 'Calendar.StartDate', reason: 'data futura YYYY-MM-DD' };
-  const periodicity = PERIODICITIES.find((p) => p === calendar.Periodicity);
-  if (!periodicity) return { property: 'Calendar.Periodicity', reason: PERIODICITIES.join('|') };
-  const retry = RETRY_POLICIES.find((p) => p === calendar.RetryPolicy);
-  if (!retry) return { property: 'Calendar.RetryPolicy', reason: RETRY_POLICIES.join('|') };
+  const terms = recCalendar(today, {
+    firstDate: ['Calendar.StartDate', calendar.StartDate],
+    periodicity: ['Calendar.Periodicity', calendar.Periodicity],
+    retryPolicy: ['Calendar.RetryPolicy', calendar.RetryPolicy],
+  });
+  if ('property' in terms) return terms;
   const fixed = isRecord(body.Amount) ? wireCentavos(body.Amount.Fixed) : null;
   if (fixed === null || fixed < 1) return { property: 'Amount.Fixed', reason: 'valor positivo em reais' };
   let immediatePayment: { amount: number; reference: string | null } | null = null;
@@ -154,9 +154,7 @@ function createInput(body: Record<string, unknown>, today: string): Invalid | Re
     name: contract.Name as string,
     object: typeof contract.Description === 'string' ? contract.Description : null,
     debtor: { document: String(customer.Identity), name: customer.Name as string },
-    firstDate: start,
-    periodicity,
-    retryPolicy: retry,
+    ...terms,
     amount: fixed,
     immediatePayment,
   };
@@ -189,69 +187,39 @@ export function routePixAutomatic(req: WireRequest, store: PixAutomaticStore): R
   const method = req.method.toUpperCase();
   const body = isRecord(req.body) ? req.body : {};
   const env = req.environment;
-  const rec = id === undefined ? undefined : store.rec(id, env);
-  const notFound = () => refusalAnswer(store, { kind: 'not_found' });
-  const base = { chargeId: null };
+  const routes = pixAutomaticRoutes(store, env, {
+    via: 'v3',
+    refuse: (refusal) => refusalAnswer(store, refusal),
+    rec: (status, rec) => v3(store, status, authorizationView(rec)),
+    cobr: (status, cobr) => v3(store, status, scheduleView(cobr)),
+  });
 
   if (id === undefined) {
     if (method !== 'POST') return null;
-    return {
-      ...base,
-      operation: 'pixauto_authorize',
-      reference: null,
-      run() {
-        const input = createInput(body, store.today());
-        if ('property' in input) return refusalAnswer(store, { kind: 'invalid', ...input });
-        const created = store.createRec({ ...input, environment: env, via: 'v3' });
-        return v3(store, 201, authorizationView(created));
-      },
-    };
+    return routes.createRec((today) => createInput(body, today));
   }
+  const rec = store.rec(id, env);
   if (schedules === undefined) {
-    if (method === 'GET')
-      return {
-        ...base,
-        operation: 'pixauto_authorization_get',
-        reference: id,
-        reads: true,
-        run: () => (rec ? v3(store, 200, authorizationView(rec)) : notFound()),
-      };
-    if (method === 'DELETE')
-      return {
-        ...base,
-        operation: 'pixauto_revoke',
-        reference: id,
-        run() {
-          if (!rec) return notFound();
-          const done = store.revoke(rec);
-          return 'kind' in done ? refusalAnswer(store, done) : v3(store, 200, authorizationView(done));
-        },
-      };
+    if (method === 'GET') return routes.readRec(id, rec);
+    if (method === 'DELETE') return routes.revoke(id, rec);
     return null;
   }
   if (scheduleId === undefined) {
     if (method === 'POST')
-      return {
-        ...base,
-        operation: 'pixauto_schedule',
-        reference: typeof body.Reference === 'string' ? body.Reference : id,
-        run() {
-          if (!rec) return notFound();
-          const input = scheduleInput(body);
-          if ('property' in input) return refusalAnswer(store, { kind: 'invalid', ...input });
-          const made = store.schedule(rec, input);
-          return 'kind' in made ? refusalAnswer(store, made) : v3(store, 201, scheduleView(made));
-        },
-      };
+      return routes.schedule(typeof body.Reference === 'string' ? body.Reference : id, () => {
+        if (!rec) return { kind: 'not_found' };
+        const input = scheduleInput(body);
+        return 'property' in input ? { kind: 'invalid', ...input } : { rec, input };
+      });
     if (method === 'GET') {
       const reference = [...req.query].find(([k]) => k.toLowerCase() === 'reference')?.[1] ?? null;
       return {
-        ...base,
+        chargeId: null,
         operation: 'pixauto_schedule_list',
         reference: reference ?? id,
         reads: true,
         run() {
-          if (!rec) return notFound();
+          if (!rec) return refusalAnswer(store, { kind: 'not_found' });
           const list = store
             .cobrsOf(rec.idRec)
             .filter((c) => reference === null || c.reference === reference)
@@ -264,13 +232,8 @@ export function routePixAutomatic(req: WireRequest, store: PixAutomaticStore): R
   }
   if (method !== 'GET') return null;
   const cobr = store.cobr(scheduleId, env);
-  return {
-    ...base,
-    operation: 'pixauto_schedule_get',
-    reference: cobr?.reference ?? scheduleId,
-    reads: true,
-    run: () => (rec && cobr && cobr.idRec === rec.idRec ? v3(store, 200, scheduleView(cobr)) : notFound()),
-  };
+  const own = rec && cobr && cobr.idRec === rec.idRec ? cobr : undefined;
+  return routes.readCobR(cobr?.reference ?? scheduleId, own);
 }
 
 /** Whether an answer is a v3 one (`{traceId, data}`), which server.ts's fault shaping leaves to {@link shapeV3}. */

@@ -28,6 +28,7 @@ import { buildPaymentBody, PAYMENT_METHOD } from './build-request.ts';
 import { createSafe2PayCards } from './cards.ts';
 import { endOfDueDayUtc, parseProviderDate, toProviderDate } from './dates.ts';
 import type { Exchange } from './http.ts';
+import { jsonAnswer } from './http-outcome.ts';
 import { keyedCall } from './keyed-call.ts';
 import { reaisToCentavos } from './money.ts';
 import { chargeAnswer, refused, uncertain } from './outcomes.ts';
@@ -58,22 +59,15 @@ export interface Safe2PayConfig {
 
 /**
  * The v2 envelope `{HasError, ErrorCode, Error, ResponseDetail}` (wire doc 2.3) and the HTTP status, to one
- * decision. HasError on HTTP 200 is a refusal; 401/403 is a refused credential; other 4xx are refusals (the
- * request was not processed); 5xx, 408, 429, 1xx/3xx, an unreadable or envelope-less body are uncertain.
+ * decision: the status first (http-outcome.ts), then HasError on HTTP 200 is a refusal, and an envelope-less
+ * body or one without a ResponseDetail uncertain.
  */
 function interpret(answer: Exchange): Interpreted {
-  if (answer.kind === 'failed') return uncertain(answer.reason, null);
-  const status = answer.httpStatus;
-  const envelope = answer.kind === 'answer' && isRecord(answer.json) ? answer.json : null;
-  const code = envelope?.ErrorCode ?? null;
-  if (status === 401 || status === 403) return refused('credentials_refused', code, status);
-  if (status >= 500) return uncertain('server_error', status, { code });
-  if (status === 408 || status === 429) return uncertain('unexpected_http_status', status, { code });
-  if (status >= 400) return refused('provider_error', code, status);
-  if (status < 200 || status >= 300) return uncertain('unexpected_http_status', status, { code });
-  if (answer.kind === 'not_json') return uncertain(answer.empty ? 'incomplete' : 'unparsable', status);
-  if (!envelope || typeof envelope.HasError !== 'boolean') return uncertain('unparsable', status);
-  if (envelope.HasError) return refused('provider_error', code, status);
+  const read = jsonAnswer(answer, (envelope) => envelope.ErrorCode);
+  if ('kind' in read) return read;
+  const { json: envelope, httpStatus: status } = read;
+  if (typeof envelope.HasError !== 'boolean') return uncertain('unparsable', status);
+  if (envelope.HasError) return refused('provider_error', envelope.ErrorCode ?? null, status);
   if (envelope.ResponseDetail === undefined || envelope.ResponseDetail === null) {
     return uncertain('incomplete', status);
   }

@@ -13,9 +13,10 @@ import {
 } from '../port.ts';
 import { pixCopyPaste } from './artifacts.ts';
 import type { Exchange } from './http.ts';
+import { jsonAnswer } from './http-outcome.ts';
 import { keyedCall } from './keyed-call.ts';
 import { centavosToReais, reaisToCentavos } from './money.ts';
-import { refused, uncertain } from './outcomes.ts';
+import { uncertain } from './outcomes.ts';
 import { isRecord } from './wire-values.ts';
 
 /**
@@ -41,25 +42,15 @@ export interface PixAutomaticWire {
 type V3 = { readonly ok: true; readonly data: unknown; readonly httpStatus: number } | Refused | Uncertain;
 
 /**
- * The v3 interpreter, beside adapter.ts's v2 one: 401/403 refused credential; other 4xx a refusal (the
- * request was not processed); 5xx, 408, 429 and any other non-2xx uncertain; a 2xx without a JSON object
- * carrying `data` uncertain.
+ * The v3 interpreter, beside adapter.ts's v2 one: the status decides as for v2 (http-outcome.ts), then a 2xx
+ * JSON object without `data` is uncertain.
  */
 function interpretV3(answer: Exchange): V3 {
-  if (answer.kind === 'failed') return uncertain(answer.reason, null);
-  const status = answer.httpStatus;
-  const json = answer.kind === 'answer' && isRecord(answer.json) ? answer.json : null;
-  const code = json ? (json.ErrorCode ?? json.code ?? json.errorCode ?? null) : null;
-  if (status === 401 || status === 403) return refused('credentials_refused', code, status);
-  if (status >= 500) return uncertain('server_error', status, { code });
-  if (status === 408 || status === 429) return uncertain('unexpected_http_status', status, { code });
-  if (status >= 400) return refused('provider_error', code, status);
-  if (status < 200 || status >= 300) return uncertain('unexpected_http_status', status, { code });
-  if (answer.kind === 'not_json') return uncertain(answer.empty ? 'incomplete' : 'unparsable', status);
-  if (!json) return uncertain('unparsable', status);
-  const data = json.data ?? json.Data;
-  if (data === undefined || data === null) return uncertain('incomplete', status);
-  return { ok: true, data, httpStatus: status };
+  const read = jsonAnswer(answer, (json) => json.ErrorCode ?? json.code ?? json.errorCode);
+  if ('kind' in read) return read;
+  const data = read.json.data ?? read.json.Data;
+  if (data === undefined || data === null) return uncertain('incomplete', read.httpStatus);
+  return { ok: true, data, httpStatus: read.httpStatus };
 }
 
 /** A field in either casing (`Id` or `id`). */

@@ -1,7 +1,6 @@
 import {
   type MatrixContext,
   type Outcome,
-  type PayoutBankAccount,
   type PortSubaccount,
   ProviderSecret,
   type Refused,
@@ -12,6 +11,7 @@ import {
   sanitizeDiagnostics,
   type Uncertain,
 } from '../port.ts';
+import { bankData, validBankAccount } from './bank-account.ts';
 import { centavosToReaisText, reaisToCentavos } from './money.ts';
 import { refused, uncertain } from './outcomes.ts';
 import { type Detail, type Interpreted, idOf, isRecord } from './wire-values.ts';
@@ -115,18 +115,6 @@ function validFees(fees: readonly SubaccountFee[] | undefined): boolean {
 
 const text = (v: string, max: number) => v.trim().length >= 1 && v.trim().length <= max;
 
-function validBank(b: PayoutBankAccount): boolean {
-  const digit = (v: string | null | undefined) => v === undefined || v === null || /^[0-9Xx]$/.test(v);
-  return (
-    /^[0-9]{3}$/.test(b.bank_code) &&
-    /^[0-9]{1,5}$/.test(b.branch) &&
-    /^[0-9]{1,19}$/.test(b.account) &&
-    digit(b.branch_digit) &&
-    digit(b.account_digit) &&
-    (b.account_type === 'checking' || b.account_type === 'savings')
-  );
-}
-
 function validResponsible(r: PortSubaccount['responsible']): boolean {
   return (
     text(r.name, 200) &&
@@ -143,7 +131,7 @@ function validCreate(input: PortSubaccount): boolean {
     /^(?:[0-9]{11}|[0-9]{14})$/.test(input.document) &&
     text(input.email, 200) &&
     validResponsible(input.responsible) &&
-    validBank(input.bankAccount) &&
+    validBankAccount(input.bankAccount) &&
     validFees(input.fees)
   );
 }
@@ -177,17 +165,6 @@ function addressBody(a: PortSubaccount['address']): Record<string, unknown> {
   };
 }
 
-function bankBody(b: PayoutBankAccount): Record<string, unknown> {
-  return {
-    Bank: { Code: b.bank_code },
-    AccountType: { Code: b.account_type === 'checking' ? 'CC' : 'PP' },
-    BankAgency: b.branch,
-    ...(b.branch_digit ? { BankAgencyDigit: b.branch_digit.toUpperCase() } : {}),
-    BankAccount: b.account,
-    ...(b.account_digit ? { BankAccountDigit: b.account_digit.toUpperCase() } : {}),
-  };
-}
-
 function responsibleBody(r: PortSubaccount['responsible']): Record<string, unknown> {
   return {
     ResponsibleName: r.name.trim(),
@@ -208,7 +185,7 @@ export function merchantBody(input: PortSubaccount): Record<string, unknown> {
     // Wave 2b §6.4: the gateway talks to payers, the panel stays closed to the subaccount.
     IsPanelRestricted: true,
     Address: addressBody(input.address),
-    BankData: bankBody(input.bankAccount),
+    BankData: bankData(input.bankAccount),
     ...(input.fees === undefined ? {} : { MerchantSplit: merchantSplit(input.fees) }),
   };
 }
@@ -399,7 +376,7 @@ export function createSafe2PaySubaccounts({
         (input.commercialName !== undefined && !text(input.commercialName, 200)) ||
         (input.email !== undefined && !text(input.email, 200)) ||
         (input.responsible !== undefined && !validResponsible(input.responsible)) ||
-        (input.bankAccount !== undefined && !validBank(input.bankAccount)) ||
+        (input.bankAccount !== undefined && !validBankAccount(input.bankAccount)) ||
         !validFees(input.fees)
       ) {
         return invalid();
@@ -423,7 +400,7 @@ export function createSafe2PaySubaccounts({
         ...(input.email === undefined ? {} : { Email: input.email.trim() }),
         ...(input.responsible === undefined ? {} : responsibleBody(input.responsible)),
         ...(input.address === undefined ? {} : { Address: addressBody(input.address) }),
-        ...(input.bankAccount === undefined ? {} : { BankData: bankBody(input.bankAccount) }),
+        ...(input.bankAccount === undefined ? {} : { BankData: bankData(input.bankAccount) }),
         MerchantSplit: split,
       };
       const url = `${apiHost}/v2/Marketplace/Update?Id=${encodeURIComponent(input.providerReference)}`;

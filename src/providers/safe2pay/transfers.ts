@@ -9,6 +9,7 @@ import type {
   Uncertain,
 } from '../port.ts';
 import { sanitizeDiagnostics } from '../port.ts';
+import { bankData, validBankAccount } from './bank-account.ts';
 import type { CapabilityWire } from './capability-wire.ts';
 import { diagnosticsFor } from './diagnostics.ts';
 import { centavosToReais, reaisToCentavos } from './money.ts';
@@ -59,8 +60,6 @@ const filled = (value: unknown) => typeof value === 'string' && value.trim() !==
 
 /** What the adapter checks before sending: anything else is refused locally, nothing sent. */
 function validRequest(input: PayoutRequest): boolean {
-  const b = input.bankAccount;
-  const digit = (v: string | null | undefined) => v === undefined || v === null || /^[0-9Xx]$/.test(v);
   return (
     Number.isSafeInteger(input.amount) &&
     input.amount > 0 &&
@@ -70,18 +69,12 @@ function validRequest(input: PayoutRequest): boolean {
     input.receiverName.trim().length <= 200 &&
     /^(?:[0-9A-Za-z]{11}|[0-9A-Za-z]{14})$/.test(input.receiverDocument) &&
     /^[0-9]{4}-[0-9]{2}-[0-9]{2}$/.test(input.compensationDate) &&
-    /^[0-9]{3}$/.test(b.bank_code) &&
-    /^[0-9]{1,5}$/.test(b.branch) &&
-    /^[0-9]{1,19}$/.test(b.account) &&
-    digit(b.branch_digit) &&
-    digit(b.account_digit) &&
-    (b.account_type === 'checking' || b.account_type === 'savings')
+    validBankAccount(input.bankAccount)
   );
 }
 
 /** Wire doc §5.2 `TransferRegisterLot` with one `TransferRegister`. */
 export function transferBody(input: PayoutRequest): Record<string, unknown> {
-  const b = input.bankAccount;
   return {
     IsUseCheckingAccount: true,
     TransferRegisters: [
@@ -91,14 +84,7 @@ export function transferBody(input: PayoutRequest): Record<string, unknown> {
         Amount: centavosToReais(input.amount),
         Identification: input.identification,
         CompensationDate: input.compensationDate,
-        BankData: {
-          Bank: { Code: b.bank_code },
-          AccountType: { Code: b.account_type === 'checking' ? 'CC' : 'PP' },
-          BankAgency: b.branch,
-          ...(b.branch_digit ? { BankAgencyDigit: b.branch_digit.toUpperCase() } : {}),
-          BankAccount: b.account,
-          ...(b.account_digit ? { BankAccountDigit: b.account_digit.toUpperCase() } : {}),
-        },
+        BankData: bankData(input.bankAccount),
       },
     ],
   };

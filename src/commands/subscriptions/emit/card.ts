@@ -1,8 +1,6 @@
 import { DomainError } from '../../../aggregates/decider.ts';
-import type { EventMetadata } from '../../../events/event-store.ts';
 import { issueCycleCharge } from './charge.ts';
-import type { CycleToIssue, EmitContext } from './context.ts';
-import type { Issued } from './outcome.ts';
+import type { CycleIssuer } from './outcome.ts';
 
 /**
  * A card cycle (SPEC 4.10): charged on its due day (advance 0) by the token sealed to the subscription at
@@ -10,7 +8,7 @@ import type { Issued } from './outcome.ts';
  * never charged) when the card expired or the route now leads to another provider account than the one it
  * was registered with.
  */
-export function issueCardCycle(ctx: EmitContext, c: CycleToIssue, metadata: EventMetadata): Promise<Issued> {
+export const issueCardCycle: CycleIssuer = (ctx, c, metadata) => {
   const card = c.subscription.card;
   if (card === null) {
     throw new DomainError('validation_error', 'The subscription has no registered card.', {
@@ -32,4 +30,4 @@ export function issueCardCycle(ctx: EmitContext, c: CycleToIssue, metadata: Even
     },
     metadata,
   );
-}
+};

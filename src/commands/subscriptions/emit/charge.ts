@@ -1,9 +1,6 @@
-import { type TransactionState, transaction } from '../../../aggregates/transaction.ts';
 import type { EventMetadata } from '../../../events/event-store.ts';
 import type { CardCharge } from '../../credit-card/card-charge.ts';
-import { foldStream } from '../../fold-stream.ts';
 import { type BoletoInput, createCharge } from '../../transactions/create/handler.ts';
-import { transactionStream } from '../../transactions/shared/stream.ts';
 import {
   CYCLE_ROUTE,
   type CycleToIssue,
@@ -11,7 +8,7 @@ import {
   cycleIdempotencyKey,
   type EmitContext,
 } from './context.ts';
-import { type Issued, issuedFromCharge } from './outcome.ts';
+import { type Issued, issuedFromOutcome } from './outcome.ts';
 
 /**
  * A boleto or card cycle's charge (SPEC 4.10), made the one way charges are made (`createCharge`: routing,
@@ -40,17 +37,5 @@ export async function issueCycleCharge(
     },
     metadata,
   );
-  const state: TransactionState =
-    outcome.state ??
-    (await foldStream(
-      { store: ctx.store, registry: ctx.events },
-      transaction,
-      transactionStream(outcome.transactionId),
-    ));
-  // A replay that finds the charge still processing (another attempt is making it), or whose reservation is
-  // not readable yet (EventStoreDB: claim, then Reserved), is in progress, not an outcome of the cycle.
-  if (state.status === 'none' || (outcome.kind === 'replayed' && state.status === 'processing')) {
-    return { kind: 'in_progress' };
-  }
-  return issuedFromCharge(outcome.transactionId, state.status);
+  return issuedFromOutcome(ctx, outcome);
 }

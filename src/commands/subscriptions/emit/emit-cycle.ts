@@ -25,7 +25,7 @@ import { appendTogether, decideOn, type Known } from './append-together.ts';
 import { issueBoletoCycle } from './boleto.ts';
 import { issueCardCycle } from './card.ts';
 import { type CycleToIssue, cycleIdentity, type EmitContext } from './context.ts';
-import { type Issued, issuedFromCharge } from './outcome.ts';
+import { type CycleIssuer, type Issued, issuedFromCharge } from './outcome.ts';
 import { issuePixCycle } from './pix.ts';
 import { issuePixAutomaticCycle } from './pix-automatic.ts';
 
@@ -34,9 +34,7 @@ export type EmitStep =
   | { readonly kind: CycleOutcome | 'in_progress'; readonly cycle: number; readonly dueDate: string }
   | { readonly kind: 'failed'; readonly cycle: number; readonly dueDate: string; readonly reason: string };
 
-type Issuer = (ctx: EmitContext, c: CycleToIssue, metadata: EventMetadata) => Promise<Issued>;
-
-const ISSUERS: Readonly<Record<SubscriptionMethod, Issuer>> = {
+const ISSUERS: Readonly<Record<SubscriptionMethod, CycleIssuer>> = {
   boleto: issueBoletoCycle,
   pix: issuePixCycle,
   credit_card: issueCardCycle,
@@ -213,7 +211,7 @@ async function fromClaim(ctx: EmitContext, claim: IdempotencyClaim): Promise<Iss
     transactionStream(id),
   );
   if (state.status === 'none') return undefined;
-  // Still being made by the attempt that claimed it: not an outcome yet (see ./charge.ts).
+  // Still being made by the attempt that claimed it: not an outcome yet (see ./outcome.ts).
   return state.status === 'processing' ? { kind: 'in_progress' } : issuedFromCharge(id, state.status);
 }
 

@@ -1,5 +1,14 @@
 import type { AttentionCode, SkipCode } from '../../../aggregates/subscription-cycle.ts';
-import type { TransactionStatus } from '../../../aggregates/transaction.ts';
+import {
+  type TransactionState,
+  type TransactionStatus,
+  transaction,
+} from '../../../aggregates/transaction.ts';
+import type { EventMetadata } from '../../../events/event-store.ts';
+import { foldStream } from '../../fold-stream.ts';
+import type { ChargeOutcome } from '../../transactions/create/handler.ts';
+import { transactionStream } from '../../transactions/shared/stream.ts';
+import type { CycleToIssue, EmitContext } from './context.ts';
 
 /** What issuing a cycle produced: its charge or Pix link, and how it ended (docs/decisions.md, issue 26). */
 export type Issued =
@@ -12,6 +21,9 @@ export type Issued =
    * crashed before the reconciler ends it): the cycle stays pending and is looked at again.
    */
   | { readonly kind: 'in_progress' };
+
+/** How one method issues a cycle (SPEC 4.10); the emission picks it by the subscription's method. */
+export type CycleIssuer = (ctx: EmitContext, c: CycleToIssue, metadata: EventMetadata) => Promise<Issued>;
 
 /**
  * A cycle's charge status (SPEC 3.1) as the cycle records it (SPEC 2.5, 3.4): issued unless refused
@@ -29,4 +41,24 @@ export function issuedFromCharge(transactionId: string, status: TransactionStatu
     default:
       return { kind: 'issued', transactionId, checkoutId: null };
   }
+}
+
+/**
+ * What a cycle's charge request (a charge or a Pix Automatic debit, under the cycle's key) issued: its
+ * recorded status, read from the stream when the outcome does not carry it.
+ */
+export async function issuedFromOutcome(ctx: EmitContext, outcome: ChargeOutcome): Promise<Issued> {
+  const state: TransactionState =
+    outcome.state ??
+    (await foldStream(
+      { store: ctx.store, registry: ctx.events },
+      transaction,
+      transactionStream(outcome.transactionId),
+    ));
+  // A replay that finds the charge still processing (another attempt is making it), or whose reservation is
+  // not readable yet (EventStoreDB: claim, then Reserved), is in progress, not an outcome of the cycle.
+  if (state.status === 'none' || (outcome.kind === 'replayed' && state.status === 'processing')) {
+    return { kind: 'in_progress' };
+  }
+  return issuedFromCharge(outcome.transactionId, state.status);
 }

@@ -1,15 +1,12 @@
 import { isDomainError } from '../../../aggregates/decider.ts';
 import { ApiError } from '../../../aggregates/errors.ts';
 import type { SkipCode } from '../../../aggregates/subscription-cycle.ts';
-import { type TransactionState, transaction } from '../../../aggregates/transaction.ts';
 import type { EventMetadata } from '../../../events/event-store.ts';
-import { foldStream } from '../../fold-stream.ts';
 import { type LoadedAuthorization, loadAuthorization } from '../../pix-automatic/authorizations/load.ts';
 import { refreshAuthorization } from '../../pix-automatic/authorizations/refresh/handler.ts';
 import { createDebit } from '../../pix-automatic/charges/create/handler.ts';
-import { transactionStream } from '../../transactions/shared/stream.ts';
-import { type CycleToIssue, cycleChargeBody, cycleIdempotencyKey, type EmitContext } from './context.ts';
-import { type Issued, issuedFromCharge } from './outcome.ts';
+import { cycleChargeBody, cycleIdempotencyKey, type EmitContext } from './context.ts';
+import { type CycleIssuer, issuedFromOutcome } from './outcome.ts';
 
 /** SPEC 2.5: the debit refusals that end the cycle unissued (not retried: the cycle cannot be charged). */
 const SKIPPED_BY: Readonly<Partial<Record<string, SkipCode>>> = {
@@ -30,11 +27,7 @@ const SKIPPED_BY: Readonly<Partial<Record<string, SkipCode>>> = {
  *    window closed: skipped `automatic_schedule_window`;
  *  - any other refusal before the reservation (routing changed, production not released) is `last_error`.
  */
-export async function issuePixAutomaticCycle(
-  ctx: EmitContext,
-  c: CycleToIssue,
-  metadata: EventMetadata,
-): Promise<Issued> {
+export const issuePixAutomaticCycle: CycleIssuer = async (ctx, c, metadata) => {
   const s = c.subscription.created;
   const stored = s.authorization_id ? await loadAuthorization(ctx, s.authorization_id) : null;
   const loaded = stored === null ? null : await checkedAtProvider(ctx, stored, metadata);
@@ -67,18 +60,8 @@ export async function issuePixAutomaticCycle(
     if (skipped) return { kind: 'skipped', code: skipped };
     throw error;
   }
-  const state: TransactionState =
-    outcome.state ??
-    (await foldStream(
-      { store: ctx.store, registry: ctx.events },
-      transaction,
-      transactionStream(outcome.transactionId),
-    ));
-  if (state.status === 'none' || (outcome.kind === 'replayed' && state.status === 'processing')) {
-    return { kind: 'in_progress' };
-  }
-  return issuedFromCharge(outcome.transactionId, state.status);
-}
+  return issuedFromOutcome(ctx, outcome);
+};
 
 /**
  * SPEC 4.11: "the service checks the authorization every 15 minutes and schedules the first debit once

@@ -1,14 +1,7 @@
 import { endOfDay } from '../../../aggregates/subscription-calendar.ts';
-import type { EventMetadata } from '../../../events/event-store.ts';
 import { openCheckout } from '../../checkouts/create/handler.ts';
-import {
-  CYCLE_ROUTE,
-  type CycleToIssue,
-  cycleChargeBody,
-  cycleIdempotencyKey,
-  type EmitContext,
-} from './context.ts';
-import type { Issued } from './outcome.ts';
+import { CYCLE_ROUTE, cycleChargeBody, cycleIdempotencyKey } from './context.ts';
+import type { CycleIssuer } from './outcome.ts';
 
 /**
  * A Pix cycle (SPEC 4.10, 2.5): a checkout link offering Pix, open until the end of the due day in Brasilia
@@ -17,11 +10,7 @@ import type { Issued } from './outcome.ts';
  * expired charge sends the checkout back to `open`). The cycle is issued with the link; its transaction
  * appears once the payer chooses to pay.
  */
-export async function issuePixCycle(
-  ctx: EmitContext,
-  c: CycleToIssue,
-  metadata: EventMetadata,
-): Promise<Issued> {
+export const issuePixCycle: CycleIssuer = async (ctx, c, metadata) => {
   const s = c.subscription.created;
   const { folded } = await openCheckout(
     ctx,
@@ -36,4 +25,4 @@ export async function issuePixCycle(
     metadata,
   );
   return { kind: 'issued', transactionId: null, checkoutId: folded.state.created.checkout_id };
-}
+};

@@ -41,22 +41,17 @@ export async function catchUpTestClock(
     const at = due.rows[0]?.at ?? null;
     if (at === null) return { runs };
     if (at > now) now = at;
-    await pollDueDebits(deps, {
+    // The debit poller and the scheduler run the same batch: the clock's rows due by `now`, nothing held.
+    const run = {
       now,
       testClockId: input.testClockId,
       batchSize: 100,
       concurrency: 4,
       holdMs: 0,
       metadata: input.metadata,
-    });
-    const r = await runDueSubscriptions(deps, {
-      now,
-      testClockId: input.testClockId,
-      batchSize: 100,
-      concurrency: 4,
-      holdMs: 0,
-      metadata: input.metadata,
-    });
+    };
+    await pollDueDebits(deps, run);
+    const r = await runDueSubscriptions(deps, run);
     if (r.failed.length > 0) {
       throw new Error(
         `test clock ${input.testClockId}: subscriptions ${r.failed.join(', ')} failed to advance`,
