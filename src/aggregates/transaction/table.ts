@@ -202,6 +202,14 @@ const PROVIDER_READ = {
   refresh_failed: { emits: 'Transaction.Refused', to: 'failed' },
 } as const;
 
+/** A due-date change of an open boleto (d)(q)(w): its request, its reservation and its answers; it stays pending. */
+const DUE_DATE_CHANGE = {
+  change_due_date: { emits: 'Transaction.DueDateChanged', to: 'pending' },
+  request_due_date_change: { emits: 'Transaction.DueDateChangeRequested', to: 'pending' },
+  due_date_unconfirmed: { emits: 'Transaction.DueDateChangeUnconfirmed', to: 'pending' },
+  due_date_refused: { emits: 'Transaction.DueDateChangeRefused', to: 'pending' },
+} as const;
+
 /** A refund's late answers and operations on a refunded charge: it is already where they would take it. */
 const REFUNDED = {
   refund: noop,
@@ -238,11 +246,8 @@ export const transactionTransitions: Table = {
     simulate_paid: { emits: 'Transaction.Paid', to: 'paid' },
     simulate_expired: { emits: 'Transaction.Expired', to: 'expired' },
     refresh_pending: noop,
-    change_due_date: { emits: 'Transaction.DueDateChanged', to: 'pending' },
+    ...DUE_DATE_CHANGE,
     refresh_boleto_pix: { emits: 'Transaction.BoletoPixIssued', to: 'pending' },
-    due_date_unconfirmed: { emits: 'Transaction.DueDateChangeUnconfirmed', to: 'pending' },
-    due_date_refused: { emits: 'Transaction.DueDateChangeRefused', to: 'pending' },
-    request_due_date_change: { emits: 'Transaction.DueDateChangeRequested', to: 'pending' },
   }),
   paid: row({
     refresh_paid: noop,
