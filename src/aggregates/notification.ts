@@ -51,22 +51,8 @@ export type NotificationEvent = EventOf<(typeof notificationEvents)[number]>;
 
 export type NotificationStatus = 'published';
 
-export type NotificationState =
-  | { readonly status: 'none' }
-  | {
-      readonly status: NotificationStatus;
-      readonly notificationId: string;
-      readonly tenantId: string | null;
-      readonly title: string;
-      readonly body: string;
-      readonly severity: NotificationSeverity;
-      readonly createdBy: string;
-      /** Users who marked it read. */
-      readonly readBy: ReadonlySet<string>;
-    };
-
-export interface CreateNotification {
-  readonly kind: 'create';
+/** What a notification is published with: the create command's facts, which its state keeps. */
+interface NotificationFacts {
   readonly notificationId: string;
   /** null: the whole platform. */
   readonly tenantId: string | null;
@@ -76,6 +62,18 @@ export interface CreateNotification {
   readonly severity: NotificationSeverity;
   /** The publishing super_admin's user id. */
   readonly createdBy: string;
+}
+
+export type NotificationState =
+  | { readonly status: 'none' }
+  | (NotificationFacts & {
+      readonly status: NotificationStatus;
+      /** Users who marked it read. */
+      readonly readBy: ReadonlySet<string>;
+    });
+
+export interface CreateNotification extends NotificationFacts {
+  readonly kind: 'create';
 }
 export interface MarkNotificationRead {
   readonly kind: 'mark_read';

@@ -543,26 +543,16 @@ export const pixAutomaticAuthorization: Decider<
 
   evolve(state, event) {
     if (event.type === `${P}.Reserved`) {
-      const d = event.data;
+      // The state keeps the reservation's facts under their own names; only the id is renamed.
+      const { authorization_id, ...facts } = event.data;
       return {
-        id: d.authorization_id,
-        tenant_id: d.tenant_id,
-        livemode: d.livemode,
-        simulated: d.simulated,
-        environment: d.environment,
+        ...facts,
+        id: authorization_id,
         status: 'processing',
-        name: d.name,
-        description: d.description,
-        amount: d.amount,
-        first_due_date: d.first_due_date,
-        interval_months: d.interval_months,
-        customer: d.customer,
-        provider_id: d.provider_id,
         provider_reference: null,
         copy_paste: null,
-        created_at: d.created_at,
         approved_at: null,
-        approval_deadline: approvalDeadline(d.created_at),
+        approval_deadline: approvalDeadline(facts.created_at),
         revoke_in_flight: false,
         revoke_reserved_at: null,
         diagnostics: NO_DIAGNOSTICS,

@@ -102,34 +102,32 @@ export function providerFacts(d: ProviderCreatedData): ProviderFacts {
 }
 export type ProviderEvent = EventOf<(typeof providerEvents)[number]>;
 
+/** What a provider is registered with: the create command's facts, which its state keeps. */
+interface ProviderRegistration {
+  readonly providerId: string;
+  readonly name: string;
+  readonly environment: ProviderCreatedData['environment'];
+  readonly enabledMethods: readonly PaymentMethod[];
+  readonly isMarketplace: boolean;
+  readonly credentialsCiphertext: string | null;
+}
+
 export type ProviderState =
   | { readonly status: 'none' }
-  | {
+  | (ProviderRegistration & {
       readonly status: 'active';
-      readonly providerId: string;
-      readonly name: string;
       readonly kind: ProviderCreatedData['kind'];
-      readonly environment: ProviderCreatedData['environment'];
-      readonly enabledMethods: readonly PaymentMethod[];
-      readonly isMarketplace: boolean;
       readonly enabled: boolean;
-      readonly credentialsCiphertext: string | null;
       /** null: the adapter's default host. */
       readonly paymentHost: string | null;
       readonly apiHost: string | null;
       /** Issue 22 item 4.2: boleto refunds by payout (`v2/Transfer`) allowed; false by default. */
       readonly boletoRefundPayout: boolean;
-    };
+    });
 
-export interface CreateProvider {
+export interface CreateProvider extends ProviderRegistration {
   readonly kind: 'create';
-  readonly providerId: string;
-  readonly name: string;
   readonly providerKind: ProviderCreatedData['kind'];
-  readonly environment: ProviderCreatedData['environment'];
-  readonly enabledMethods: readonly PaymentMethod[];
-  readonly isMarketplace: boolean;
-  readonly credentialsCiphertext: string | null;
   readonly paymentHost?: string | null | undefined;
   readonly apiHost?: string | null | undefined;
   readonly boletoRefundPayout?: boolean | undefined;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AUTHORIZATION_STATUSES } from '../aggregates/pix-automatic-authorization.ts';
 import { chargeCommon } from './charges.ts';
 import { pageQuery, treeFilterQuery } from './envelopes.ts';
 import { AUTOMATIC_INTERVALS, createSubscriptionBody, subscriptionCustomer } from './subscriptions.ts';
@@ -9,16 +10,6 @@ import { AUTOMATIC_INTERVALS, createSubscriptionBody, subscriptionCustomer } fro
  * Rules that need the server's clock (`first_due_date` at least 2 days ahead in Brasilia time) or routing are
  * the command's.
  */
-
-export const AUTHORIZATION_STATUS_VALUES = [
-  'processing',
-  'pending',
-  'approved',
-  'expired',
-  'cancelled',
-  'failed',
-  'unknown',
-] as const;
 
 export const createAuthorizationBody = z.strictObject({
   tenant_id: chargeCommon.tenant_id,
@@ -56,7 +47,7 @@ export const authorizationView = z
       description: 'true: the simulator (every test key); its copy_paste is a marker no bank accepts.',
     }),
     environment: z.enum(['sandbox', 'production']),
-    status: z.enum(AUTHORIZATION_STATUS_VALUES),
+    status: z.enum(AUTHORIZATION_STATUSES),
     name: z.string(),
     description: z.string(),
     amount: z.number().int(),

@@ -8,7 +8,6 @@ import { decodedProjection } from './decoded-projection.ts';
 export const costCentersProjection = decodedProjection({
   name: 'cost_centers',
   definitions: costCenterEvents,
-  eventTypes: costCenterEvents.map((e) => e.type),
   tables: ['cost_centers'],
 
   async apply(event, at, trx) {

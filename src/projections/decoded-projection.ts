@@ -9,8 +9,8 @@ export interface DecodedReadModel<Def extends EventDefinition> {
   readonly name: string;
   /** The definitions of the events it reads (one or more aggregates'). */
   readonly definitions: readonly Def[];
-  /** The types it applies; no other type reaches `apply`. */
-  readonly eventTypes: readonly EventOf<Def>['type'][];
+  /** The types it applies; no other type reaches `apply`. Without it, every type of `definitions`. */
+  readonly eventTypes?: readonly EventOf<Def>['type'][];
   /** What `reset` empties before a rebuild. */
   readonly tables: readonly (keyof Database)[];
   /** `at` is the event's recorded time, so a rebuild reproduces the timestamps it writes. */
@@ -25,7 +25,7 @@ export function decodedProjection<Def extends EventDefinition>(model: DecodedRea
   const registry = new EventRegistry(model.definitions);
   return {
     name: model.name,
-    eventTypes: model.eventTypes,
+    eventTypes: model.eventTypes ?? model.definitions.map((d) => d.type),
     handle: (recorded, trx) =>
       model.apply(registry.decode(recorded) as EventOf<Def>, recorded.recordedAt, trx, recorded),
     async reset(trx) {

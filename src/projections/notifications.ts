@@ -9,7 +9,6 @@ import { decodedProjection } from './decoded-projection.ts';
 export const notificationsProjection = decodedProjection({
   name: 'notifications',
   definitions: notificationEvents,
-  eventTypes: notificationEvents.map((e) => e.type),
   tables: ['notifications', 'notification_reads'],
 
   async apply(event, at, trx) {

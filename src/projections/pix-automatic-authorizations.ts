@@ -61,7 +61,6 @@ export const PROCESSING_CHECK_MS = 2 * 60 * 1000;
 export const pixAutomaticAuthorizationsProjection: Projection = decodedProjection({
   name: 'pix_automatic_authorizations',
   definitions: authorizationEvents,
-  eventTypes: authorizationEvents.map((e) => e.type),
   tables: ['pix_automatic_authorizations'],
 
   async apply(event, at, trx) {

@@ -5,10 +5,12 @@ import { decodedProjection } from './decoded-projection.ts';
  * The `subaccounts` read model (SPEC 2.7, 3.6, 4.14): admin lists with their filters. Inline, so a link is
  * listed as soon as its reservation commits. Tokens stay sealed here, as in the events.
  */
+/** The error columns of a link with no error: none yet at its reservation, cleared by its creation. */
+const NO_ERROR = { last_error_code: null, last_provider_error_code: null, last_error_message: null } as const;
+
 export const subaccountsProjection = decodedProjection({
   name: 'subaccounts',
   definitions: subaccountEvents,
-  eventTypes: subaccountEvents.map((e) => e.type),
   tables: ['subaccounts'],
 
   async apply(event, at, trx) {
@@ -34,9 +36,7 @@ export const subaccountsProjection = decodedProjection({
             status: 'creating',
             provider_reference: null,
             tokens_ciphertext: null,
-            last_error_code: null,
-            last_provider_error_code: null,
-            last_error_message: null,
+            ...NO_ERROR,
             created_at: at,
             updated_at: at,
           })
@@ -48,9 +48,7 @@ export const subaccountsProjection = decodedProjection({
           status: 'active',
           provider_reference: event.data.provider_reference,
           tokens_ciphertext: event.data.tokens_ciphertext,
-          last_error_code: null,
-          last_provider_error_code: null,
-          last_error_message: null,
+          ...NO_ERROR,
         });
         return;
       case 'Subaccount.Failed':

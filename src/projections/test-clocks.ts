@@ -29,7 +29,6 @@ declare module '../db/schema.ts' {
 export const testClocksProjection: Projection = decodedProjection({
   name: 'test_clocks',
   definitions: testClockEvents,
-  eventTypes: testClockEvents.map((e) => e.type),
   tables: ['test_clocks'],
 
   async apply(event, at, trx) {

@@ -43,7 +43,6 @@ function changesOf(
 export const webhookEndpointsProjection = decodedProjection({
   name: 'webhook_endpoints',
   definitions: webhookEndpointEvents,
-  eventTypes: webhookEndpointEvents.map((e) => e.type),
   tables: ['webhook_endpoints'],
 
   async apply(event, at, trx, recorded) {

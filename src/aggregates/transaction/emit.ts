@@ -10,7 +10,7 @@ import { refundCells } from './emit/refund.ts';
 import { settlementCells } from './emit/settlement.ts';
 import type { TransactionEventType } from './events.ts';
 import { policyOf } from './policies/index.ts';
-import { refuse } from './refusals.ts';
+import { refreshFailed, refuse } from './refusals.ts';
 import type { TransactionFacts } from './state.ts';
 import { chargeKindOf, type TransactionStatus } from './vocabulary.ts';
 
@@ -41,9 +41,7 @@ export function emit(
     const carried = carriedReference(c);
     const known = s.artifacts.provider_reference;
     if (known !== null && carried !== null && carried !== known) {
-      return refuse('provider_refresh_failed', 'The provider answered about another charge.', {
-        transaction_id: id,
-      });
+      return refreshFailed(id, 'The provider answered about another charge.');
     }
   }
   const decided = type === 'Transaction.Reserved' ? null : CELLS[type]({ s, c, now: ctx.now, policy, id });
@@ -57,9 +55,7 @@ export function emit(
 function externalId(state: TransactionFacts, carried: string | null): string | DomainError {
   const known = state.artifacts.provider_reference;
   if (known !== null && carried !== null && carried !== known) {
-    return refuse('provider_refresh_failed', 'The provider answered about another charge.', {
-      transaction_id: state.reserved.transaction_id,
-    });
+    return refreshFailed(state.reserved.transaction_id, 'The provider answered about another charge.');
   }
   if (known === null) {
     return refuse('reconciliation_required', 'There is no external id to query; reconcile first.', {

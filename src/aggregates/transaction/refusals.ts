@@ -9,3 +9,8 @@ export function invalid(param: string, message: string): DomainError {
 export function refuse(code: ErrorCode, message: string, details: Record<string, unknown> = {}): DomainError {
   return new DomainError(code, message, details);
 }
+
+/** 502 provider_refresh_failed: what the provider read contradicts what this charge can be (SPEC 3.1 (r)(b)(x)). */
+export function refreshFailed(transactionId: string, message: string): DomainError {
+  return refuse('provider_refresh_failed', message, { transaction_id: transactionId });
+}

@@ -1,4 +1,4 @@
-import { refuse } from '../refusals.ts';
+import { refreshFailed } from '../refusals.ts';
 import type { EmitCells } from './cell.ts';
 
 /** Facts a later read adds without moving the status: a boleto's slow Pix (p), an unknown charge's id (f). */
@@ -24,9 +24,7 @@ export const lateFactCells: EmitCells<'Transaction.BoletoPixIssued' | 'Transacti
       const known = s.artifacts.provider_reference;
       if (known === c.providerReference) return [];
       if (known !== null) {
-        return refuse('provider_refresh_failed', 'The provider answered about another charge.', {
-          transaction_id: id,
-        });
+        return refreshFailed(id, 'The provider answered about another charge.');
       }
       return [
         {

@@ -1,4 +1,4 @@
-import { refuse } from '../refusals.ts';
+import { refreshFailed, refuse } from '../refusals.ts';
 import { NO_DIAGNOSTICS } from '../state.ts';
 import type { EmitCells } from './cell.ts';
 
@@ -43,26 +43,11 @@ export const outcomeCells: EmitCells<
     ];
   },
   'Transaction.Refused': ({ c, policy, id }) => {
-    if (c.kind === 'refresh_failed') {
-      // (x) Only a debit fails after issue; for any other charge such a read is a divergence.
-      if (!policy.failsAfterIssue) {
-        return refuse('provider_refresh_failed', 'The provider reported a failure this charge cannot have.', {
-          transaction_id: id,
-        });
-      }
-      return [
-        {
-          type: 'Transaction.Refused',
-          data: {
-            transaction_id: id,
-            failure_code: c.failureCode,
-            provider_reference: c.providerReference,
-            ...NO_DIAGNOSTICS,
-          },
-        },
-      ];
+    if (c.kind !== 'refresh_failed' && c.kind !== 'record_refused') return null;
+    // (x) Only a debit fails after issue; for any other charge such a read is a divergence.
+    if (c.kind === 'refresh_failed' && !policy.failsAfterIssue) {
+      return refreshFailed(id, 'The provider reported a failure this charge cannot have.');
     }
-    if (c.kind !== 'record_refused') return null;
     return [
       {
         type: 'Transaction.Refused',
@@ -70,7 +55,8 @@ export const outcomeCells: EmitCells<
           transaction_id: id,
           failure_code: c.failureCode,
           provider_reference: c.providerReference,
-          ...c.diagnostics,
+          // A read carries no diagnostics of its own; the answer to the creation call does.
+          ...(c.kind === 'record_refused' ? c.diagnostics : NO_DIAGNOSTICS),
         },
       },
     ];
@@ -108,9 +94,7 @@ export const outcomeCells: EmitCells<
   },
   'Transaction.PaymentProcessing': ({ policy, id }) => {
     if (!policy.paymentIntent) {
-      return refuse('provider_refresh_failed', 'Status 2 is not a known Pix status.', {
-        transaction_id: id,
-      });
+      return refreshFailed(id, 'Status 2 is not a known Pix status.');
     }
     return [{ type: 'Transaction.PaymentProcessing', data: { transaction_id: id } }];
   },

@@ -1,5 +1,5 @@
 import type { DomainError } from '../../decider.ts';
-import { refuse } from '../refusals.ts';
+import { refreshFailed, refuse } from '../refusals.ts';
 import type { EmitCells } from './cell.ts';
 
 /** A charge paid or expired: read from the provider, by its deadline, or simulated (SPEC 3.1, 4.7). */
@@ -22,9 +22,7 @@ export const settlementCells: EmitCells<'Transaction.Paid' | 'Transaction.Expire
     }
     if (c.kind !== 'refresh_paid') return null;
     if (!policy.acceptsPayment(c.paidWith, c.duplicatePayment)) {
-      return refuse('provider_refresh_failed', 'A Pix charge can only be paid by Pix.', {
-        transaction_id: id,
-      });
+      return refreshFailed(id, 'A Pix charge can only be paid by Pix.');
     }
     return [
       {
