@@ -17,9 +17,9 @@ import {
   type JsonValue,
   requestHash,
 } from '../../idempotency.ts';
+import { callProvider } from '../../provider-call.ts';
 import { loadTenant } from '../../tenants/tenant-record.ts';
 import {
-  callMatrix,
   matrixOrNull,
   portSubaccount,
   resolveMatrix,
@@ -137,7 +137,7 @@ async function callAndRecord(
 ): Promise<LoadedSubaccount> {
   const matrix = await matrixOrNull(ctx, body.provider_id);
   const answer: Outcome<{ readonly subaccount: RemoteSubaccount }> = matrix
-    ? await callMatrix(() => matrix.capability.create(portSubaccount(body), matrix.context()))
+    ? await callProvider(() => matrix.capability.create(portSubaccount(body), matrix.context()))
     : {
         kind: 'refused',
         reason: 'credentials_missing',

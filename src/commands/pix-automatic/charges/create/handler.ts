@@ -46,7 +46,7 @@ import {
   requestHash,
 } from '../../../idempotency.ts';
 import { refuseBodyTenant } from '../../../principal.ts';
-import { type ResolvedAdapter, resolveAdapter } from '../../../provider-adapter.ts';
+import { resolveAdapter } from '../../../provider-adapter.ts';
 import { simulatorEnabled } from '../../../providers/bootstrap-simulator.ts';
 import { isTenantInTree, requireOwnTenant } from '../../../tenancy.ts';
 import {
@@ -54,7 +54,12 @@ import {
   type ChargeOutcome,
   customerSnapshot,
 } from '../../../transactions/create/handler.ts';
-import { CREATION_REFUSED } from '../../../transactions/create/issuance.ts';
+import {
+  blockedAfterReservation,
+  CREATION_REFUSED,
+  reservationAdapter,
+  unissuedRecord,
+} from '../../../transactions/create/issuance.ts';
 import { authorizeLiveIssuance } from '../../../transactions/shared/live-payments.ts';
 import { guarded } from '../../../transactions/shared/provider-changes.ts';
 import { transactionStream } from '../../../transactions/shared/stream.ts';
@@ -317,21 +322,8 @@ async function scheduleAtProvider(ctx: ChargeContext, claim: DebitClaim): Promis
   const { reserve, authorization } = claim;
   const debit = reserve.pixAutomatic;
   if (!debit) throw new Error('a debit reservation without its authorization');
-  let resolved: ResolvedAdapter;
-  try {
-    resolved = await resolveAdapter(
-      { deps: deps(ctx), config: ctx.config, adapters: ctx },
-      { providerId: reserve.providerId, simulated: reserve.simulated, subaccountId: reserve.subaccountId },
-    );
-  } catch (error) {
-    if (!isDomainError(error)) throw error;
-    return {
-      kind: 'record_refused',
-      failureCode: CREATION_REFUSED,
-      providerReference: null,
-      diagnostics: diagnosticsFor('credentials_missing', null, null),
-    };
-  }
+  const resolved = await reservationAdapter({ deps: deps(ctx), config: ctx.config, adapters: ctx }, reserve);
+  if (resolved === null) return blockedAfterReservation();
   const port: PortDebit = {
     transactionId: reserve.transactionId,
     authorization,
@@ -357,12 +349,7 @@ async function scheduleAtProvider(ctx: ChargeContext, claim: DebitClaim): Promis
       // Any other status is scheduled for now; the poller reads what follows (never paid from a creation).
       return issuedWith(outcome.providerReference);
     case 'refused':
-      return {
-        kind: 'record_refused',
-        failureCode: CREATION_REFUSED,
-        providerReference: outcome.providerReference,
-        diagnostics: outcome.diagnostics,
-      };
+      return unissuedRecord(outcome);
     case 'uncertain': {
       // SPEC 3.1, port: no idempotency at the provider, so read before anything is sent again (never here).
       const found = await guarded(() =>
@@ -375,11 +362,7 @@ async function scheduleAtProvider(ctx: ChargeContext, claim: DebitClaim): Promis
         const only = same[0];
         if (same.length === 1 && only) return issuedWith(only.providerReference);
       }
-      return {
-        kind: 'record_uncertain',
-        providerReference: outcome.providerReference,
-        diagnostics: outcome.diagnostics,
-      };
+      return unissuedRecord(outcome);
     }
   }
 }
