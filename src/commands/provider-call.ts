@@ -1,4 +1,4 @@
-import { NO_DIAGNOSTICS, type Outcome, type Uncertain } from '../providers/port.ts';
+import { NO_DIAGNOSTICS, type Outcome, type Refused, type Uncertain } from '../providers/port.ts';
 
 /**
  * One call to a provider. The port's adapters never throw for an answer (DESIGN.md "Providers"), so anything
@@ -15,6 +15,16 @@ export async function callProvider<T>(
   } catch {
     return unansweredOutcome();
   }
+}
+
+/** The answer of a call never made: the record can no longer send (its credentials are gone). */
+export function unsentRefusal(): Refused {
+  return {
+    kind: 'refused',
+    reason: 'credentials_missing',
+    providerReference: null,
+    diagnostics: NO_DIAGNOSTICS,
+  };
 }
 
 function unanswered(): Uncertain {

@@ -1,10 +1,14 @@
-import { isDomainError } from '../../../aggregates/decider.ts';
-import type {
-  RecordIssued,
-  RecordRefused,
-  RecordUncertain,
-  ReserveTransaction,
+import { DomainError, isDomainError } from '../../../aggregates/decider.ts';
+import {
+  type RecordCaptured,
+  type RecordIssued,
+  type RecordRefused,
+  type RecordUncertain,
+  type ReserveTransaction,
+  type TransactionState,
+  transaction,
 } from '../../../aggregates/transaction.ts';
+import type { EventMetadata } from '../../../events/event-store.ts';
 import {
   type IssuedCharge,
   NO_DIAGNOSTICS,
@@ -14,7 +18,9 @@ import {
   type Uncertain,
 } from '../../../providers/port.ts';
 import { diagnosticsFor } from '../../../providers/safe2pay/diagnostics.ts';
+import { type CommandDeps, handleCommand } from '../../command-handler.ts';
 import { type AdapterContext, type ResolvedAdapter, resolveAdapter } from '../../provider-adapter.ts';
+import { transactionStream } from '../shared/stream.ts';
 
 /**
  * Creation at the charge's provider (SPEC 3.1, 4.1, 4.2; issue 13), after the reservation is committed:
@@ -89,6 +95,37 @@ export function blockedAfterReservation(): RecordRefused {
     providerReference: null,
     diagnostics: diagnosticsFor('credentials_missing', null, null),
   };
+}
+
+/**
+ * Appends a creation's outcome (the charge's or the debit's), decided from the state just appended instead
+ * of reading it back (a concurrent append is a conflict). SPEC 7: reserved, but a result that cannot be
+ * persisted is `503 reconciliation_required`; never reprocessed.
+ */
+export async function recordCreation(
+  deps: CommandDeps,
+  reserved: { state: TransactionState; version: number },
+  command: CreationRecord | RecordCaptured,
+  metadata: EventMetadata,
+  what: { transactionId: string; noun: 'charge' | 'debit' },
+) {
+  try {
+    return await handleCommand(deps, transaction, transactionStream(what.transactionId), command, {
+      metadata,
+      retryOnConflict: true,
+      from: { state: reserved.state, version: reserved.version },
+    });
+  } catch (error) {
+    throw new DomainError(
+      'reconciliation_required',
+      `The ${what.noun} was reserved but its result was not saved.`,
+      {
+        transaction_id: what.transactionId,
+        status: 503,
+        cause: error instanceof Error ? error.message : 'unknown',
+      },
+    );
+  }
 }
 
 export async function issueAtProvider(

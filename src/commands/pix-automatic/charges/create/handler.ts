@@ -39,10 +39,10 @@ import {
   type ClaimInput,
   claimIdempotencyKey,
   claimIdempotencyKeyWith,
+  heldClaimOr,
   type IdempotencyClaim,
   type JsonValue,
   knownClaim,
-  readClaim,
   requestHash,
 } from '../../../idempotency.ts';
 import { refuseBodyTenant } from '../../../principal.ts';
@@ -57,6 +57,7 @@ import {
 import {
   blockedAfterReservation,
   CREATION_REFUSED,
+  recordCreation,
   reservationAdapter,
   unissuedRecord,
 } from '../../../transactions/create/issuance.ts';
@@ -170,9 +171,7 @@ export async function createDebit(
     valid = await validDebit(ctx, input, snapshot);
   } catch (error) {
     // A replay of a debit that would not pass today (its window passed) answers as stored.
-    const held = await readClaim(deps(ctx), scope, input.idempotencyKey, input.livemode);
-    if (!held) throw error;
-    return replay(held);
+    return replay(await heldClaimOr(error, deps(ctx), scope, input.idempotencyKey, input.livemode));
   }
   const { reserve } = valid.claim;
   const claimInput: ClaimInput = {
@@ -206,9 +205,7 @@ export async function createDebit(
       throw chargeExists();
     }
     if (!isDomainError(error) || error.code !== 'idempotency_conflict') throw error;
-    const held = await readClaim(deps(ctx), scope, input.idempotencyKey, input.livemode);
-    if (!held) throw error;
-    return replay(held);
+    return replay(await heldClaimOr(error, deps(ctx), scope, input.idempotencyKey, input.livemode));
   }
   if (together?.first) {
     let state: TransactionState = transaction.initialState;
@@ -292,21 +289,10 @@ async function scheduleAndRecord(
   const { reserve } = claim;
   const id = reserve.transactionId;
   const command = await scheduleAtProvider(ctx, claim);
-  let recorded: Awaited<ReturnType<typeof handleCommand<typeof command, TransactionEvent, TransactionState>>>;
-  try {
-    recorded = await handleCommand(deps(ctx), transaction, transactionStream(id), command, {
-      metadata,
-      retryOnConflict: true,
-      from: { state: reserved.state, version: reserved.version },
-    });
-  } catch (error) {
-    // SPEC 7: reserved, but the result could not be persisted. Never reprocess.
-    throw new DomainError('reconciliation_required', 'The debit was reserved but its result was not saved.', {
-      transaction_id: id,
-      status: 503,
-      cause: error instanceof Error ? error.message : 'unknown',
-    });
-  }
+  const recorded = await recordCreation(deps(ctx), reserved, command, metadata, {
+    transactionId: id,
+    noun: 'debit',
+  });
   return { kind: 'created', transactionId: id, state: recorded.state };
 }
 
