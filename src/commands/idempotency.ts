@@ -306,6 +306,22 @@ async function readLegacyTestClaim(
  * The claim held for a scope, key and mode, if any. A claim never changes, so one read back is remembered.
  * A live request meeting a pre-issue-12 test claim at its id is `409 idempotency_conflict`.
  */
+/**
+ * The claim a failed new request may be a replay of (its validation refuses today what was stored, or its
+ * claim found the key taken): a replay is answered as stored; without a claim the failure stands (thrown).
+ */
+export async function heldClaimOr(
+  error: unknown,
+  deps: { store: EventStore },
+  scope: string,
+  key: string,
+  livemode?: boolean,
+): Promise<IdempotencyClaim> {
+  const held = await readClaim(deps, scope, key, livemode);
+  if (!held) throw error;
+  return held;
+}
+
 export async function readClaim(
   deps: { store: EventStore },
   scope: string,

@@ -1,5 +1,6 @@
 import { DomainError } from '../aggregates/decider.ts';
 import { provider } from '../aggregates/provider.ts';
+import type { TransactionReservedData } from '../aggregates/transaction.ts';
 import type { Config } from '../config.ts';
 import { credentialsKey, decryptCredentials } from '../crypto/credentials.ts';
 import type { ProviderContext, ProviderEnvironment, ProviderPort } from '../providers/port.ts';
@@ -63,6 +64,17 @@ export interface AdapterRecord {
   readonly subaccountId: string | null;
   /** Its token, when the caller has just opened it (routing): spares the read of the subaccount's stream. */
   readonly subaccountToken?: string | undefined;
+}
+
+/** The provider a reserved charge names, from its stored reservation (refreshes and changes resolve by it). */
+export function reservedRecord(
+  reserved: Pick<TransactionReservedData, 'provider_id' | 'simulated' | 'subaccount_id'>,
+): AdapterRecord {
+  return {
+    providerId: reserved.provider_id,
+    simulated: reserved.simulated,
+    subaccountId: reserved.subaccount_id,
+  };
 }
 
 /** A charge's side of an external resolution (omitted by subaccount management, which uses the matrix key). */

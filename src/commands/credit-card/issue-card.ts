@@ -1,19 +1,18 @@
 import { card } from '../../aggregates/card.ts';
-import { isDomainError } from '../../aggregates/decider.ts';
 import type { RecordCaptured, ReserveTransaction } from '../../aggregates/transaction.ts';
 import type { EventMetadata } from '../../events/event-store.ts';
 import { newId } from '../../ids.ts';
-import {
-  NO_DIAGNOSTICS,
-  type Outcome,
-  type PortCardCharge,
-  type ProviderContext,
-  withCapability,
-} from '../../providers/port.ts';
-import { diagnosticsFor } from '../../providers/safe2pay/diagnostics.ts';
+import { NO_DIAGNOSTICS, type PortCardCharge, withCapability } from '../../providers/port.ts';
 import { handleCommand } from '../command-handler.ts';
-import { type AdapterContext, type ResolvedAdapter, resolveAdapter } from '../provider-adapter.ts';
-import { CREATION_REFUSED, type CreationRecord, creationRecord } from '../transactions/create/issuance.ts';
+import type { AdapterContext } from '../provider-adapter.ts';
+import { callProvider } from '../provider-call.ts';
+import {
+  blockedAfterReservation,
+  CREATION_REFUSED,
+  type CreationRecord,
+  creationRecord,
+  reservationAdapter,
+} from '../transactions/create/issuance.ts';
 import type { CardSecret } from './card-charge.ts';
 import { type CardBinding, cardKey, openCardToken, sealCardToken } from './card-token.ts';
 import { cardStream } from './stored-card.ts';
@@ -42,7 +41,7 @@ export interface CardIssueContext extends AdapterContext {
   readonly now: () => Date;
 }
 
-function refusedBeforeCharge(guidance: string, httpStatus: number | null = null): CreationRecord {
+function refusedBeforeCharge(guidance: string, httpStatus: number | null): CreationRecord {
   return {
     kind: 'record_refused',
     failureCode: CREATION_REFUSED,
@@ -58,19 +57,8 @@ export async function issueCardCharge(
   secret: CardSecret,
   metadata: EventMetadata,
 ): Promise<CreationRecord | RecordCaptured> {
-  let resolved: ResolvedAdapter;
-  try {
-    resolved = await resolveAdapter(ctx, {
-      providerId: reserve.providerId,
-      simulated: reserve.simulated,
-      subaccountId: reserve.subaccountId,
-    });
-  } catch (error) {
-    if (!isDomainError(error)) throw error;
-    return refusedBeforeCharge(
-      diagnosticsFor('credentials_missing', null, null).provider_error_message ?? '',
-    );
-  }
+  const resolved = await reservationAdapter(ctx, reserve);
+  if (resolved === null) return blockedAfterReservation();
   const key = await cardKey(ctx.config);
   const newCardId = secret.kind === 'data' ? newId('card') : null;
   const binding: CardBinding = {
@@ -83,8 +71,8 @@ export async function issueCardCharge(
 
   let token: string;
   if (secret.kind === 'data') {
-    const tokenized = await call(resolved, (c) =>
-      withCapability(resolved.adapter, 'cards', (cards) => cards.tokenize(secret.data, c)),
+    const tokenized = await callProvider(() =>
+      withCapability(resolved.adapter, 'cards', (cards) => cards.tokenize(secret.data, resolved.context())),
     );
     if (tokenized.kind !== 'issued') {
       return refusedBeforeCharge(
@@ -101,8 +89,10 @@ export async function issueCardCharge(
     reserve.providerRequest === null
       ? null
       : (structuredClone(reserve.providerRequest) as Record<string, unknown>);
-  const answer = await call(resolved, (c) =>
-    withCapability(resolved.adapter, 'cards', (cards) => cards.charge(charge, body, token, c, ctx.now())),
+  const answer = await callProvider(() =>
+    withCapability(resolved.adapter, 'cards', (cards) =>
+      cards.charge(charge, body, token, resolved.context(), ctx.now()),
+    ),
   );
   if (answer.kind !== 'issued') return creationRecord(answer);
   if (answer.status !== 'paid') {
@@ -149,22 +139,4 @@ export async function issueCardCharge(
 function bindingId(secret: CardSecret, newCardId: string | null): string {
   if (secret.kind === 'data') return newCardId as string;
   return secret.kind === 'stored' ? secret.card.card_id : secret.subscriptionId;
-}
-
-/** One provider call; anything it throws is an unanswered call (the port's adapters never throw for an answer). */
-async function call<T>(
-  resolved: ResolvedAdapter,
-  run: (ctx: ProviderContext) => Promise<Outcome<T>>,
-): Promise<Outcome<T>> {
-  try {
-    return await run(resolved.context());
-  } catch {
-    return {
-      kind: 'uncertain',
-      reason: 'connection',
-      providerReference: null,
-      providerStatus: null,
-      diagnostics: NO_DIAGNOSTICS,
-    };
-  }
 }

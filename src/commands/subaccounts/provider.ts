@@ -2,13 +2,11 @@ import { DomainError, isDomainError } from '../../aggregates/decider.ts';
 import { provider } from '../../aggregates/provider.ts';
 import type { SubaccountRecordState } from '../../aggregates/subaccount.ts';
 import type { CreateSubaccountBody } from '../../contract/subaccounts.ts';
-import {
-  type MatrixContext,
-  NO_DIAGNOSTICS,
-  type Outcome,
-  type OutcomeReason,
-  type PortSubaccount,
-  type SubaccountsCapability,
+import type {
+  MatrixContext,
+  OutcomeReason,
+  PortSubaccount,
+  SubaccountsCapability,
 } from '../../providers/port.ts';
 import type { AppContext } from '../context.ts';
 import { foldStream } from '../fold-stream.ts';
@@ -78,20 +76,6 @@ export async function matrixOrNull(ctx: SubaccountCtx, providerId: string): Prom
   } catch (error) {
     if (isDomainError(error)) return null;
     throw error;
-  }
-}
-
-export async function callMatrix<T>(call: () => Promise<Outcome<T>>): Promise<Outcome<T>> {
-  try {
-    return await call();
-  } catch {
-    return {
-      kind: 'uncertain',
-      reason: 'connection',
-      providerReference: null,
-      providerStatus: null,
-      diagnostics: NO_DIAGNOSTICS,
-    };
   }
 }
 

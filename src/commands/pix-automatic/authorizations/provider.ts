@@ -6,7 +6,6 @@ import type { TransactionRequestSnapshot } from '../../../aggregates/transaction
 import {
   type AuthorizationTarget,
   type IntervalMonths,
-  NO_DIAGNOSTICS,
   type Outcome,
   type PortAuthorization,
   type ProviderContext,
@@ -14,6 +13,7 @@ import {
 } from '../../../providers/port.ts';
 import type { AppContext } from '../../context.ts';
 import { type ResolvedAdapter, resolveAdapter } from '../../provider-adapter.ts';
+import { callProvider } from '../../provider-call.ts';
 import { normalizedCustomer } from '../../transactions/create/handler.ts';
 
 /**
@@ -53,24 +53,16 @@ export function adapterOf(
 }
 
 /** One call of the capability; a throw is an unanswered call (`uncertain`), never a refusal. */
-export async function callPixAutomatic<T>(
+export function callPixAutomatic<T>(
   resolved: ResolvedAdapter,
   call: (
     port: NonNullable<ResolvedAdapter['adapter']['pixAutomatic']>,
     c: ProviderContext,
   ) => Promise<Outcome<T>>,
 ): Promise<Outcome<T>> {
-  try {
-    return await withCapability(resolved.adapter, 'pixAutomatic', (port) => call(port, resolved.context()));
-  } catch {
-    return {
-      kind: 'uncertain',
-      reason: 'connection',
-      providerReference: null,
-      providerStatus: null,
-      diagnostics: NO_DIAGNOSTICS,
-    };
-  }
+  return callProvider(() =>
+    withCapability(resolved.adapter, 'pixAutomatic', (port) => call(port, resolved.context())),
+  );
 }
 
 export function diagnosticsOf(outcome: { diagnostics: AuthorizationDiagnostics }): AuthorizationDiagnostics {

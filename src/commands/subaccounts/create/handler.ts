@@ -2,24 +2,21 @@ import { randomUUID } from 'node:crypto';
 import { DomainError, isDomainError } from '../../../aggregates/decider.ts';
 import {
   type SubaccountCommand,
+  type SubaccountEvent,
   type SubaccountReservedData,
+  type SubaccountState,
   subaccount,
 } from '../../../aggregates/subaccount.ts';
 import type { CreateSubaccountBody } from '../../../contract/subaccounts.ts';
 import type { EventMetadata } from '../../../events/event-store.ts';
 import { newId } from '../../../ids.ts';
-import { NO_DIAGNOSTICS, type Outcome, type RemoteSubaccount } from '../../../providers/port.ts';
+import type { Outcome, RemoteSubaccount } from '../../../providers/port.ts';
 import { handleCommand } from '../../command-handler.ts';
-import {
-  claimIdempotencyKey,
-  claimIdempotencyKeyWith,
-  type IdempotencyClaim,
-  type JsonValue,
-  requestHash,
-} from '../../idempotency.ts';
+import { type JsonValue, requestHash } from '../../idempotency.ts';
+import { callProvider, unsentRefusal } from '../../provider-call.ts';
+import { type ReservedCreation, type ReservedResource, reservedCreations } from '../../reserved-creation.ts';
 import { loadTenant } from '../../tenants/tenant-record.ts';
 import {
-  callMatrix,
   matrixOrNull,
   portSubaccount,
   resolveMatrix,
@@ -32,11 +29,7 @@ import { withKeyedBankAccount } from '../request-hash-body.ts';
 /** Where the claim's payload keeps the reservation (stored claims are read by it: never rename). */
 const PAYLOAD_KEY = 'subaccount';
 
-export interface SubaccountCreation {
-  readonly loaded: LoadedSubaccount;
-  /** This request reserved it (and called the provider); false for a replay. */
-  readonly created: boolean;
-}
+export type SubaccountCreation = ReservedCreation<LoadedSubaccount>;
 
 /**
  * `POST /admin/subaccounts` (SPEC 2.8, 3.6, 4.14). Checks first (reads only: a refusal stores nothing): the
@@ -82,50 +75,32 @@ export async function createSubaccount(
     payload: { [PAYLOAD_KEY]: JSON.parse(JSON.stringify(data)) as JsonValue },
   };
   const reservedEvent = { ...ctx.events.encode(probe[0] as never), id: randomUUID(), metadata };
-  const together = await claimIdempotencyKeyWith(deps, claimInput, metadata, {
-    stream: subaccountStream(subaccountId),
-    events: [reservedEvent],
-  });
-  if (together?.first) return { loaded: await callAndRecord(ctx, subaccountId, b, metadata), created: true };
-  if (together) return replay(ctx, together.claim, b, metadata);
-  // A store without multi-stream transactions (EventStoreDB): claim, then Reserved.
-  const claimed = await claimIdempotencyKey(deps, claimInput, metadata);
-  if (!claimed.first) return replay(ctx, claimed.claim, b, metadata);
-  return complete(ctx, claimed.claim, b, metadata, true);
-}
-
-async function replay(
-  ctx: SubaccountCtx,
-  claim: IdempotencyClaim,
-  body: CreateSubaccountBody,
-  metadata: EventMetadata,
-): Promise<SubaccountCreation> {
-  const loaded = await loadSubaccount({ store: ctx.store, registry: ctx.events }, claim.resource_id);
-  if (loaded) return { loaded, created: false };
-  return complete(ctx, claim, body, metadata, false);
-}
-
-/** Appends the claim's Reserved; whoever appends it, and only they, calls the provider. */
-async function complete(
-  ctx: SubaccountCtx,
-  claim: IdempotencyClaim,
-  body: CreateSubaccountBody,
-  metadata: EventMetadata,
-  created: boolean,
-): Promise<SubaccountCreation> {
-  const data = claim.payload[PAYLOAD_KEY] as unknown as SubaccountReservedData;
-  const r = await handleCommand(
-    { store: ctx.store, registry: ctx.events, now: () => ctx.now() },
-    subaccount,
-    subaccountStream(claim.resource_id),
-    { kind: 'reserve', data },
-    { metadata, retryOnConflict: true },
+  return reservedCreations(deps, reservedSubaccount(ctx, b, metadata), metadata).create(
+    claimInput,
+    reservedEvent,
   );
-  if (r.events.length > 0)
-    return { loaded: await callAndRecord(ctx, claim.resource_id, body, metadata), created };
-  const loaded = await loadSubaccount({ store: ctx.store, registry: ctx.events }, claim.resource_id);
-  if (!loaded) throw new Error(`${subaccountStream(claim.resource_id)} missing after its reservation`);
-  return { loaded, created: false };
+}
+
+/** The subaccount as a reserved creation: reserved by `reserve`, then its one provider call. */
+function reservedSubaccount(
+  ctx: SubaccountCtx,
+  body: CreateSubaccountBody,
+  metadata: EventMetadata,
+): ReservedResource<
+  SubaccountReservedData,
+  SubaccountCommand,
+  SubaccountEvent,
+  SubaccountState,
+  LoadedSubaccount
+> {
+  return {
+    decider: subaccount,
+    stream: subaccountStream,
+    reserve: (data) => ({ kind: 'reserve', data }),
+    payloadKey: PAYLOAD_KEY,
+    load: (id) => loadSubaccount({ store: ctx.store, registry: ctx.events }, id),
+    callAndRecord: (id) => callAndRecord(ctx, id, body, metadata),
+  };
 }
 
 /** The one creation call and its answer recorded (SPEC 3.6). */
@@ -137,13 +112,8 @@ async function callAndRecord(
 ): Promise<LoadedSubaccount> {
   const matrix = await matrixOrNull(ctx, body.provider_id);
   const answer: Outcome<{ readonly subaccount: RemoteSubaccount }> = matrix
-    ? await callMatrix(() => matrix.capability.create(portSubaccount(body), matrix.context()))
-    : {
-        kind: 'refused',
-        reason: 'credentials_missing',
-        providerReference: null,
-        diagnostics: NO_DIAGNOSTICS,
-      };
+    ? await callProvider(() => matrix.capability.create(portSubaccount(body), matrix.context()))
+    : unsentRefusal();
   const command = await commandOf(ctx, subaccountId, body.provider_id, answer, 'creation');
   return record(ctx, subaccountId, command, metadata);
 }

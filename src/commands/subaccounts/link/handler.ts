@@ -2,8 +2,9 @@ import { timingSafeEqual } from 'node:crypto';
 import { DomainError } from '../../../aggregates/decider.ts';
 import type { EventMetadata } from '../../../events/event-store.ts';
 import type { ProviderSecret } from '../../../providers/port.ts';
+import { callProvider } from '../../provider-call.ts';
 import { commandOf, record } from '../create/handler.ts';
-import { callMatrix, resolveMatrix, type SubaccountCtx } from '../provider.ts';
+import { resolveMatrix, type SubaccountCtx } from '../provider.ts';
 import { type LoadedSubaccount, mustLoadSubaccount } from '../record.ts';
 import { CREATING_GRACE_MS } from '../refresh/handler.ts';
 
@@ -40,7 +41,7 @@ export async function linkSubaccount(
     throw new DomainError('conflict', 'Only a subaccount left unknown can be linked.');
   }
   const matrix = await resolveMatrix(ctx, s.providerId);
-  const answer = await callMatrix(() => matrix.capability.get(input.providerReference, matrix.context()));
+  const answer = await callProvider(() => matrix.capability.get(input.providerReference, matrix.context()));
   if (answer.kind === 'uncertain') {
     throw new DomainError('provider_refresh_failed', 'The provider did not answer; nothing changed.');
   }

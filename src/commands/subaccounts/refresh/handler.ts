@@ -1,7 +1,8 @@
 import type { SubaccountCommand, SubaccountRecordState } from '../../../aggregates/subaccount.ts';
 import type { EventMetadata } from '../../../events/event-store.ts';
+import { callProvider } from '../../provider-call.ts';
 import { commandOf, record } from '../create/handler.ts';
-import { callMatrix, type Matrix, matrixOrNull, type SubaccountCtx, staticMessage } from '../provider.ts';
+import { type Matrix, matrixOrNull, type SubaccountCtx, staticMessage } from '../provider.ts';
 import { type LoadedSubaccount, mustLoadSubaccount } from '../record.ts';
 
 /** A `creating` record younger than this may still be in its creation call: it is not consulted yet. */
@@ -74,13 +75,13 @@ async function answerOf(
 ): Promise<SubaccountCommand | null> {
   if (s.providerReference !== null) {
     const ref = s.providerReference;
-    const answer = await callMatrix(() => matrix.capability.get(ref, matrix.context()));
+    const answer = await callProvider(() => matrix.capability.get(ref, matrix.context()));
     if (answer.kind === 'issued' && answer.subaccount.removed) return removed();
     // A refused read proves nothing about the account: it stays.
     if (answer.kind === 'refused') return null;
     return commandOf(ctx, s.id, s.providerId, answer, 'consult');
   }
-  const answer = await callMatrix(() => matrix.capability.find(s.document, matrix.context()));
+  const answer = await callProvider(() => matrix.capability.find(s.document, matrix.context()));
   if (answer.kind !== 'issued') return null;
   const live = answer.subaccounts.filter((a) => !a.removed);
   const [only] = live;

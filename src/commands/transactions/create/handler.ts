@@ -34,10 +34,10 @@ import {
   type ClaimInput,
   claimIdempotencyKey,
   claimIdempotencyKeyWith,
+  heldClaimOr,
   type IdempotencyClaim,
   type JsonValue,
   knownClaim,
-  readClaim,
   requestHash,
 } from '../../idempotency.ts';
 import { ImmutableFacts } from '../../immutable-facts.ts';
@@ -47,7 +47,7 @@ import { simulatorEnabled } from '../../providers/bootstrap-simulator.ts';
 import { routeLink } from '../../subaccounts/route-link.ts';
 import { authorizeLiveIssuance } from '../shared/live-payments.ts';
 import { transactionStream } from '../shared/stream.ts';
-import { type CreationRecord, issueAtProvider } from './issuance.ts';
+import { type CreationRecord, issueAtProvider, recordCreation } from './issuance.ts';
 
 /**
  * Charge creation (SPEC 3.1, 4 common rules, 4.1, 4.2, 5.8; DESIGN.md "Command handlers").
@@ -499,26 +499,10 @@ async function recordOutcome(
   } else {
     command = await issueAtProvider(adapterContext(ctx), reserve, portCharge(reserve), () => ctx.now());
   }
-  let recorded: Awaited<ReturnType<typeof handleCommand<typeof command, TransactionEvent, TransactionState>>>;
-  try {
-    recorded = await handleCommand(deps(ctx), transaction, transactionStream(id), command, {
-      metadata,
-      retryOnConflict: true,
-      // Decide from the state just appended instead of reading it back; a concurrent append is a conflict.
-      from: { state: reserved.state, version: reserved.version },
-    });
-  } catch (error) {
-    // SPEC 7: reserved, but the result could not be persisted. Never reprocess.
-    throw new DomainError(
-      'reconciliation_required',
-      'The charge was reserved but its result was not saved.',
-      {
-        transaction_id: id,
-        status: 503,
-        cause: error instanceof Error ? error.message : 'unknown',
-      },
-    );
-  }
+  const recorded = await recordCreation(deps(ctx), reserved, command, metadata, {
+    transactionId: id,
+    noun: 'charge',
+  });
   const state = recorded.state;
   // The stream's first event is Reserved (its time `reserved.recordedAt`), its last the outcome just appended.
   const row =
@@ -570,9 +554,7 @@ export async function createCharge(
   try {
     valid = await validReservation(ctx, input, snapshot);
   } catch (error) {
-    const held = await readClaim(deps(ctx), scope, input.idempotencyKey, input.livemode);
-    if (!held) throw error;
-    return replay(held);
+    return replay(await heldClaimOr(error, deps(ctx), scope, input.idempotencyKey, input.livemode));
   }
   const { reserve, events } = valid;
   const claimInput: ClaimInput = {
@@ -608,9 +590,7 @@ export async function createCharge(
   } catch (error) {
     // Taken by another body: the same answer (and message) as when the claim is found first.
     if (!isDomainError(error) || error.code !== 'idempotency_conflict') throw error;
-    const held = await readClaim(deps(ctx), scope, input.idempotencyKey, input.livemode);
-    if (!held) throw error;
-    return replay(held);
+    return replay(await heldClaimOr(error, deps(ctx), scope, input.idempotencyKey, input.livemode));
   }
   const { first, claim } = claimed;
   return completeClaim(ctx, reserveFromClaim(claim.payload), metadata, input.card, first);

@@ -1,13 +1,26 @@
-import { isDomainError } from '../../../aggregates/decider.ts';
-import type {
-  RecordIssued,
-  RecordRefused,
-  RecordUncertain,
-  ReserveTransaction,
+import { DomainError, isDomainError } from '../../../aggregates/decider.ts';
+import {
+  type RecordCaptured,
+  type RecordIssued,
+  type RecordRefused,
+  type RecordUncertain,
+  type ReserveTransaction,
+  type TransactionState,
+  transaction,
 } from '../../../aggregates/transaction.ts';
-import { type IssuedCharge, NO_DIAGNOSTICS, type Outcome, type PortCharge } from '../../../providers/port.ts';
+import type { EventMetadata } from '../../../events/event-store.ts';
+import {
+  type IssuedCharge,
+  NO_DIAGNOSTICS,
+  type Outcome,
+  type PortCharge,
+  type Refused,
+  type Uncertain,
+} from '../../../providers/port.ts';
 import { diagnosticsFor } from '../../../providers/safe2pay/diagnostics.ts';
+import { type CommandDeps, handleCommand } from '../../command-handler.ts';
 import { type AdapterContext, type ResolvedAdapter, resolveAdapter } from '../../provider-adapter.ts';
+import { transactionStream } from '../shared/stream.ts';
 
 /**
  * Creation at the charge's provider (SPEC 3.1, 4.1, 4.2; issue 13), after the reservation is committed:
@@ -31,24 +44,87 @@ export const CREATION_REFUSED = 'provider_rejected';
 type CreateOutcome = Outcome<IssuedCharge & { readonly providerReference: string }>;
 
 export function creationRecord(outcome: CreateOutcome): CreationRecord {
-  switch (outcome.kind) {
-    case 'issued':
-      // A status other than pending at creation (boleto status 2, say) is left to refresh: the charge is
-      // recorded as issued and never reported paid from a creation answer (docs/decisions.md, issue 13).
-      return { kind: 'record_issued', artifacts: outcome.artifacts };
-    case 'refused':
-      return {
-        kind: 'record_refused',
-        failureCode: CREATION_REFUSED,
-        providerReference: outcome.providerReference,
-        diagnostics: outcome.diagnostics,
-      };
-    case 'uncertain':
-      return {
-        kind: 'record_uncertain',
-        providerReference: outcome.providerReference,
-        diagnostics: outcome.diagnostics,
-      };
+  // A status other than pending at creation (boleto status 2, say) is left to refresh: the charge is
+  // recorded as issued and never reported paid from a creation answer (docs/decisions.md, issue 13).
+  if (outcome.kind === 'issued') return { kind: 'record_issued', artifacts: outcome.artifacts };
+  return unissuedRecord(outcome);
+}
+
+/** A creation the provider did not issue (a charge's or a scheduled debit's), as the command recording it. */
+export function unissuedRecord(outcome: Refused | Uncertain): RecordRefused | RecordUncertain {
+  if (outcome.kind === 'refused') {
+    return {
+      kind: 'record_refused',
+      failureCode: CREATION_REFUSED,
+      providerReference: outcome.providerReference,
+      diagnostics: outcome.diagnostics,
+    };
+  }
+  return {
+    kind: 'record_uncertain',
+    providerReference: outcome.providerReference,
+    diagnostics: outcome.diagnostics,
+  };
+}
+
+/**
+ * The adapter of a reservation's provider; null when its record can no longer send (a domain error of the
+ * resolution): nothing was sent, and the creation records {@link blockedAfterReservation}.
+ */
+export async function reservationAdapter(
+  ctx: AdapterContext,
+  reserve: ReserveTransaction,
+): Promise<ResolvedAdapter | null> {
+  try {
+    return await resolveAdapter(ctx, {
+      providerId: reserve.providerId,
+      simulated: reserve.simulated,
+      subaccountId: reserve.subaccountId,
+    });
+  } catch (error) {
+    if (!isDomainError(error)) throw error;
+    return null;
+  }
+}
+
+/** A local block after reservation: refused with the static "nothing was sent" guidance (SPEC 7 rules). */
+export function blockedAfterReservation(): RecordRefused {
+  return {
+    kind: 'record_refused',
+    failureCode: CREATION_REFUSED,
+    providerReference: null,
+    diagnostics: diagnosticsFor('credentials_missing', null, null),
+  };
+}
+
+/**
+ * Appends a creation's outcome (the charge's or the debit's), decided from the state just appended instead
+ * of reading it back (a concurrent append is a conflict). SPEC 7: reserved, but a result that cannot be
+ * persisted is `503 reconciliation_required`; never reprocessed.
+ */
+export async function recordCreation(
+  deps: CommandDeps,
+  reserved: { state: TransactionState; version: number },
+  command: CreationRecord | RecordCaptured,
+  metadata: EventMetadata,
+  what: { transactionId: string; noun: 'charge' | 'debit' },
+) {
+  try {
+    return await handleCommand(deps, transaction, transactionStream(what.transactionId), command, {
+      metadata,
+      retryOnConflict: true,
+      from: { state: reserved.state, version: reserved.version },
+    });
+  } catch (error) {
+    throw new DomainError(
+      'reconciliation_required',
+      `The ${what.noun} was reserved but its result was not saved.`,
+      {
+        transaction_id: what.transactionId,
+        status: 503,
+        cause: error instanceof Error ? error.message : 'unknown',
+      },
+    );
   }
 }
 
@@ -62,22 +138,8 @@ export async function issueAtProvider(
   if (!reserve.simulated && (reserve.providerId === null || body === null)) {
     throw new Error('an external charge was reserved without its provider or provider_request');
   }
-  let resolved: ResolvedAdapter;
-  try {
-    resolved = await resolveAdapter(ctx, {
-      providerId: reserve.providerId,
-      simulated: reserve.simulated,
-      subaccountId: reserve.subaccountId,
-    });
-  } catch (error) {
-    if (!isDomainError(error)) throw error;
-    return {
-      kind: 'record_refused',
-      failureCode: CREATION_REFUSED,
-      providerReference: null,
-      diagnostics: diagnosticsFor('credentials_missing', null, null),
-    };
-  }
+  const resolved = await reservationAdapter(ctx, reserve);
+  if (resolved === null) return blockedAfterReservation();
   try {
     // Exactly the stored body (SPEC 2.3): a copy, so nothing the transport does can touch the reservation.
     const sent = body === null ? null : (JSON.parse(JSON.stringify(body)) as Record<string, unknown>);

@@ -9,7 +9,7 @@ import { type AuthorizationTarget, type RemoteDebit, withCapability } from '../.
 import { diagnosticsFor } from '../../../providers/safe2pay/diagnostics.ts';
 import { handleCommand } from '../../command-handler.ts';
 import { loadAuthorization } from '../../pix-automatic/authorizations/load.ts';
-import { type ResolvedAdapter, resolveAdapter } from '../../provider-adapter.ts';
+import { type ResolvedAdapter, reservedRecord, resolveAdapter } from '../../provider-adapter.ts';
 import { authorizeLiveRefresh } from '../shared/live-payments.ts';
 import { guarded } from '../shared/provider-changes.ts';
 import { transactionStream } from '../shared/stream.ts';
@@ -51,11 +51,7 @@ export async function refreshDebitAtProvider(
   if (providerReference === null && state.status !== 'unknown') return { kind: 'reconciliation_required' };
   let resolved: ResolvedAdapter;
   try {
-    resolved = await resolveAdapter(ctx, {
-      providerId: reserved.provider_id,
-      simulated: reserved.simulated,
-      subaccountId: reserved.subaccount_id,
-    });
+    resolved = await resolveAdapter(ctx, reservedRecord(reserved));
   } catch {
     if (providerReference === null) return { kind: 'reconciliation_required' };
     return { kind: 'failed', diagnostics: diagnosticsFor('credentials_missing', null, null) };

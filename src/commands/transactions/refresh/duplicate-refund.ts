@@ -1,9 +1,9 @@
 import { type TransactionFacts, transaction } from '../../../aggregates/transaction.ts';
 import type { EventMetadata } from '../../../events/event-store.ts';
 import type { RemoteCharge } from '../../../providers/port.ts';
-import { diagnosticsFor } from '../../../providers/safe2pay/diagnostics.ts';
 import { type CommandDeps, handleCommand } from '../../command-handler.ts';
 import type { ResolvedExternal } from '../../provider-adapter.ts';
+import { guarded } from '../shared/provider-changes.ts';
 import { transactionStream } from '../shared/stream.ts';
 
 /**
@@ -62,10 +62,9 @@ export async function settleDuplicateRefund(
   const claimed = claim.events.find((e) => e.type === 'Transaction.DuplicateRefundAttempted');
   if (claimed?.type !== 'Transaction.DuplicateRefundAttempted') return 'in_flight';
   const attempt = claimed.data.attempt;
-  let outcome: Awaited<ReturnType<ResolvedExternal['adapter']['charges']['refund']>>;
-  try {
-    // Wire doc 2.11: a boleto's Pix payment is returned with the Pix refund on the boleto's transaction id.
-    outcome = await ctx.external.adapter.charges.refund(
+  // Wire doc 2.11: a boleto's Pix payment is returned with the Pix refund on the boleto's transaction id.
+  const outcome = await guarded(() =>
+    ctx.external.adapter.charges.refund(
       {
         transactionId: id,
         method: 'boleto',
@@ -74,16 +73,8 @@ export async function settleDuplicateRefund(
         bankAccount: null,
       },
       ctx.external.context(),
-    );
-  } catch {
-    outcome = {
-      kind: 'uncertain',
-      reason: 'connection',
-      providerReference: null,
-      providerStatus: null,
-      diagnostics: diagnosticsFor('connection', null, null),
-    };
-  }
+    ),
+  );
   if (outcome.kind === 'uncertain') return 'uncertain';
   if (outcome.kind === 'issued') {
     await handleCommand(

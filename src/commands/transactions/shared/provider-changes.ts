@@ -18,8 +18,10 @@ import type { LivePaymentsConfig } from '../../payment-settings/effective-settin
 import {
   type AdapterContext as BaseAdapterContext,
   type ResolvedAdapter,
+  reservedRecord,
   resolveAdapter,
 } from '../../provider-adapter.ts';
+import { callProvider } from '../../provider-call.ts';
 import { authorizeLiveRefresh } from './live-payments.ts';
 
 /** The adapter's context plus the production controls every call to a production provider passes. */
@@ -73,12 +75,9 @@ function unknownFate(): Uncertain {
   };
 }
 
-export async function guarded<T>(call: () => Promise<Outcome<T>>): Promise<Outcome<T>> {
-  try {
-    return await call();
-  } catch {
-    return unknownFate();
-  }
+/** A call about a charge: a throw is {@link unknownFate}, its diagnostics naming the lost connection. */
+export function guarded<T>(call: () => Promise<Outcome<T>>): Promise<Outcome<T>> {
+  return callProvider(call, unknownFate);
 }
 
 /**
@@ -98,11 +97,7 @@ export async function adapterOf(
     await authorizeLiveRefresh(ctx, { providerId: r.provider_id });
   }
   try {
-    return await resolveAdapter(ctx, {
-      providerId: r.provider_id,
-      simulated: r.simulated,
-      subaccountId: r.subaccount_id,
-    });
+    return await resolveAdapter(ctx, reservedRecord(r));
   } catch (error) {
     if (!isDomainError(error)) throw error;
     return {

@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { DomainError, isDomainError } from '../../../../aggregates/decider.ts';
 import {
+  type AuthorizationAggregateState,
+  type AuthorizationCommand,
+  type AuthorizationEvent,
   type AuthorizationReservedData,
   type AuthorizationState,
   pixAutomaticAuthorization,
@@ -9,18 +12,17 @@ import { addDays, saoPauloDate } from '../../../../aggregates/subscription-calen
 import type { CreateAuthorizationBody } from '../../../../contract/pix-automatic.ts';
 import type { EventMetadata } from '../../../../events/event-store.ts';
 import { newId } from '../../../../ids.ts';
-import { NO_DIAGNOSTICS, type Outcome } from '../../../../providers/port.ts';
+import type { Outcome } from '../../../../providers/port.ts';
 import { handleCommand } from '../../../command-handler.ts';
 import type { AppContext } from '../../../context.ts';
-import {
-  claimIdempotencyKey,
-  claimIdempotencyKeyWith,
-  type IdempotencyClaim,
-  type JsonValue,
-  readClaim,
-  requestHash,
-} from '../../../idempotency.ts';
+import { type ClaimInput, heldClaimOr, type JsonValue, requestHash } from '../../../idempotency.ts';
 import { type ApiKeyPrincipal, refuseBodyTenant } from '../../../principal.ts';
+import { unsentRefusal } from '../../../provider-call.ts';
+import {
+  type ReservedCreation,
+  type ReservedResource,
+  reservedCreations,
+} from '../../../reserved-creation.ts';
 import { type Route, route } from '../../../transactions/create/handler.ts';
 import { authorizationStream, type LoadedAuthorization, loadAuthorization } from '../load.ts';
 import { adapterOf, callPixAutomatic, diagnosticsOf, portAuthorization } from '../provider.ts';
@@ -33,11 +35,7 @@ export type AuthorizationCreateContext = Pick<
 /** Where the claim's payload keeps the reservation (stored claims are read by it: never rename). */
 const PAYLOAD_KEY = 'authorization';
 
-export interface AuthorizationCreation {
-  readonly loaded: LoadedAuthorization;
-  /** This request reserved it (and called the provider); false for a replay. */
-  readonly created: boolean;
-}
+export type AuthorizationCreation = ReservedCreation<LoadedAuthorization>;
 
 function invalid(param: string, message: string): DomainError {
   return new DomainError('validation_error', message, { param });
@@ -65,32 +63,21 @@ export async function createAuthorization(
   const deps = { store: ctx.store, registry: ctx.events, now: () => ctx.now() };
   const { tenant_id: _, ...facts } = b;
   const hash = requestHash('POST', input.route, facts);
-  const claimInput = (resourceId: string, payload: Record<string, JsonValue>) => ({
-    scope: principal.tenantId,
-    livemode: principal.livemode,
-    key: input.idempotencyKey,
-    method: 'POST',
-    route: input.route,
-    body: facts,
-    requestHash: hash,
-    resourceId,
-    payload,
-  });
+  const creations = reservedCreations(deps, reservedAuthorization(ctx, metadata), metadata);
 
   let routed: Route;
   try {
     routed = await validate(ctx, principal, b, input.idempotencyKey);
   } catch (error) {
     // A replay is answered as stored, even when it would not pass today (a first due date now too close).
-    const held = await readClaim(deps, principal.tenantId, input.idempotencyKey, principal.livemode);
-    if (!held) throw error;
+    const held = await heldClaimOr(error, deps, principal.tenantId, input.idempotencyKey, principal.livemode);
     if (held.request_hash !== hash) {
       throw new DomainError(
         'idempotency_conflict',
         'This Idempotency-Key was already used with another body or endpoint.',
       );
     }
-    return replay(ctx, held, metadata);
+    return creations.replay(held);
   }
 
   const authorizationId = newId('pxa');
@@ -115,18 +102,19 @@ export async function createAuthorization(
     { now: ctx.now() },
   );
   if (isDomainError(probe)) throw probe;
-  const payload = { [PAYLOAD_KEY]: JSON.parse(JSON.stringify(data)) as JsonValue };
+  const claim: ClaimInput = {
+    scope: principal.tenantId,
+    livemode: principal.livemode,
+    key: input.idempotencyKey,
+    method: 'POST',
+    route: input.route,
+    body: facts,
+    requestHash: hash,
+    resourceId: authorizationId,
+    payload: { [PAYLOAD_KEY]: JSON.parse(JSON.stringify(data)) as JsonValue },
+  };
   const reservedEvent = { ...ctx.events.encode(probe[0] as never), id: randomUUID(), metadata };
-  const together = await claimIdempotencyKeyWith(deps, claimInput(authorizationId, payload), metadata, {
-    stream: authorizationStream(authorizationId),
-    events: [reservedEvent],
-  });
-  if (together?.first) return { loaded: await callAndRecord(ctx, authorizationId, metadata), created: true };
-  if (together) return replay(ctx, together.claim, metadata);
-  // A store without multi-stream transactions (EventStoreDB): claim, then Reserved.
-  const claimed = await claimIdempotencyKey(deps, claimInput(authorizationId, payload), metadata);
-  if (!claimed.first) return replay(ctx, claimed.claim, metadata);
-  return complete(ctx, claimed.claim, metadata, true);
+  return creations.create(claim, reservedEvent);
 }
 
 /**
@@ -167,38 +155,25 @@ async function validate(
   return routed;
 }
 
-/** A replay: the record as it is now; a claim whose Reserved is missing (a crash between them) is completed. */
-async function replay(
+/** The authorization as a reserved creation: reserved by `create`, then its one provider call. */
+function reservedAuthorization(
   ctx: AuthorizationCreateContext,
-  claim: IdempotencyClaim,
   metadata: EventMetadata,
-): Promise<AuthorizationCreation> {
-  const loaded = await loadAuthorization(ctx, claim.resource_id);
-  if (loaded) return { loaded, created: false };
-  return complete(ctx, claim, metadata, false);
-}
-
-/** Appends the claim's Reserved; whoever appends it, and only they, calls the provider. */
-async function complete(
-  ctx: AuthorizationCreateContext,
-  claim: IdempotencyClaim,
-  metadata: EventMetadata,
-  created: boolean,
-): Promise<AuthorizationCreation> {
-  const data = claim.payload[PAYLOAD_KEY] as unknown as AuthorizationReservedData;
-  const r = await handleCommand(
-    { store: ctx.store, registry: ctx.events, now: () => ctx.now() },
-    pixAutomaticAuthorization,
-    authorizationStream(claim.resource_id),
-    { kind: 'create', data },
-    { metadata, retryOnConflict: true },
-  );
-  if (r.events.length > 0) {
-    return { loaded: await callAndRecord(ctx, claim.resource_id, metadata), created };
-  }
-  const loaded = await loadAuthorization(ctx, claim.resource_id);
-  if (!loaded) throw new Error(`${authorizationStream(claim.resource_id)} missing after its reservation`);
-  return { loaded, created: false };
+): ReservedResource<
+  AuthorizationReservedData,
+  AuthorizationCommand,
+  AuthorizationEvent,
+  AuthorizationAggregateState,
+  LoadedAuthorization
+> {
+  return {
+    decider: pixAutomaticAuthorization,
+    stream: authorizationStream,
+    reserve: (data) => ({ kind: 'create', data }),
+    payloadKey: PAYLOAD_KEY,
+    load: (id) => loadAuthorization(ctx, id),
+    callAndRecord: (id) => callAndRecord(ctx, id, metadata),
+  };
 }
 
 /** SPEC 3.2: the one creation call, and its answer recorded (pending, failed or unknown). */
@@ -221,12 +196,7 @@ async function callAndRecord(
         const body = pix.buildAuthorizationRequest(port, { environment: c.environment });
         return pix.createAuthorization(port, body, c, ctx.now());
       })
-    : {
-        kind: 'refused',
-        reason: 'credentials_missing',
-        providerReference: null,
-        diagnostics: NO_DIAGNOSTICS,
-      };
+    : unsentRefusal();
   const command =
     answer.kind === 'issued'
       ? ({

@@ -39,14 +39,14 @@ import {
   type ClaimInput,
   claimIdempotencyKey,
   claimIdempotencyKeyWith,
+  heldClaimOr,
   type IdempotencyClaim,
   type JsonValue,
   knownClaim,
-  readClaim,
   requestHash,
 } from '../../../idempotency.ts';
 import { refuseBodyTenant } from '../../../principal.ts';
-import { type ResolvedAdapter, resolveAdapter } from '../../../provider-adapter.ts';
+import { resolveAdapter } from '../../../provider-adapter.ts';
 import { simulatorEnabled } from '../../../providers/bootstrap-simulator.ts';
 import { isTenantInTree, requireOwnTenant } from '../../../tenancy.ts';
 import {
@@ -54,7 +54,13 @@ import {
   type ChargeOutcome,
   customerSnapshot,
 } from '../../../transactions/create/handler.ts';
-import { CREATION_REFUSED } from '../../../transactions/create/issuance.ts';
+import {
+  blockedAfterReservation,
+  CREATION_REFUSED,
+  recordCreation,
+  reservationAdapter,
+  unissuedRecord,
+} from '../../../transactions/create/issuance.ts';
 import { authorizeLiveIssuance } from '../../../transactions/shared/live-payments.ts';
 import { guarded } from '../../../transactions/shared/provider-changes.ts';
 import { transactionStream } from '../../../transactions/shared/stream.ts';
@@ -165,9 +171,7 @@ export async function createDebit(
     valid = await validDebit(ctx, input, snapshot);
   } catch (error) {
     // A replay of a debit that would not pass today (its window passed) answers as stored.
-    const held = await readClaim(deps(ctx), scope, input.idempotencyKey, input.livemode);
-    if (!held) throw error;
-    return replay(held);
+    return replay(await heldClaimOr(error, deps(ctx), scope, input.idempotencyKey, input.livemode));
   }
   const { reserve } = valid.claim;
   const claimInput: ClaimInput = {
@@ -201,9 +205,7 @@ export async function createDebit(
       throw chargeExists();
     }
     if (!isDomainError(error) || error.code !== 'idempotency_conflict') throw error;
-    const held = await readClaim(deps(ctx), scope, input.idempotencyKey, input.livemode);
-    if (!held) throw error;
-    return replay(held);
+    return replay(await heldClaimOr(error, deps(ctx), scope, input.idempotencyKey, input.livemode));
   }
   if (together?.first) {
     let state: TransactionState = transaction.initialState;
@@ -287,21 +289,10 @@ async function scheduleAndRecord(
   const { reserve } = claim;
   const id = reserve.transactionId;
   const command = await scheduleAtProvider(ctx, claim);
-  let recorded: Awaited<ReturnType<typeof handleCommand<typeof command, TransactionEvent, TransactionState>>>;
-  try {
-    recorded = await handleCommand(deps(ctx), transaction, transactionStream(id), command, {
-      metadata,
-      retryOnConflict: true,
-      from: { state: reserved.state, version: reserved.version },
-    });
-  } catch (error) {
-    // SPEC 7: reserved, but the result could not be persisted. Never reprocess.
-    throw new DomainError('reconciliation_required', 'The debit was reserved but its result was not saved.', {
-      transaction_id: id,
-      status: 503,
-      cause: error instanceof Error ? error.message : 'unknown',
-    });
-  }
+  const recorded = await recordCreation(deps(ctx), reserved, command, metadata, {
+    transactionId: id,
+    noun: 'debit',
+  });
   return { kind: 'created', transactionId: id, state: recorded.state };
 }
 
@@ -317,21 +308,8 @@ async function scheduleAtProvider(ctx: ChargeContext, claim: DebitClaim): Promis
   const { reserve, authorization } = claim;
   const debit = reserve.pixAutomatic;
   if (!debit) throw new Error('a debit reservation without its authorization');
-  let resolved: ResolvedAdapter;
-  try {
-    resolved = await resolveAdapter(
-      { deps: deps(ctx), config: ctx.config, adapters: ctx },
-      { providerId: reserve.providerId, simulated: reserve.simulated, subaccountId: reserve.subaccountId },
-    );
-  } catch (error) {
-    if (!isDomainError(error)) throw error;
-    return {
-      kind: 'record_refused',
-      failureCode: CREATION_REFUSED,
-      providerReference: null,
-      diagnostics: diagnosticsFor('credentials_missing', null, null),
-    };
-  }
+  const resolved = await reservationAdapter({ deps: deps(ctx), config: ctx.config, adapters: ctx }, reserve);
+  if (resolved === null) return blockedAfterReservation();
   const port: PortDebit = {
     transactionId: reserve.transactionId,
     authorization,
@@ -357,12 +335,7 @@ async function scheduleAtProvider(ctx: ChargeContext, claim: DebitClaim): Promis
       // Any other status is scheduled for now; the poller reads what follows (never paid from a creation).
       return issuedWith(outcome.providerReference);
     case 'refused':
-      return {
-        kind: 'record_refused',
-        failureCode: CREATION_REFUSED,
-        providerReference: outcome.providerReference,
-        diagnostics: outcome.diagnostics,
-      };
+      return unissuedRecord(outcome);
     case 'uncertain': {
       // SPEC 3.1, port: no idempotency at the provider, so read before anything is sent again (never here).
       const found = await guarded(() =>
@@ -375,11 +348,7 @@ async function scheduleAtProvider(ctx: ChargeContext, claim: DebitClaim): Promis
         const only = same[0];
         if (same.length === 1 && only) return issuedWith(only.providerReference);
       }
-      return {
-        kind: 'record_uncertain',
-        providerReference: outcome.providerReference,
-        diagnostics: outcome.diagnostics,
-      };
+      return unissuedRecord(outcome);
     }
   }
 }
