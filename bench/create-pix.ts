@@ -39,25 +39,28 @@ export interface HttpBenchOptions {
   cpuProfDir: string | undefined;
 }
 
+/** A payer with every SPEC 4.1 customer field (the external provider's boleto requires them all). */
+export const BENCH_CUSTOMER = {
+  name: 'Maria Oliveira Santos',
+  email: 'maria.oliveira@example.com.br',
+  document: '39053344705',
+  phone: '11987654321',
+  address: {
+    zip_code: '01310100',
+    street: 'Avenida Paulista',
+    number: '1000',
+    district: 'Bela Vista',
+    city: 'Sao Paulo',
+    state: 'SP',
+  },
+};
+
 /** A SPEC 4.1 Pix body as an integrator sends it (every customer field, so the whole validation runs). */
 export const PIX_BODY = JSON.stringify({
   amount: 12_990,
   reference: 'pedido-48213',
   description: 'Pedido 48213 - plano mensal',
-  customer: {
-    name: 'Maria Oliveira Santos',
-    email: 'maria.oliveira@example.com.br',
-    document: '39053344705',
-    phone: '11987654321',
-    address: {
-      zip_code: '01310100',
-      street: 'Avenida Paulista',
-      number: '1000',
-      district: 'Bela Vista',
-      city: 'Sao Paulo',
-      state: 'SP',
-    },
-  },
+  customer: BENCH_CUSTOMER,
 });
 
 export function pixHeaders(gateway: GatewayProcess): Record<string, string> {

@@ -6,18 +6,12 @@
  * --runs; then a counting pass: the depth-5 creation must make no more round trips than the depth-1 one
  * (the whole ancestor chain's fees are one SQL read, src/commands/fee-schedules/resolve.ts).
  */
-import { randomBytes } from 'node:crypto';
 import { saoPauloDate } from '../src/aggregates/business-date.ts';
-import {
-  describeRun,
-  type HttpBenchOptions,
-  PIX_BODY,
-  printPairedRuns,
-  startHttpBench,
-} from './create-pix.ts';
-import { type GatewayProcess, type LoadRun, type LoadSpec, loadRun } from './http-server.ts';
-import { type BenchOptions, fmt, median, settle } from './support.ts';
-import { type WireFigures, wirePass } from './wire-pass.ts';
+import { type HttpBenchOptions, PIX_BODY, startHttpBench } from './create-pix.ts';
+import type { GatewayProcess, LoadRun } from './http-server.ts';
+import { pairedCreationRuns, postData } from './paired-creation.ts';
+import { type BenchOptions, fmt } from './support.ts';
+import type { WireFigures } from './wire-pass.ts';
 
 const ADMIN = { email: 'bench-admin@example.com', password: 'bench admin password 0123' };
 const DEPTH = 5;
@@ -37,30 +31,13 @@ export interface FeeResolutionReport {
   wire: Record<string, WireFigures>;
 }
 
-type Side = 'deep' | 'flat' | 'health';
-
-async function call(gateway: GatewayProcess, path: string, body: unknown, headers: Record<string, string>) {
-  const res = await fetch(`${gateway.url}${path}`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'idempotency-key': randomBytes(8).toString('hex'),
-      ...headers,
-    },
-    body: JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (res.status >= 300) throw new Error(`${path} answered ${res.status}: ${text.slice(0, 300)}`);
-  return (JSON.parse(text) as { data: Record<string, unknown> }).data;
-}
-
 /** Through the panel API: a chain of DEPTH tenants with a Pix version each, and one lone tenant with one. */
 async function seedTrees(
   gateway: GatewayProcess,
 ): Promise<{ deepKey: string; flatKey: string; expected: Record<string, number> }> {
-  const session = await call(gateway, '/admin/sessions', ADMIN, {});
+  const session = await postData(gateway, '/admin/sessions', ADMIN, {});
   const auth = { authorization: `Bearer ${String(session.token)}` };
-  const type = await call(
+  const type = await postData(
     gateway,
     '/admin/tenant-types',
     { name: 'bench fees', allows_children: true },
@@ -68,13 +45,13 @@ async function seedTrees(
   );
   const today = saoPauloDate(new Date());
   const tenant = async (name: string, parent: string | null) => {
-    const t = await call(
+    const t = await postData(
       gateway,
       '/admin/tenants',
       { name, type_id: type.id, ...(parent ? { parent_id: parent } : {}) },
       auth,
     );
-    await call(
+    await postData(
       gateway,
       '/admin/fee-schedules',
       { tenant_id: t.id, method: 'pix', starts_on: today, ...LEVEL_FEE },
@@ -86,7 +63,7 @@ async function seedTrees(
   for (let level = 1; level <= DEPTH; level++) parent = await tenant(`level ${level}`, parent);
   const flat = await tenant('lone', null);
   const key = async (tenantId: string) => {
-    const k = await call(
+    const k = await postData(
       gateway,
       '/admin/api-keys',
       { tenant_id: tenantId, mode: 'test', scopes: ['pix:write', 'transactions:read'], name: 'bench' },
@@ -121,7 +98,7 @@ export async function benchFeeResolution(
       ['deep', deepKey],
       ['flat', flatKey],
     ] as const) {
-      const t = await call(gateway, '/v1/pix', JSON.parse(PIX_BODY), { 'x-api-key': key });
+      const t = await postData(gateway, '/v1/pix', JSON.parse(PIX_BODY), { 'x-api-key': key });
       if (t.retained_amount !== expected[side]) {
         throw new Error(`${side}: retained_amount ${String(t.retained_amount)}, expected ${expected[side]}`);
       }
@@ -129,70 +106,27 @@ export async function benchFeeResolution(
         `${side}: one creation, retained_amount ${String(t.retained_amount)} (split ${JSON.stringify(t.split)})`,
       );
     }
-    let seq = 0;
-    const prefix = `b28-${randomBytes(4).toString('hex')}`;
-    const base = { url: gateway.url, connections: opts.clients, server: gateway, database: bench.name };
-    const pix = (key: string, label: string): Omit<LoadSpec, 'seconds'> => ({
-      ...base,
-      method: 'POST',
-      path: '/v1/pix',
-      headers: { 'content-type': 'application/json', 'x-api-key': key },
-      body: PIX_BODY,
-      perRequestHeaders: () => ({ 'idempotency-key': `${prefix}-${label}-${seq++}` }),
-    });
-    const specs: Record<Side, Omit<LoadSpec, 'seconds'>> = {
-      deep: pix(deepKey, 'deep'),
-      flat: pix(flatKey, 'flat'),
-      health: { ...base, method: 'GET', path: '/health', headers: {}, amount: 2_000 },
-    };
-    if (opts.warmup > 0) {
-      for (const side of ['deep', 'flat'] as const) {
-        console.log(
-          describeRun(`warm-up ${side} (discarded)`, await loadRun({ ...specs[side], seconds: opts.warmup })),
-        );
-      }
-    }
-    const runs: Record<Side, LoadRun[]> = { deep: [], flat: [], health: [] };
-    for (let run = 1; run <= opts.runs; run++) {
-      const order: readonly Side[] = run % 2 === 1 ? ['deep', 'flat', 'health'] : ['health', 'flat', 'deep'];
-      for (const side of order) {
-        await settle(bench);
-        const r = await loadRun({ ...specs[side], seconds: opts.seconds });
-        runs[side].push(r);
-        console.log(describeRun(`run ${run} ${side}`, r));
-      }
-    }
-    const paired = printPairedRuns(['depth5', 'depth1'], runs.deep, runs.flat, runs.health);
-    let wireSeq = 0;
-    const wireRequest = (key: string, label: string) => ({
-      method: 'POST' as const,
-      path: '/v1/pix',
-      headers: { 'content-type': 'application/json', 'x-api-key': key },
-      body: PIX_BODY,
-      perRequestHeaders: () => ({ 'idempotency-key': `${prefix}-wire-${label}-${wireSeq++}` }),
-    });
-    const wire = await wirePass(
-      bench.url,
-      {
-        'POST /v1/pix depth 5': wireRequest(deepKey, 'deep'),
-        'POST /v1/pix depth 1': wireRequest(flatKey, 'flat'),
-      },
-      { role: http.role, env },
+    const paired = await pairedCreationRuns(
+      { opts, http, bench, gateway, env },
+      { path: '/v1/pix', body: PIX_BODY },
+      [
+        { name: 'depth5', key: deepKey },
+        { name: 'depth1', key: flatKey },
+      ],
     );
-    const m = (side: Side, f: (r: LoadRun) => number) => median(runs[side].map(f));
     const report: FeeResolutionReport = {
-      deep: runs.deep,
-      flat: runs.flat,
-      health: runs.health,
+      deep: paired.runs[0],
+      flat: paired.runs[1],
+      health: paired.health,
       ratio: paired.ratio,
       gatewayRatio: paired.gatewayRatio,
-      medianDeepCpuUs: m('deep', (r) => r.totalCpuUs),
-      medianFlatCpuUs: m('flat', (r) => r.totalCpuUs),
-      medianHealthCpuUs: m('health', (r) => r.totalCpuUs),
-      wire,
+      medianDeepCpuUs: paired.medianCpuUs[0],
+      medianFlatCpuUs: paired.medianCpuUs[1],
+      medianHealthCpuUs: paired.medianHealthCpuUs,
+      wire: paired.wire,
     };
-    const deepTrips = wire['POST /v1/pix depth 5']?.roundTrips ?? Number.NaN;
-    const flatTrips = wire['POST /v1/pix depth 1']?.roundTrips ?? Number.NaN;
+    const deepTrips = paired.wire['POST /v1/pix depth5']?.roundTrips ?? Number.NaN;
+    const flatTrips = paired.wire['POST /v1/pix depth1']?.roundTrips ?? Number.NaN;
     console.log(
       `\nmedian CPU per request: depth 5 ${fmt(report.medianDeepCpuUs)} µs; depth 1 ${fmt(report.medianFlatCpuUs)} µs; /health ${fmt(
         report.medianHealthCpuUs,

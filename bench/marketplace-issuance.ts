@@ -12,10 +12,11 @@
 import { randomBytes } from 'node:crypto';
 import { startProviderEmulator } from '../src/providers/emulator/server.ts';
 import { COMPANY_PARTS } from '../test/support/subaccount-fixtures.ts';
-import { describeRun, type HttpBenchOptions, printPairedRuns, startHttpBench } from './create-pix.ts';
-import { type GatewayProcess, type LoadRun, type LoadSpec, loadRun } from './http-server.ts';
-import { type BenchOptions, fmt, median, settle } from './support.ts';
-import { type WireFigures, wirePass } from './wire-pass.ts';
+import { BENCH_CUSTOMER, type HttpBenchOptions, startHttpBench } from './create-pix.ts';
+import type { GatewayProcess, LoadRun } from './http-server.ts';
+import { pairedCreationRuns, postData } from './paired-creation.ts';
+import { type BenchOptions, fmt } from './support.ts';
+import type { WireFigures } from './wire-pass.ts';
 
 const ADMIN = { email: 'bench-admin@example.com', password: 'bench admin password 0123' };
 
@@ -26,20 +27,7 @@ function boletoBody(): string {
     amount: 12_990,
     reference: 'fatura-48213',
     description: 'Fatura 48213 - plano mensal',
-    customer: {
-      name: 'Maria Oliveira Santos',
-      document: '12345678909',
-      email: 'maria.santos@example.com',
-      phone: '11987654321',
-      address: {
-        zip_code: '01310100',
-        street: 'Avenida Paulista',
-        number: '1000',
-        district: 'Bela Vista',
-        city: 'Sao Paulo',
-        state: 'SP',
-      },
-    },
+    customer: BENCH_CUSTOMER,
     boleto: { due_date: due },
   });
 }
@@ -57,28 +45,6 @@ export interface MarketplaceIssuanceReport {
   wire: Record<string, WireFigures>;
 }
 
-type Side = 'marketplace' | 'plain' | 'health';
-
-async function call(
-  gateway: GatewayProcess,
-  path: string,
-  body: unknown,
-  headers: Record<string, string>,
-): Promise<Record<string, unknown>> {
-  const res = await fetch(`${gateway.url}${path}`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'idempotency-key': randomBytes(8).toString('hex'),
-      ...headers,
-    },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (res.status >= 300) throw new Error(`${path} answered ${res.status}: ${text.slice(0, 300)}`);
-  return (JSON.parse(text) as { data: Record<string, unknown> }).data;
-}
-
 /**
  * Through the panel API: the two sandbox providers on the emulator, two tenants each routed to one of them
  * for boleto, the marketplace tenant's subaccount created at the emulator and linked, a live key each.
@@ -91,14 +57,14 @@ async function seed(
   let session: Record<string, unknown> | undefined;
   for (let attempt = 1; session === undefined; attempt++) {
     try {
-      session = await call(gateway, '/admin/sessions', ADMIN, {});
+      session = await postData(gateway, '/admin/sessions', ADMIN, {});
     } catch (error) {
       if (attempt >= 40) throw error;
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }
   const auth = { authorization: `Bearer ${String(session.token)}` };
-  const type = await call(
+  const type = await postData(
     gateway,
     '/admin/tenant-types',
     { name: 'bench marketplace', allows_children: true },
@@ -107,7 +73,7 @@ async function seed(
   const provider = async (name: string, isMarketplace: boolean, credentials: Record<string, string>) =>
     String(
       (
-        await call(
+        await postData(
           gateway,
           '/admin/providers',
           {
@@ -130,8 +96,8 @@ async function seed(
   });
   const plain = await provider('bench plain', false, { api_key: 'emu-sandbox-key' });
   const tenant = async (name: string, providerId: string) => {
-    const t = String((await call(gateway, '/admin/tenants', { name, type_id: type.id }, auth)).id);
-    await call(
+    const t = String((await postData(gateway, '/admin/tenants', { name, type_id: type.id }, auth)).id);
+    await postData(
       gateway,
       '/admin/rules',
       { method: 'boleto', tenant_id: t, provider_id: providerId, priority: 1 },
@@ -141,7 +107,7 @@ async function seed(
   };
   const marketTenant = await tenant('bench client company', market);
   const plainTenant = await tenant('bench plain company', plain);
-  const link = await call(
+  const link = await postData(
     gateway,
     '/admin/subaccounts',
     {
@@ -159,7 +125,7 @@ async function seed(
   const key = async (tenantId: string) =>
     String(
       (
-        await call(
+        await postData(
           gateway,
           '/admin/api-keys',
           { tenant_id: tenantId, mode: 'live', scopes: ['boleto:write', 'transactions:read'], name: 'bench' },
@@ -202,7 +168,7 @@ export async function benchMarketplaceIssuance(
       ['marketplace', marketplaceKey],
       ['plain', plainKey],
     ] as const) {
-      const t = await call(gateway, '/v1/boleto', body, { 'x-api-key': key });
+      const t = await postData(gateway, '/v1/boleto', body, { 'x-api-key': key });
       const expected = side === 'marketplace' ? subaccountId : null;
       if (t.simulated !== false || t.status !== 'pending' || t.subaccount_id !== expected) {
         throw new Error(`${side}: ${JSON.stringify(t).slice(0, 300)}`);
@@ -211,70 +177,26 @@ export async function benchMarketplaceIssuance(
         `${side}: one creation, status ${String(t.status)}, subaccount_id ${String(t.subaccount_id)}`,
       );
     }
-    let seq = 0;
-    const prefix = `b28m-${randomBytes(4).toString('hex')}`;
-    const base = { url: gateway.url, connections: opts.clients, server: gateway, database: bench.name };
-    const boleto = (key: string, label: string): Omit<LoadSpec, 'seconds'> => ({
-      ...base,
-      method: 'POST',
-      path: '/v1/boleto',
-      headers: { 'content-type': 'application/json', 'x-api-key': key },
-      body,
-      perRequestHeaders: () => ({ 'idempotency-key': `${prefix}-${label}-${seq++}` }),
-    });
-    const specs: Record<Side, Omit<LoadSpec, 'seconds'>> = {
-      marketplace: boleto(marketplaceKey, 'market'),
-      plain: boleto(plainKey, 'plain'),
-      health: { ...base, method: 'GET', path: '/health', headers: {}, amount: 2_000 },
-    };
-    if (opts.warmup > 0) {
-      for (const side of ['marketplace', 'plain'] as const) {
-        console.log(
-          describeRun(`warm-up ${side} (discarded)`, await loadRun({ ...specs[side], seconds: opts.warmup })),
-        );
-      }
-    }
-    const runs: Record<Side, LoadRun[]> = { marketplace: [], plain: [], health: [] };
-    for (let run = 1; run <= opts.runs; run++) {
-      const order: readonly Side[] =
-        run % 2 === 1 ? ['marketplace', 'plain', 'health'] : ['health', 'plain', 'marketplace'];
-      for (const side of order) {
-        await settle(bench);
-        const r = await loadRun({ ...specs[side], seconds: opts.seconds });
-        runs[side].push(r);
-        console.log(describeRun(`run ${run} ${side}`, r));
-      }
-    }
-    const paired = printPairedRuns(['marketplace', 'plain'], runs.marketplace, runs.plain, runs.health);
-    let wireSeq = 0;
-    const wireRequest = (key: string, label: string) => ({
-      method: 'POST' as const,
-      path: '/v1/boleto',
-      headers: { 'content-type': 'application/json', 'x-api-key': key },
-      body,
-      perRequestHeaders: () => ({ 'idempotency-key': `${prefix}-wire-${label}-${wireSeq++}` }),
-    });
-    const wire = await wirePass(
-      bench.url,
-      {
-        'POST /v1/boleto marketplace': wireRequest(marketplaceKey, 'market'),
-        'POST /v1/boleto plain': wireRequest(plainKey, 'plain'),
-      },
-      { role: http.role, env },
+    const paired = await pairedCreationRuns(
+      { opts, http, bench, gateway, env },
+      { path: '/v1/boleto', body },
+      [
+        { name: 'marketplace', key: marketplaceKey },
+        { name: 'plain', key: plainKey },
+      ],
     );
-    const med = (side: Side, f: (r: LoadRun) => number) => median(runs[side].map(f));
     const report: MarketplaceIssuanceReport = {
-      marketplace: runs.marketplace,
-      plain: runs.plain,
-      health: runs.health,
+      marketplace: paired.runs[0],
+      plain: paired.runs[1],
+      health: paired.health,
       ratio: paired.ratio,
       gatewayRatio: paired.gatewayRatio,
-      medianMarketplaceCpuUs: med('marketplace', (r) => r.totalCpuUs),
-      medianPlainCpuUs: med('plain', (r) => r.totalCpuUs),
-      medianHealthCpuUs: med('health', (r) => r.totalCpuUs),
-      wire,
+      medianMarketplaceCpuUs: paired.medianCpuUs[0],
+      medianPlainCpuUs: paired.medianCpuUs[1],
+      medianHealthCpuUs: paired.medianHealthCpuUs,
+      wire: paired.wire,
     };
-    const trips = (k: string) => wire[k]?.roundTrips ?? Number.NaN;
+    const trips = (k: string) => paired.wire[k]?.roundTrips ?? Number.NaN;
     console.log(
       `\nmedian CPU per request: marketplace ${fmt(report.medianMarketplaceCpuUs)} µs; plain ${fmt(
         report.medianPlainCpuUs,
