@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { COMPANY_EXAMPLE } from '../../src/contract/operations/subaccounts.ts';
 import type { PortSubaccount } from '../../src/providers/port.ts';
 import type { ExternalProviderWorld } from './external-provider.ts';
 
@@ -74,31 +75,10 @@ export function merchant(identity: string, extra: Record<string, unknown> = {}):
 
 /**
  * The responsible person, address and payout account of a subaccount as an API client sends them
- * (`POST /admin/subaccounts`, a subtenant's `subaccount`); the CPF is valid, so the emulator's 1343 stays away.
+ * (`POST /admin/subaccounts`, a subtenant's `subaccount`): the API reference's own example, whose CPF is
+ * valid, so the emulator's 1343 stays away.
  */
-export const COMPANY_PARTS = {
-  responsible: {
-    name: 'Maria Responsavel',
-    document: VALID_CPF,
-    phone: '11987654321',
-    birth_date: '1980-05-17',
-  },
-  address: {
-    zip_code: '01310100',
-    street: 'Avenida Paulista',
-    number: '1000',
-    district: 'Bela Vista',
-    city: 'Sao Paulo',
-    state: 'SP',
-  },
-  bank_account: {
-    bank_code: '341',
-    branch: '0937',
-    account: '4455667',
-    account_digit: '8',
-    account_type: 'checking',
-  },
-} as const;
+export const COMPANY_PARTS = COMPANY_EXAMPLE;
 
 let documents = 0;
 /**
