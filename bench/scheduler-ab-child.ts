@@ -5,8 +5,8 @@
  *
  *   node --import tsx bench/scheduler-ab-child.ts <root> <count>
  */
-import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
+import { boletoPoster } from './boleto-poster.ts';
 import { meterBackends } from './pg-backend-cpu.ts';
 import { createBenchDatabase, onDatabase } from './support.ts';
 
@@ -45,18 +45,7 @@ const gateway = await createGateway(
 try {
   const { tenantId, key } = await seedTenantAndKey(gateway.ctx);
   const today = saoPauloDate(new Date());
-  await gateway.http.listen({ port: 0, host: '127.0.0.1' });
-  const address = gateway.http.server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  const body = JSON.stringify(boletoBody({ due_date: today }));
-  const post = () =>
-    fetch(`http://127.0.0.1:${port}/v1/boleto`, {
-      method: 'POST',
-      headers: { 'x-api-key': key, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
-      body,
-    }).then(async (r) => {
-      if (r.status !== 201) throw new Error(`POST /v1/boleto answered ${r.status}: ${await r.text()}`);
-    });
+  const post = await boletoPoster(gateway, key, JSON.stringify(boletoBody({ due_date: today })));
   const drain = async () => {
     let issued = 0;
     for (;;) {

@@ -12,13 +12,13 @@
  *   node --import tsx bench/scheduler-scale.ts [count] [idle]
  */
 
-import { randomUUID } from 'node:crypto';
 import { saoPauloDate } from '../src/aggregates/subscription-calendar.ts';
 import { createGateway } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { boletoBody } from '../test/support/charges.ts';
 import { seedTenantAndKey } from '../test/support/fixtures.ts';
+import { boletoPoster } from './boleto-poster.ts';
 import { drainDue, schedulerRun, seedDueSubscriptions } from './scheduler-support.ts';
 import { createBenchDatabase, fmt, idleTickRow, onDatabase, printTable } from './support.ts';
 
@@ -47,18 +47,7 @@ try {
   const today = saoPauloDate(new Date());
 
   // 1. The reference: POST /v1/boleto, 16 at a time, CPU of this process per request (server and client).
-  await gateway.http.listen({ port: 0, host: '127.0.0.1' });
-  const address = gateway.http.server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  const body = JSON.stringify(boletoBody({ due_date: today }));
-  const post = () =>
-    fetch(`http://127.0.0.1:${port}/v1/boleto`, {
-      method: 'POST',
-      headers: { 'x-api-key': key, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
-      body,
-    }).then(async (r) => {
-      if (r.status !== 201) throw new Error(`POST /v1/boleto answered ${r.status}: ${await r.text()}`);
-    });
+  const post = await boletoPoster(gateway, key, JSON.stringify(boletoBody({ due_date: today })));
   let left = REFERENCE_REQUESTS;
   const refCpu = process.cpuUsage();
   const refStart = performance.now();
