@@ -15,7 +15,12 @@ import { JobRunner } from '../../src/workers/job-runner.ts';
 import { JobLease } from '../../src/workers/lease.ts';
 import { dumpEveryTable } from '../support/database-dump.ts';
 import { useExternalProviderWorld } from '../support/external-provider.ts';
-import { COMPANY_PARTS, emulatorProvider, freshDocument, merchant } from '../support/subaccount-fixtures.ts';
+import {
+  emulatorProvider,
+  freshDocument,
+  merchant,
+  subaccountRequest,
+} from '../support/subaccount-fixtures.ts';
 
 // Issue 28 item 2 (remainder), SPEC 3.6 ("`creating`, `unknown` need consult or reconciliation"), 4.14, 2.7,
 // 2.8: the subaccount reconciliation job over the real HTTP stack, PostgreSQL and the provider emulator on a
@@ -50,18 +55,8 @@ beforeAll(async () => {
 
 const document = () => freshDocument('91');
 
-function body(over: Record<string, unknown> = {}) {
-  return {
-    provider_id: marketplace,
-    tenant_id: world.production.tenantId,
-    name: 'Loja Filha Ltda',
-    commercial_name: 'Loja Filha',
-    document: document(),
-    email: 'financeiro@lojafilha.example',
-    ...COMPANY_PARTS,
-    ...over,
-  };
-}
+const body = (over: Record<string, unknown> = {}) =>
+  subaccountRequest(marketplace, world.production.tenantId, document(), over);
 
 const post = (json: unknown) =>
   world.app.request('POST', '/admin/subaccounts', {

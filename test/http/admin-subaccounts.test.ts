@@ -7,7 +7,7 @@ import { identityDeps } from '../../src/commands/users/identity-deps.ts';
 import { assertError, bearer, idem, logIn, PASSWORD } from '../support/admin.ts';
 import { dumpEveryTable } from '../support/database-dump.ts';
 import { useExternalProviderWorld } from '../support/external-provider.ts';
-import { COMPANY_PARTS, emulatorProvider, freshDocument } from '../support/subaccount-fixtures.ts';
+import { emulatorProvider, freshDocument, subaccountRequest } from '../support/subaccount-fixtures.ts';
 
 // Issue 28 item 2 (first part): the local subaccount record over the real HTTP stack, PostgreSQL and the
 // provider emulator on a socket. Expected values come from SPEC 2.7 (fields; token flags recomputed; sanitized
@@ -48,18 +48,8 @@ beforeAll(async () => {
 
 const document = () => freshDocument('81');
 
-function body(over: Record<string, unknown> = {}) {
-  return {
-    provider_id: marketplace,
-    tenant_id: world.production.tenantId,
-    name: 'Loja Filha Ltda',
-    commercial_name: 'Loja Filha',
-    document: document(),
-    email: 'financeiro@lojafilha.example',
-    ...COMPANY_PARTS,
-    ...over,
-  };
-}
+const body = (over: Record<string, unknown> = {}) =>
+  subaccountRequest(marketplace, world.production.tenantId, document(), over);
 
 const post = (json: unknown, key: string = randomUUID(), headers: Record<string, string> = world.admin) =>
   world.app.request('POST', '/admin/subaccounts', { headers: { ...headers, ...idem(key) }, json });

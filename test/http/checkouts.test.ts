@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { SCOPES } from '../../src/aggregates/access.ts';
-import { issueApiKey } from '../../src/commands/api-keys/issue/handler.ts';
 import { checkoutFollowJob } from '../../src/commands/checkouts/follow/job.ts';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, assertError, bearer, logIn, startAdminApp } from '../support/admin.ts';
 import { pixBody } from '../support/charges.ts';
 import { createTestDatabase } from '../support/databases.ts';
-import { commandDeps, type SeededKey, seedChildTenant, seedTenantAndKey } from '../support/fixtures.ts';
+import { issueExtraKey, type SeededKey, seedChildTenant, seedTenantAndKey } from '../support/fixtures.ts';
 import { startTestApp, type TestApp, type TestResponse } from '../support/http.ts';
 import { jobDeps } from '../support/jobs.ts';
 
@@ -19,7 +17,6 @@ import { jobDeps } from '../support/jobs.ts';
  * checkout's callback_url on its charges (SPEC 6).
  */
 
-const metadata = { actor: 'system:test', request_id: 'req_test' };
 let app: TestApp;
 let parent: SeededKey;
 let child: SeededKey;
@@ -55,22 +52,8 @@ async function created(key: string, over: Record<string, unknown> = {}): Promise
   return res.body.data;
 }
 
-async function issueKey(tenantId: string, opts: Partial<Parameters<typeof issueApiKey>[1]> = {}) {
-  const { key } = await issueApiKey(
-    commandDeps(app.gateway.ctx),
-    {
-      tenantId,
-      livemode: false,
-      name: 'extra key',
-      scopes: SCOPES,
-      accessProfile: 'standard',
-      createdBy: 'system:test',
-      ...opts,
-    },
-    metadata,
-  );
-  return key;
-}
+const issueKey = (tenantId: string, opts: Parameters<typeof issueExtraKey>[2] = {}) =>
+  issueExtraKey(app.gateway.ctx, tenantId, opts);
 
 beforeAll(async () => {
   app = await startAdminApp({

@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { SCOPES } from '../../src/aggregates/access.ts';
 import { DomainError } from '../../src/aggregates/decider.ts';
-import { issueApiKey } from '../../src/commands/api-keys/issue/handler.ts';
 import { createCostCenter } from '../../src/commands/cost-centers/create/handler.ts';
 import { costCenterNames } from '../../src/commands/cost-centers/names.ts';
 import { resolveCostCenter } from '../../src/commands/cost-centers/resolve.ts';
@@ -10,7 +8,13 @@ import { updateCostCenter } from '../../src/commands/cost-centers/update/handler
 import { claimIdempotencyKey } from '../../src/commands/idempotency.ts';
 import { ERRORS } from '../../src/http/errors.ts';
 import { newId } from '../../src/ids.ts';
-import { commandDeps, type SeededKey, seedChildTenant, seedTenantAndKey } from '../support/fixtures.ts';
+import {
+  commandDeps,
+  issueExtraKey,
+  type SeededKey,
+  seedChildTenant,
+  seedTenantAndKey,
+} from '../support/fixtures.ts';
 import { startTestApp, type TestApp } from '../support/http.ts';
 
 /** SPEC 4.12 cost centers, 5.3 scopes, 5.4 developer keys, 7 error codes; docs/decisions.md "Charges". */
@@ -43,22 +47,8 @@ async function created(k: string, name: string): Promise<string> {
   return res.body.data.id;
 }
 
-async function issueKey(tenantId: string, opts: Partial<Parameters<typeof issueApiKey>[1]> = {}) {
-  const { key } = await issueApiKey(
-    commandDeps(app.gateway.ctx),
-    {
-      tenantId,
-      livemode: false,
-      name: 'extra key',
-      scopes: SCOPES,
-      accessProfile: 'standard',
-      createdBy: 'system:test',
-      ...opts,
-    },
-    metadata,
-  );
-  return key;
-}
+const issueKey = (tenantId: string, opts: Parameters<typeof issueExtraKey>[2] = {}) =>
+  issueExtraKey(app.gateway.ctx, tenantId, opts);
 
 beforeAll(async () => {
   app = await startTestApp();

@@ -3,11 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { beforeAll, describe, test } from 'vitest';
 import { SCOPES } from '../../src/aggregates/access.ts';
-import { issueApiKey } from '../../src/commands/api-keys/issue/handler.ts';
 import { assertError } from '../support/admin.ts';
 import { dumpEveryTable } from '../support/database-dump.ts';
 import { useExternalProviderWorld } from '../support/external-provider.ts';
-import { commandDeps, type SeededKey, seedTenantAndKey } from '../support/fixtures.ts';
+import { issueExtraKey, type SeededKey, seedTenantAndKey } from '../support/fixtures.ts';
 import { COMPANY_PARTS, freshDocument, INVALID_CPF } from '../support/subaccount-fixtures.ts';
 
 // SPEC 4.13 "registers a child company and tries to convert its subaccount", over the real HTTP stack,
@@ -18,7 +17,6 @@ import { COMPANY_PARTS, freshDocument, INVALID_CPF } from '../support/subaccount
 // docs/decisions.md "Subtenants (issue 28 item 1)".
 
 const world = useExternalProviderWorld({ RATE_LIMIT_PER_MINUTE: '100000' });
-const metadata = { actor: 'system:test', request_id: 'req_test' };
 
 /** A software house whose boleto rule leads to the production marketplace. */
 let house: SeededKey;
@@ -59,22 +57,8 @@ async function rule(method: string, tenantId: string, providerId: string): Promi
   assert.equal(res.status, 201, res.text);
 }
 
-async function key(tenantId: string, opts: Partial<Parameters<typeof issueApiKey>[1]> = {}) {
-  const { key: secret } = await issueApiKey(
-    commandDeps(world.app.gateway.ctx),
-    {
-      tenantId,
-      livemode: true,
-      name: 'extra key',
-      scopes: SCOPES,
-      accessProfile: 'standard',
-      createdBy: 'system:test',
-      ...opts,
-    },
-    metadata,
-  );
-  return secret;
-}
+const key = (tenantId: string, opts: Parameters<typeof issueExtraKey>[2] = {}) =>
+  issueExtraKey(world.app.gateway.ctx, tenantId, { livemode: true, ...opts });
 
 beforeAll(async () => {
   const ctx = world.app.gateway.ctx;

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { SCOPES, type Scope } from '../../src/aggregates/access.ts';
-import { issueApiKey } from '../../src/commands/api-keys/issue/handler.ts';
 import { claimIdempotencyKey } from '../../src/commands/idempotency.ts';
 import { createTenant } from '../../src/commands/tenants/create/handler.ts';
 import { createTenantType } from '../../src/commands/tenants/create-type/handler.ts';
@@ -10,7 +9,7 @@ import { reactivateTenant } from '../../src/commands/tenants/reactivate/handler.
 import { suspendTenant } from '../../src/commands/tenants/suspend/handler.ts';
 import { sha256Hex } from '../../src/crypto/secrets.ts';
 import { newId } from '../../src/ids.ts';
-import { commandDeps, type SeededKey, seedTenantAndKey } from '../support/fixtures.ts';
+import { commandDeps, issueExtraKey, type SeededKey, seedTenantAndKey } from '../support/fixtures.ts';
 import { startTestApp, type TestApp } from '../support/http.ts';
 
 /**
@@ -57,22 +56,8 @@ function postKey(key: string, tenantId: string, json: unknown, idempotencyKey: s
   return app.request('POST', `/v1/subtenants/${encodeURIComponent(tenantId)}/api-keys`, { headers, json });
 }
 
-async function issueKey(tenantId: string, opts: Partial<Parameters<typeof issueApiKey>[1]> = {}) {
-  const { key } = await issueApiKey(
-    commandDeps(app.gateway.ctx),
-    {
-      tenantId,
-      livemode: true,
-      name: 'extra key',
-      scopes: SCOPES,
-      accessProfile: 'standard',
-      createdBy: 'system:test',
-      ...opts,
-    },
-    metadata,
-  );
-  return key;
-}
+const issueKey = (tenantId: string, opts: Parameters<typeof issueExtraKey>[2] = {}) =>
+  issueExtraKey(app.gateway.ctx, tenantId, { livemode: true, ...opts });
 
 async function subtenant(key: string, name: string, type = typeId): Promise<string> {
   const res = await post(key, { name, type_id: type });

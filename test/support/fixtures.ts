@@ -93,6 +93,28 @@ export async function seedTenantAndKey(ctx: SeedContext, opts: SeedOptions = {})
   return { tenantId: tenant.id, keyId, key };
 }
 
+/** One more key of an existing tenant, issued by the system: its secret (every scope unless `opts` says). */
+export async function issueExtraKey(
+  ctx: SeedContext,
+  tenantId: string,
+  opts: Partial<Parameters<typeof issueApiKey>[1]> = {},
+): Promise<string> {
+  const { key } = await issueApiKey(
+    commandDeps(ctx),
+    {
+      tenantId,
+      livemode: false,
+      name: 'extra key',
+      scopes: SCOPES,
+      accessProfile: 'standard',
+      createdBy: 'system:test',
+      ...opts,
+    },
+    metadata,
+  );
+  return key;
+}
+
 /** A child of `parentId` with its own key (SPEC 5.5: a key writes only for its own tenant). */
 export function seedChildTenant(
   ctx: SeedContext,

@@ -80,6 +80,28 @@ export function merchant(identity: string, extra: Record<string, unknown> = {}):
  */
 export const COMPANY_PARTS = COMPANY_EXAMPLE;
 
+/**
+ * A `POST /admin/subaccounts` body linking `tenantId` at `providerId`, with `document` (a freshDocument) and
+ * the company parts; `over` replaces any field.
+ */
+export function subaccountRequest(
+  providerId: string,
+  tenantId: string,
+  document: string,
+  over: Record<string, unknown> = {},
+) {
+  return {
+    provider_id: providerId,
+    tenant_id: tenantId,
+    name: 'Loja Filha Ltda',
+    commercial_name: 'Loja Filha',
+    document,
+    email: 'financeiro@lojafilha.example',
+    ...COMPANY_PARTS,
+    ...over,
+  };
+}
+
 let documents = 0;
 /**
  * A fresh valid-format CNPJ per call (the emulator refuses a second live account with one document);
