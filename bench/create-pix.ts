@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
+import { PAYER_ADDRESS } from '../test/support/charges.ts';
 import {
   floorProcess,
   type GatewayProcess,
@@ -45,14 +46,7 @@ export const BENCH_CUSTOMER = {
   email: 'maria.oliveira@example.com.br',
   document: '39053344705',
   phone: '11987654321',
-  address: {
-    zip_code: '01310100',
-    street: 'Avenida Paulista',
-    number: '1000',
-    district: 'Bela Vista',
-    city: 'Sao Paulo',
-    state: 'SP',
-  },
+  address: PAYER_ADDRESS,
 };
 
 /** A SPEC 4.1 Pix body as an integrator sends it (every customer field, so the whole validation runs). */

@@ -20,6 +20,7 @@ import {
   freshDocument,
   merchant,
   subaccountRequest,
+  subaccountTokensAt,
 } from '../support/subaccount-fixtures.ts';
 
 // Issue 28 item 2 (remainder), SPEC 3.6 ("`creating`, `unknown` need consult or reconciliation"), 4.14, 2.7,
@@ -149,15 +150,7 @@ async function schedule(id: string) {
     .executeTakeFirst();
 }
 
-async function emulatorTokens(): Promise<string[]> {
-  const res = await fetch(`${world.emulator.url}/_emulator/subaccounts`);
-  const json = (await res.json()) as { subaccounts: Record<string, unknown>[] };
-  return json.subaccounts.flatMap((s) =>
-    ['Token', 'TokenSandbox', 'SecretKey', 'SecretKeySandbox']
-      .map((f) => s[f])
-      .filter((v): v is string => typeof v === 'string' && v.length > 0),
-  );
-}
+const emulatorTokens = () => subaccountTokensAt(world.emulator.url);
 
 describe('subaccount reconciliation job (SPEC 3.6, issue 28 item 2)', () => {
   test('an uncertain creation the provider made ends active by the job, tokens sealed, with no second creation', async () => {

@@ -7,7 +7,12 @@ import { identityDeps } from '../../src/commands/users/identity-deps.ts';
 import { assertError, bearer, idem, logIn, PASSWORD } from '../support/admin.ts';
 import { dumpEveryTable } from '../support/database-dump.ts';
 import { useExternalProviderWorld } from '../support/external-provider.ts';
-import { emulatorProvider, freshDocument, subaccountRequest } from '../support/subaccount-fixtures.ts';
+import {
+  emulatorProvider,
+  freshDocument,
+  subaccountRequest,
+  subaccountTokensAt,
+} from '../support/subaccount-fixtures.ts';
 
 // Issue 28 item 2 (first part): the local subaccount record over the real HTTP stack, PostgreSQL and the
 // provider emulator on a socket. Expected values come from SPEC 2.7 (fields; token flags recomputed; sanitized
@@ -59,15 +64,7 @@ const eventCount = async () =>
 
 const createCalls = async () => (await world.control.calls({ operation: 'subaccount_create' })).length;
 
-async function emulatorTokens(): Promise<string[]> {
-  const res = await fetch(`${world.emulator.url}/_emulator/subaccounts`);
-  const json = (await res.json()) as { subaccounts: Record<string, unknown>[] };
-  return json.subaccounts.flatMap((s) =>
-    ['Token', 'TokenSandbox', 'SecretKey', 'SecretKeySandbox']
-      .map((f) => s[f])
-      .filter((v): v is string => typeof v === 'string' && v.length > 0),
-  );
-}
+const emulatorTokens = () => subaccountTokensAt(world.emulator.url);
 
 describe('POST /admin/subaccounts (SPEC 4.14, 2.8, 3.6)', () => {
   test('creates at the provider with the matrix production key: 201 active, remote id, both token flags, no token in the answer', async () => {

@@ -1,5 +1,15 @@
 import { saoPauloDate } from '../../src/aggregates/transaction.ts';
 
+/** A valid SPEC 4.1 payer address (the tests' and benches' payers live there). */
+export const PAYER_ADDRESS = {
+  zip_code: '01310100',
+  street: 'Avenida Paulista',
+  number: '1000',
+  district: 'Bela Vista',
+  city: 'Sao Paulo',
+  state: 'SP',
+};
+
 /** A valid SPEC 4.1 Pix body (complete payer); tests override what they check. */
 export function pixBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
@@ -11,14 +21,7 @@ export function pixBody(overrides: Record<string, unknown> = {}): Record<string,
       document: '12345678901',
       email: 'maria@example.com',
       phone: '11987654321',
-      address: {
-        zip_code: '01310100',
-        street: 'Avenida Paulista',
-        number: '1000',
-        district: 'Bela Vista',
-        city: 'Sao Paulo',
-        state: 'SP',
-      },
+      address: { ...PAYER_ADDRESS },
     },
     ...overrides,
   };

@@ -102,6 +102,17 @@ export function subaccountRequest(
   };
 }
 
+/** Every token the emulator holds for its subaccounts (what must never rest in clear on the gateway's side). */
+export async function subaccountTokensAt(emulatorUrl: string): Promise<string[]> {
+  const res = await fetch(`${emulatorUrl}/_emulator/subaccounts`);
+  const json = (await res.json()) as { subaccounts: Record<string, unknown>[] };
+  return json.subaccounts.flatMap((s) =>
+    ['Token', 'TokenSandbox', 'SecretKey', 'SecretKeySandbox']
+      .map((f) => s[f])
+      .filter((v): v is string => typeof v === 'string' && v.length > 0),
+  );
+}
+
 let documents = 0;
 /**
  * A fresh valid-format CNPJ per call (the emulator refuses a second live account with one document);
