@@ -32,13 +32,11 @@ export const apiKeyEvents = [
   defineEvent({
     type: 'ApiKey.Issued',
     audit: { action: 'api_key.created', when: 'an API key was issued (the secret never)' },
-    version: 1,
     schema: issuedData,
   }),
   defineEvent({
     type: 'ApiKey.Revoked',
     audit: { action: 'api_key.revoked', when: 'an API key was revoked' },
-    version: 1,
     schema: revokedData,
   }),
 ];

@@ -36,7 +36,6 @@ export const cardEvents = [
       action: 'card.saved',
       when: 'an approved card charge kept its card (token sealed; never the number)',
     },
-    version: 1,
     schema: savedData,
   }),
 ];

@@ -75,13 +75,11 @@ export const checkoutEvents = [
   defineEvent({
     type: 'Checkout.Created',
     audit: { action: 'checkout.created', when: 'a hosted checkout link was created' },
-    version: 1,
     schema: createdData,
   }),
   defineEvent({
     type: 'Checkout.PaymentStarted',
     audit: { action: 'checkout.payment_started', when: 'the payer chose a method and a charge was created' },
-    version: 1,
     schema: startedData,
   }),
   defineEvent({
@@ -90,13 +88,11 @@ export const checkoutEvents = [
       action: 'checkout.payment_failed',
       when: "a checkout's charge ended unpaid (failed or expired)",
     },
-    version: 1,
     schema: attemptFailedData,
   }),
   defineEvent({
     type: 'Checkout.Completed',
     audit: { action: 'checkout.completed', when: "a checkout's charge was paid" },
-    version: 1,
     schema: paidData,
   }),
   defineEvent({
@@ -105,19 +101,16 @@ export const checkoutEvents = [
       action: 'checkout.late_payment_recorded',
       when: 'a charge of a checkout already completed, expired or failed was paid (the merchant refunds it)',
     },
-    version: 1,
     schema: paidData,
   }),
   defineEvent({
     type: 'Checkout.Expired',
     audit: { action: 'checkout.expired', when: 'a checkout reached its deadline unpaid' },
-    version: 1,
     schema: endedData,
   }),
   defineEvent({
     type: 'Checkout.Failed',
     audit: { action: 'checkout.failed', when: 'a checkout reached its deadline after a failed payment' },
-    version: 1,
     schema: endedData,
   }),
 ];

@@ -22,25 +22,21 @@ export const costCenterEvents = [
   defineEvent({
     type: 'CostCenter.Created',
     audit: { action: 'cost_center.created', when: 'a cost center was created' },
-    version: 1,
     schema: createdData,
   }),
   defineEvent({
     type: 'CostCenter.Renamed',
     audit: { action: 'cost_center.renamed', when: 'a cost center was renamed' },
-    version: 1,
     schema: renamedData,
   }),
   defineEvent({
     type: 'CostCenter.Deactivated',
     audit: { action: 'cost_center.deactivated', when: 'a cost center was deactivated' },
-    version: 1,
     schema: statusData,
   }),
   defineEvent({
     type: 'CostCenter.Reactivated',
     audit: { action: 'cost_center.reactivated', when: 'a cost center was reactivated' },
-    version: 1,
     schema: statusData,
   }),
 ];

@@ -31,7 +31,6 @@ export const feeScheduleEvents = [
   defineEvent({
     type: 'FeeSchedule.VersionAdded',
     audit: { action: 'fee_schedule.version_added', when: "a fee version was added to a tenant's schedule" },
-    version: 1,
     schema: versionAdded,
   }),
 ];

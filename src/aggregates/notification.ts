@@ -36,13 +36,11 @@ export const notificationEvents = [
   defineEvent({
     type: 'Notification.Created',
     audit: { action: 'notification.created', when: 'a super_admin published an internal notification' },
-    version: 1,
     schema: createdData,
   }),
   defineEvent({
     type: 'Notification.Read',
     audit: { action: 'notification.read', when: 'a panel user marked a notification read' },
-    version: 1,
     schema: readData,
   }),
 ];

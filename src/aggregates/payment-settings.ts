@@ -30,7 +30,6 @@ export const paymentSettingsEvents = [
       action: 'settings.payments.updated',
       when: 'the production payments control changed (SPEC 4.14); `before`/`after` hold `allow_live_payments`',
     },
-    version: 1,
     schema: updatedData,
   }),
 ];

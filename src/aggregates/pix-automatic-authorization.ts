@@ -125,7 +125,6 @@ export const authorizationEvents = [
       action: 'pix_automatic_authorization.reserved',
       when: 'a Pix Automatic authorization was reserved, before the provider was called',
     },
-    version: 1,
     schema: reservedData,
   }),
   defineEvent({
@@ -134,7 +133,6 @@ export const authorizationEvents = [
       action: 'pix_automatic_authorization.created',
       when: 'the provider created the authorization; it awaits the payer (pending)',
     },
-    version: 1,
     schema: createdData,
   }),
   defineEvent({
@@ -143,7 +141,6 @@ export const authorizationEvents = [
       action: 'pix_automatic_authorization.refused',
       when: 'the provider refused to create the authorization (failed)',
     },
-    version: 1,
     schema: answerData,
   }),
   defineEvent({
@@ -152,7 +149,6 @@ export const authorizationEvents = [
       action: 'pix_automatic_authorization.uncertain',
       when: "the provider's answer to the creation was not confirmed (unknown)",
     },
-    version: 1,
     schema: answerData,
   }),
   defineEvent({
@@ -161,13 +157,11 @@ export const authorizationEvents = [
       action: 'pix_automatic_authorization.confirmed',
       when: 'a refresh found an unconfirmed authorization awaiting the payer at the provider (pending)',
     },
-    version: 1,
     schema: remoteData,
   }),
   defineEvent({
     type: `${P}.Approved` as const,
     audit: { action: 'pix_automatic_authorization.approved', when: 'the payer approved the authorization' },
-    version: 1,
     schema: approvedData,
   }),
   defineEvent({
@@ -176,7 +170,6 @@ export const authorizationEvents = [
       action: 'pix_automatic_authorization.expired',
       when: 'the authorization expired: not approved within 24 hours, or its contract ended (final)',
     },
-    version: 1,
     schema: expiredData,
   }),
   defineEvent({
@@ -185,7 +178,6 @@ export const authorizationEvents = [
       action: 'pix_automatic_authorization.cancelled',
       when: 'the authorization was revoked or the payer cancelled it (final)',
     },
-    version: 1,
     schema: cancelledData,
   }),
   defineEvent({
@@ -194,7 +186,6 @@ export const authorizationEvents = [
       action: 'pix_automatic_authorization.failed',
       when: 'the provider reports the payer refused the authorization (REJEITADA; final)',
     },
-    version: 1,
     schema: remoteData,
   }),
   defineEvent({
@@ -203,7 +194,6 @@ export const authorizationEvents = [
       action: 'pix_automatic_authorization.revoke_reserved',
       when: 'a revoke was reserved, before the provider was called',
     },
-    version: 1,
     schema: revokeReservedData,
   }),
   defineEvent({
@@ -212,7 +202,6 @@ export const authorizationEvents = [
       action: 'pix_automatic_authorization.revoke_refused',
       when: 'the provider refused a revoke; the authorization is unchanged',
     },
-    version: 1,
     schema: revokeAnswerData,
   }),
   defineEvent({
@@ -221,7 +210,6 @@ export const authorizationEvents = [
       action: 'pix_automatic_authorization.revoke_uncertain',
       when: 'a revoke was not confirmed by the provider; the authorization is unchanged',
     },
-    version: 1,
     schema: revokeAnswerData,
   }),
   defineEvent({
@@ -230,7 +218,6 @@ export const authorizationEvents = [
       action: 'pix_automatic_authorization.revoked',
       when: 'the provider confirmed it closed an authorization that had expired locally',
     },
-    version: 1,
     schema: idOnly,
   }),
 ];

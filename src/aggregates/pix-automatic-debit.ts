@@ -27,7 +27,6 @@ export const debitReservationEvents = [
       action: 'pix_automatic_debit.reserved',
       when: 'a due date of a Pix Automatic authorization was taken by a debit (SPEC 4.11: one debit per due date)',
     },
-    version: 1,
     schema: debitReservedData,
   }),
 ];

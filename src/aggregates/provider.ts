@@ -72,13 +72,11 @@ export const providerEvents = [
   defineEvent({
     type: 'Provider.Created',
     audit: { action: 'provider.created', when: 'a provider was registered' },
-    version: 1,
     schema: createdData,
   }),
   defineEvent({
     type: 'Provider.Updated',
     audit: { action: 'provider.updated', when: 'a provider was changed (credentials never)' },
-    version: 1,
     schema: updatedData,
   }),
 ];

@@ -34,13 +34,11 @@ export const routingRuleEvents = [
   defineEvent({
     type: 'RoutingRule.Created',
     audit: { action: 'routing_rule.created', when: 'a routing rule was created' },
-    version: 1,
     schema: createdData,
   }),
   defineEvent({
     type: 'RoutingRule.Updated',
     audit: { action: 'routing_rule.updated', when: "a rule's priority, limit or enablement changed" },
-    version: 1,
     schema: updatedData,
   }),
 ];

@@ -27,7 +27,6 @@ export const sessionEvents = [
   defineEvent({
     type: 'Session.Started',
     audit: { action: 'session.created', when: 'a panel login' },
-    version: 1,
     schema: sessionStartedSchema,
   }),
   defineEvent({
@@ -36,7 +35,6 @@ export const sessionEvents = [
       action: 'session.revoked',
       when: 'a session was revoked by logout (SPEC 5.6); password changes and suspensions revoke through `user.*` and `tenant.*`',
     },
-    version: 1,
     schema: z.object({ session_id: z.string().min(1), reason: z.literal('logout') }),
   }),
 ];

@@ -63,7 +63,6 @@ export const subaccountEvents = [
       action: 'subaccount.reserved',
       when: 'a subaccount creation was reserved before the provider call',
     },
-    version: 1,
     schema: reservedData,
   }),
   defineEvent({
@@ -72,7 +71,6 @@ export const subaccountEvents = [
       action: 'subaccount.created',
       when: 'the provider created the subaccount (or a consult found it)',
     },
-    version: 1,
     schema: createdData,
   }),
   defineEvent({
@@ -81,13 +79,11 @@ export const subaccountEvents = [
       action: 'subaccount.failed',
       when: 'the provider refused the subaccount, or a consult did not find it',
     },
-    version: 1,
     schema: failedData,
   }),
   defineEvent({
     type: 'Subaccount.Uncertain',
     audit: { action: 'subaccount.uncertain', when: 'the creation call ended without a usable answer' },
-    version: 1,
     schema: uncertainData,
   }),
   defineEvent({
@@ -96,19 +92,16 @@ export const subaccountEvents = [
       action: 'subaccount.token_replaced',
       when: "an administrator replaced the token of the provider's environment (no provider call)",
     },
-    version: 1,
     schema: tokenReplacedData,
   }),
   defineEvent({
     type: 'Subaccount.Disabled',
     audit: { action: 'subaccount.disabled', when: 'a subaccount link was disabled (locally)' },
-    version: 1,
     schema: linkData,
   }),
   defineEvent({
     type: 'Subaccount.Enabled',
     audit: { action: 'subaccount.enabled', when: 'a subaccount link was enabled again' },
-    version: 1,
     schema: linkData,
   }),
 ];

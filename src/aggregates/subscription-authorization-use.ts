@@ -24,7 +24,6 @@ export const authorizationUseEvents = [
       action: 'subscription.authorization_claimed',
       when: 'a Pix Automatic authorization was taken by the subscription about to be created (one per authorization)',
     },
-    version: 1,
     schema: claimedData,
   }),
 ];

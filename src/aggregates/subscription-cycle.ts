@@ -59,13 +59,11 @@ export const cycleEvents = [
       action: 'cycle.reserved',
       when: "a subscription cycle's emission was reserved (once per due date)",
     },
-    version: 1,
     schema: reservedData,
   }),
   defineEvent({
     type: 'Cycle.Issued',
     audit: { action: 'cycle.issued', when: "a cycle's charge or Pix link was issued" },
-    version: 1,
     schema: issuedData,
   }),
   defineEvent({
@@ -74,13 +72,11 @@ export const cycleEvents = [
       action: 'cycle.attention_needed',
       when: "a cycle's reserved charge was refused or is unconfirmed; it is never sent again in the cycle",
     },
-    version: 1,
     schema: attentionData,
   }),
   defineEvent({
     type: 'Cycle.Skipped',
     audit: { action: 'cycle.skipped', when: 'a cycle could no longer be issued and was not charged' },
-    version: 1,
     schema: skippedData,
   }),
 ];

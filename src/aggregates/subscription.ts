@@ -96,7 +96,6 @@ export const subscriptionEvents = [
   defineEvent({
     type: 'Subscription.Created',
     audit: { action: 'subscription.created', when: 'a subscription was created' },
-    version: 1,
     schema: createdData,
   }),
   defineEvent({
@@ -105,25 +104,21 @@ export const subscriptionEvents = [
       action: 'subscription.card_registered',
       when: "a card subscription's card was tokenized (token sealed; never the number)",
     },
-    version: 1,
     schema: cardRegisteredData,
   }),
   defineEvent({
     type: 'Subscription.Paused',
     audit: { action: 'subscription.paused', when: 'a subscription was paused' },
-    version: 1,
     schema: idOnly,
   }),
   defineEvent({
     type: 'Subscription.Resumed',
     audit: { action: 'subscription.resumed', when: 'a paused subscription was made active again' },
-    version: 1,
     schema: idOnly,
   }),
   defineEvent({
     type: 'Subscription.Cancelled',
     audit: { action: 'subscription.cancelled', when: 'a subscription was cancelled (final)' },
-    version: 1,
     schema: cancelledData,
   }),
   defineEvent({
@@ -132,13 +127,11 @@ export const subscriptionEvents = [
       action: 'subscription.cost_center_changed',
       when: "a subscription's cost center changed (future cycles only)",
     },
-    version: 1,
     schema: costCenterData,
   }),
   defineEvent({
     type: 'Subscription.CycleStarted',
     audit: { action: 'subscription.cycle_started', when: "the emission of a subscription's cycle began" },
-    version: 1,
     schema: cycleStartedData,
   }),
   defineEvent({
@@ -147,7 +140,6 @@ export const subscriptionEvents = [
       action: 'subscription.emission_failed',
       when: "a cycle's charge could not be reserved; retried in 15 minutes while the cycle can be issued",
     },
-    version: 1,
     schema: emissionFailedData,
   }),
   defineEvent({
@@ -156,7 +148,6 @@ export const subscriptionEvents = [
       action: 'subscription.attempt_brought_forward',
       when: "the payer approved a Pix Automatic authorization: the cycle's next emission attempt moved to the next minute",
     },
-    version: 1,
     schema: attemptBroughtForwardData,
   }),
   defineEvent({
@@ -165,7 +156,6 @@ export const subscriptionEvents = [
       action: 'subscription.cycle_settled',
       when: 'a cycle ended created, attention or skipped and the calendar moved to the next due date',
     },
-    version: 1,
     schema: cycleSettledData,
   }),
   defineEvent({
@@ -174,7 +164,6 @@ export const subscriptionEvents = [
       action: 'subscription.deleted',
       when: 'a subscription and its cycles were deleted in the panel',
     },
-    version: 1,
     schema: idOnly,
   }),
 ];

@@ -21,10 +21,9 @@ export const tenantTypeEvents = [
   defineEvent({
     type: 'TenantType.Created',
     audit: { action: 'tenant_type.created', when: 'a tenant type was created' },
-    version: 1,
     schema: createdData,
   }),
-  defineEvent({ type: 'TenantTypeName.Reserved', version: 1, schema: nameReservedData }),
+  defineEvent({ type: 'TenantTypeName.Reserved', schema: nameReservedData }),
 ];
 
 export type TenantTypeCreatedData = z.infer<typeof createdData>;

@@ -26,19 +26,16 @@ export const tenantEvents = [
   defineEvent({
     type: 'Tenant.Created',
     audit: { action: 'tenant.created', when: 'a tenant was created' },
-    version: 1,
     schema: createdData,
   }),
   defineEvent({
     type: 'Tenant.Suspended',
     audit: { action: 'tenant.suspended', when: 'a tenant was suspended' },
-    version: 1,
     schema: statusData,
   }),
   defineEvent({
     type: 'Tenant.Reactivated',
     audit: { action: 'tenant.reactivated', when: 'a tenant was reactivated' },
-    version: 1,
     schema: statusData,
   }),
 ];

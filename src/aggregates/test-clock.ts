@@ -35,7 +35,6 @@ export const testClockEvents = [
   defineEvent({
     type: 'TestClock.Created',
     audit: { action: 'test_clock.created', when: 'a test clock was created' },
-    version: 1,
     schema: createdData,
   }),
   defineEvent({
@@ -44,7 +43,6 @@ export const testClockEvents = [
       action: 'test_clock.advanced',
       when: "a test clock's frozen time moved forward; its subscriptions run up to it",
     },
-    version: 1,
     schema: timeData,
   }),
   defineEvent({
@@ -53,13 +51,11 @@ export const testClockEvents = [
       action: 'test_clock.advance_completed',
       when: "a test clock's subscriptions ran up to its frozen time; the clock is ready again",
     },
-    version: 1,
     schema: timeData,
   }),
   defineEvent({
     type: 'TestClock.Deleted',
     audit: { action: 'test_clock.deleted', when: 'a test clock was deleted' },
-    version: 1,
     schema: idOnly,
   }),
 ];

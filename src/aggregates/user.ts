@@ -46,13 +46,11 @@ export const userEvents = [
   defineEvent({
     type: 'User.Created',
     audit: { action: 'user.created', when: 'a panel user was created' },
-    version: 1,
     schema: userCreatedSchema,
   }),
   defineEvent({
     type: 'User.PasswordChanged',
     audit: { action: 'user.password_changed', when: "a user's password changed" },
-    version: 1,
     schema: z.object({ user_id: z.string().min(1), password_hash: z.string().min(1) }),
   }),
   // Issue 23 item 2.4: a self-change whose current password did not match, kept for the audit log.
@@ -62,22 +60,19 @@ export const userEvents = [
       action: 'user.password_change_refused',
       when: "a user's change of their own password was refused: the current password did not match (issue 23 item 2.4)",
     },
-    version: 1,
     schema: userIdOnly,
   }),
   defineEvent({
     type: 'User.Suspended',
     audit: { action: 'user.suspended', when: 'a user was suspended' },
-    version: 1,
     schema: userIdOnly,
   }),
   defineEvent({
     type: 'User.Reactivated',
     audit: { action: 'user.reactivated', when: 'a user was reactivated' },
-    version: 1,
     schema: userIdOnly,
   }),
-  defineEvent({ type: 'UserEmail.Claimed', version: 1, schema: userCreatedSchema }),
+  defineEvent({ type: 'UserEmail.Claimed', schema: userCreatedSchema }),
 ];
 
 export type UserStatus = 'active' | 'suspended';

@@ -58,13 +58,11 @@ export const webhookEndpointEvents = [
   defineEvent({
     type: 'WebhookEndpoint.Registered',
     audit: { action: 'webhook_endpoint.created', when: 'a webhook endpoint was registered' },
-    version: 1,
     schema: registeredData,
   }),
   defineEvent({
     type: 'WebhookEndpoint.Updated',
     audit: { action: 'webhook_endpoint.updated', when: 'a webhook endpoint was changed' },
-    version: 1,
     schema: updatedData,
   }),
   defineEvent({
@@ -73,19 +71,16 @@ export const webhookEndpointEvents = [
       action: 'webhook_endpoint.secret_rotated',
       when: 'a webhook signing secret was rotated (the secret never)',
     },
-    version: 1,
     schema: secretRotatedData,
   }),
   defineEvent({
     type: 'WebhookEndpoint.Disabled',
     audit: { action: 'webhook_endpoint.disabled', when: 'a webhook endpoint was disabled' },
-    version: 1,
     schema: disabledData,
   }),
   defineEvent({
     type: 'WebhookEndpoint.Deleted',
     audit: { action: 'webhook_endpoint.deleted', when: 'a webhook endpoint was deleted' },
-    version: 1,
     schema: deletedData,
   }),
 ];

@@ -54,8 +54,8 @@ export type JsonValue = z.infer<ReturnType<typeof z.json>>;
 const completedData = z.strictObject({ resource_id: z.string().min(1) });
 
 export const idempotencyEvents = [
-  defineEvent({ type: 'Idempotency.Claimed', version: 1, schema: claimedData }),
-  defineEvent({ type: 'Idempotency.Completed', version: 1, schema: completedData }),
+  defineEvent({ type: 'Idempotency.Claimed', schema: claimedData }),
+  defineEvent({ type: 'Idempotency.Completed', schema: completedData }),
 ];
 
 // The module decodes its own events: a claim is read back only here.

@@ -25,8 +25,13 @@ export interface AuditName {
 
 const snake = (part: string) => part.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
 
-export function defineEvent<T extends string, D>(def: EventDefinition<T, D>): EventDefinition<T, D> {
-  return def;
+/** A definition as written: `version` only once an upcaster lifts an older shape (new types start at 1). */
+export type EventDeclaration<T extends string, D> = Omit<EventDefinition<T, D>, 'version'> & {
+  readonly version?: number;
+};
+
+export function defineEvent<T extends string, D>(def: EventDeclaration<T, D>): EventDefinition<T, D> {
+  return { ...def, version: def.version ?? 1 };
 }
 
 /**

@@ -395,13 +395,11 @@ export const transactionEvents = [
       action: 'transaction.reserved',
       when: 'a charge was reserved (SPEC 3.1; the creation snapshot stays in its own resource)',
     },
-    version: 1,
     schema: reservedData,
   }),
   defineEvent({
     type: 'Transaction.Issued',
     audit: { action: 'transaction.issued', when: 'the provider answered the creation' },
-    version: 1,
     schema: issuedData,
   }),
   defineEvent({
@@ -410,19 +408,16 @@ export const transactionEvents = [
       action: 'transaction.captured',
       when: 'a card charge was authorized and captured at creation (`paid`)',
     },
-    version: 1,
     schema: capturedData,
   }),
   defineEvent({
     type: 'Transaction.Refused',
     audit: { action: 'transaction.refused', when: 'confirmed refusal (`failed`)' },
-    version: 1,
     schema: refusedData,
   }),
   defineEvent({
     type: 'Transaction.Unconfirmed',
     audit: { action: 'transaction.unconfirmed', when: 'outcome unconfirmed (`unknown`)' },
-    version: 1,
     schema: unconfirmedData,
   }),
   defineEvent({
@@ -431,37 +426,31 @@ export const transactionEvents = [
       action: 'transaction.payment_processing',
       when: 'payment intent without settlement (`processing`)',
     },
-    version: 1,
     schema: idOnly,
   }),
   defineEvent({
     type: 'Transaction.AwaitingPayment',
     audit: { action: 'transaction.awaiting_payment', when: 'the charge is `pending`' },
-    version: 1,
     schema: idOnly,
   }),
   defineEvent({
     type: 'Transaction.Paid',
     audit: { action: 'transaction.paid', when: 'payment confirmed (`paid`)' },
-    version: 1,
     schema: paidData,
   }),
   defineEvent({
     type: 'Transaction.Expired',
     audit: { action: 'transaction.expired', when: 'deadline passed (`expired`)' },
-    version: 1,
     schema: expiredData,
   }),
   defineEvent({
     type: 'Transaction.Refunded',
     audit: { action: 'transaction.refunded', when: 'payment returned (`refunded`)' },
-    version: 1,
     schema: refundedData,
   }),
   defineEvent({
     type: 'Transaction.DueDateChanged',
     audit: { action: 'transaction.due_date_changed', when: 'a boleto due date changed (SPEC 4.8)' },
-    version: 1,
     schema: dueDateChangedData,
   }),
   defineEvent({
@@ -470,7 +459,6 @@ export const transactionEvents = [
       action: 'transaction.boleto_pix_issued',
       when: "the boleto's slow Pix arrived in a later read (SPEC 4.2)",
     },
-    version: 1,
     schema: boletoPixIssuedData,
   }),
   defineEvent({
@@ -479,7 +467,6 @@ export const transactionEvents = [
       action: 'transaction.provider_reference_found',
       when: 'the external id of an `unknown` charge was found by reference',
     },
-    version: 1,
     schema: referenceFoundData,
   }),
   defineEvent({
@@ -488,7 +475,6 @@ export const transactionEvents = [
       action: 'transaction.duplicate_payment_found',
       when: 'a boleto already paid was read as paid by both the boleto and its Pix (SPEC 2.2)',
     },
-    version: 1,
     schema: duplicatePaymentFoundData,
   }),
   defineEvent({
@@ -497,13 +483,11 @@ export const transactionEvents = [
       action: 'transaction.duplicate_refund_attempted',
       when: "the automatic refund of a double payment's Pix is being sent (SPEC 2.2)",
     },
-    version: 1,
     schema: duplicateRefundAttemptedData,
   }),
   defineEvent({
     type: 'Transaction.DuplicateRefunded',
     audit: { action: 'transaction.duplicate_refunded', when: "the double payment's Pix was refunded" },
-    version: 1,
     schema: duplicateRefundedData,
   }),
   defineEvent({
@@ -512,7 +496,6 @@ export const transactionEvents = [
       action: 'transaction.duplicate_refund_refused',
       when: 'the provider refused the automatic refund of the Pix',
     },
-    version: 1,
     schema: duplicateRefundRefusedData,
   }),
   defineEvent({
@@ -521,7 +504,6 @@ export const transactionEvents = [
       action: 'transaction.refund_unconfirmed',
       when: "the provider's answer to a refund was uncertain; refund pending (SPEC 4.8)",
     },
-    version: 1,
     schema: refundAttemptData,
   }),
   defineEvent({
@@ -530,7 +512,6 @@ export const transactionEvents = [
       action: 'transaction.refund_refused',
       when: 'the provider refused a refund; the charge stays paid (SPEC 4.8)',
     },
-    version: 1,
     schema: refundAttemptData,
   }),
   defineEvent({
@@ -539,7 +520,6 @@ export const transactionEvents = [
       action: 'transaction.due_date_change_unconfirmed',
       when: "the provider's answer to a due-date change was uncertain; change pending (SPEC 4.8)",
     },
-    version: 1,
     schema: dueDateAttemptData,
   }),
   defineEvent({
@@ -548,7 +528,6 @@ export const transactionEvents = [
       action: 'transaction.due_date_change_refused',
       when: 'the provider refused a due-date change; the date stays (SPEC 4.8)',
     },
-    version: 1,
     schema: dueDateAttemptData,
   }),
   defineEvent({
@@ -557,7 +536,6 @@ export const transactionEvents = [
       action: 'transaction.refund_requested',
       when: 'a refund reserved before the provider is called; one at a time per charge (SPEC 4.8, 3.1 reserve then call)',
     },
-    version: 1,
     schema: refundRequestedData,
   }),
   defineEvent({
@@ -566,7 +544,6 @@ export const transactionEvents = [
       action: 'transaction.due_date_change_requested',
       when: 'a due-date change reserved before the provider is called; one at a time per charge (SPEC 4.8)',
     },
-    version: 1,
     schema: dueDateRequestedData,
   }),
   defineEvent({
@@ -575,7 +552,6 @@ export const transactionEvents = [
       action: 'transaction.refund_payout_sent',
       when: "the provider accepted the transfer refunding a boleto paid by boleto to the payer's account; polled until transferred or returned (SPEC 4.8)",
     },
-    version: 1,
     schema: payoutSentData,
   }),
   defineEvent({
@@ -584,7 +560,6 @@ export const transactionEvents = [
       action: 'transaction.refund_handed_to_operator',
       when: 'no payout will be made (refused, or two transfers found): an operator completes or cancels the refund (SPEC 4.8)',
     },
-    version: 1,
     schema: refundAttemptData,
   }),
   defineEvent({
@@ -593,7 +568,6 @@ export const transactionEvents = [
       action: 'transaction.refund_payout_returned',
       when: 'the bank returned that transfer: refund failed, awaiting an operator (SPEC 4.8)',
     },
-    version: 1,
     schema: refundAttemptData,
   }),
   defineEvent({
@@ -602,7 +576,6 @@ export const transactionEvents = [
       action: 'transaction.refund_cancelled',
       when: 'an operator cancelled a refund awaiting completion, with a reason; the bank account is destroyed (SPEC 4.8)',
     },
-    version: 1,
     schema: refundCancelledData,
   }),
   defineEvent({
@@ -611,7 +584,6 @@ export const transactionEvents = [
       action: 'transaction.refund_bank_account_viewed',
       when: "a super_admin read the payer's bank account of a pending refund (every read audited)",
     },
-    version: 1,
     schema: bankAccountViewedData,
   }),
 ];
