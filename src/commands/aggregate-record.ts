@@ -1,8 +1,6 @@
 import type { Decider, DomainEvent } from '../aggregates/decider.ts';
 import type { CommandDeps } from './command-handler.ts';
-import { foldStream } from './fold-stream.ts';
-
-type Existing<S> = Exclude<S, { readonly status: 'none' }>;
+import { type Existing, foldStream } from './fold-stream.ts';
 
 /** An aggregate's record as commands answer it, folded from its own stream (consistent after a command). */
 export interface AggregateRecord<S, V> {

@@ -1,4 +1,5 @@
 import { subaccountEvents } from '../aggregates/subaccount.ts';
+import { pick } from '../pick.ts';
 import { decodedProjection } from './decoded-projection.ts';
 
 /**
@@ -22,17 +23,12 @@ export const subaccountsProjection = decodedProjection({
         .where('id', '=', id)
         .execute();
     switch (event.type) {
-      case 'Subaccount.Reserved': {
-        const d = event.data;
+      case 'Subaccount.Reserved':
         await trx
           .insertInto('subaccounts')
           .values({
             id,
-            provider_id: d.provider_id,
-            tenant_id: d.tenant_id,
-            name: d.name,
-            document: d.document,
-            email: d.email,
+            ...pick(event.data, 'provider_id', 'tenant_id', 'name', 'document', 'email'),
             status: 'creating',
             provider_reference: null,
             tokens_ciphertext: null,
@@ -42,29 +38,21 @@ export const subaccountsProjection = decodedProjection({
           })
           .execute();
         return;
-      }
       case 'Subaccount.Created':
         await update({
           status: 'active',
-          provider_reference: event.data.provider_reference,
-          tokens_ciphertext: event.data.tokens_ciphertext,
+          ...pick(event.data, 'provider_reference', 'tokens_ciphertext'),
           ...NO_ERROR,
         });
         return;
       case 'Subaccount.Failed':
         await update({
           status: 'failed',
-          last_error_code: event.data.last_error_code,
-          last_provider_error_code: event.data.last_provider_error_code,
-          last_error_message: event.data.last_error_message,
+          ...pick(event.data, 'last_error_code', 'last_provider_error_code', 'last_error_message'),
         });
         return;
       case 'Subaccount.Uncertain':
-        await update({
-          status: 'unknown',
-          provider_reference: event.data.provider_reference,
-          last_error_code: event.data.last_error_code,
-        });
+        await update({ status: 'unknown', ...pick(event.data, 'provider_reference', 'last_error_code') });
         return;
       case 'Subaccount.TokenReplaced':
         await update({ tokens_ciphertext: event.data.tokens_ciphertext });

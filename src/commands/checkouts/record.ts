@@ -1,17 +1,16 @@
 import {
   type CheckoutCreatedData,
-  type CheckoutEvent,
   type CheckoutState,
   type CheckoutStatus,
   checkout,
 } from '../../aggregates/checkout.ts';
-import { fold } from '../../aggregates/decider.ts';
 import { ApiError } from '../../aggregates/errors.ts';
 import { documentSigningSecret } from '../../charge-page/signing-secret.ts';
 import { checkoutUrl } from '../../checkout-page/signature.ts';
 import type { CheckoutView } from '../../contract/checkouts.ts';
 import type { AppContext } from '../context.ts';
 import { costCenterNames } from '../cost-centers/names.ts';
+import { type FoldedStream, foldExisting } from '../fold-stream.ts';
 import { keyReads } from '../tenancy.ts';
 
 /** Hosted checkouts (SPEC 2.7, 4.9): stream, fold and the public view. */
@@ -20,12 +19,7 @@ export const checkoutStream = (checkoutId: string) => `checkout-${checkoutId}`;
 
 export type OpenedCheckout = Exclude<CheckoutState, { status: 'none' }>;
 
-export interface FoldedCheckout {
-  state: OpenedCheckout;
-  version: number;
-  createdAt: Date;
-  updatedAt: Date;
-}
+export type FoldedCheckout = FoldedStream<OpenedCheckout>;
 
 /** A checkout folded from its stream (always consistent, unlike the read model); ids not `chk_…` are never read. */
 export async function foldCheckout(
@@ -33,16 +27,7 @@ export async function foldCheckout(
   checkoutId: string,
 ): Promise<FoldedCheckout | undefined> {
   if (!/^chk_[a-z0-9]{1,60}$/.test(checkoutId)) return undefined;
-  const recorded = await ctx.store.read(checkoutStream(checkoutId));
-  const first = recorded[0];
-  const last = recorded.at(-1);
-  if (!first || !last) return undefined;
-  const state = fold(
-    checkout,
-    recorded.map((r) => ctx.events.decodeStored(r) as CheckoutEvent),
-  );
-  if (state.status === 'none') return undefined;
-  return { state, version: last.version, createdAt: first.recordedAt, updatedAt: last.recordedAt };
+  return foldExisting(ctx.store, (r) => ctx.events.decodeStored(r), checkout, checkoutStream(checkoutId));
 }
 
 /** The public view (src/contract/checkouts.ts); phone and address never leave (SPEC 2.2 rule 4, by analogy). */

@@ -1,7 +1,7 @@
-import type { CostCenterEvent, CostCenterState } from '../../aggregates/cost-center.ts';
 import { costCenter } from '../../aggregates/cost-center.ts';
-import { DomainError, fold } from '../../aggregates/decider.ts';
+import { DomainError } from '../../aggregates/decider.ts';
 import type { CommandDeps } from '../command-handler.ts';
+import { foldExisting } from '../fold-stream.ts';
 import { isTenantInTree } from '../tenancy.ts';
 
 /**
@@ -34,19 +34,14 @@ export async function loadCostCenter(
   costCenterId: string,
 ): Promise<CostCenterRecord | undefined> {
   if (!/^cc_[A-Za-z0-9]{1,60}$/.test(costCenterId)) return undefined;
-  const recorded = await deps.store.read(costCenterStream(costCenterId));
-  const first = recorded[0];
-  const last = recorded.at(-1);
-  if (!first || !last) return undefined;
-  const state = fold(
+  const folded = await foldExisting(
+    deps.store,
+    (r) => deps.registry.decode(r),
     costCenter,
-    recorded.map((r) => deps.registry.decode(r) as CostCenterEvent),
+    costCenterStream(costCenterId),
   );
-  return viewOf(state, first.recordedAt, last.recordedAt);
-}
-
-function viewOf(state: CostCenterState, createdAt: Date, updatedAt: Date): CostCenterRecord | undefined {
-  if (state.status === 'none') return undefined;
+  if (!folded) return undefined;
+  const { state, createdAt, updatedAt } = folded;
   return {
     id: state.costCenterId,
     tenant_id: state.tenantId,

@@ -1,4 +1,5 @@
 import { type PaymentMethod, type ProviderCreatedData, provider } from '../../aggregates/provider.ts';
+import { pick } from '../../pick.ts';
 import { SAFE2PAY_API_HOST, SAFE2PAY_PAYMENT_HOST } from '../../providers/safe2pay/adapter.ts';
 import { aggregateRecord } from '../aggregate-record.ts';
 
@@ -40,9 +41,7 @@ const record = aggregateRecord(
   providerStream,
   (state): ProviderView => ({
     id: state.providerId,
-    name: state.name,
-    kind: state.kind,
-    environment: state.environment,
+    ...pick(state, 'name', 'kind', 'environment'),
     enabled_methods: [...state.enabledMethods],
     is_marketplace: state.isMarketplace,
     enabled: state.enabled,

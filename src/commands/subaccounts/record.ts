@@ -1,10 +1,10 @@
 import { DomainError } from '../../aggregates/decider.ts';
-import { type SubaccountRecordState, type SubaccountState, subaccount } from '../../aggregates/subaccount.ts';
+import { type SubaccountRecordState, subaccount } from '../../aggregates/subaccount.ts';
 import type { Config } from '../../config.ts';
 import { credentialsKey, decryptCredentials, encryptCredentials } from '../../crypto/credentials.ts';
 import type { SubaccountCredentials } from '../../providers/port.ts';
 import type { CommandDeps } from '../command-handler.ts';
-import { foldStream } from '../fold-stream.ts';
+import { type FoldedStream, foldExisting } from '../fold-stream.ts';
 
 /**
  * Marketplace subaccount links (SPEC 2.7, 3.6, 4.14): the record folded from its stream, its DTO, and the
@@ -176,13 +176,7 @@ export async function toSubaccountView(config: KeyConfig, row: SubaccountRow): P
   };
 }
 
-export interface LoadedSubaccount {
-  readonly state: SubaccountRecordState;
-  /** The stream's version (its number of events), for an optimistic change. */
-  readonly version: number;
-  readonly createdAt: Date;
-  readonly updatedAt: Date;
-}
+export type LoadedSubaccount = FoldedStream<SubaccountRecordState>;
 
 /** Folded from its stream (consistent while an async read model trails); ids not `sac_…` are never read. */
 export async function loadSubaccount(
@@ -190,13 +184,7 @@ export async function loadSubaccount(
   id: string,
 ): Promise<LoadedSubaccount | undefined> {
   if (!/^sac_[A-Za-z0-9]{1,60}$/.test(id)) return undefined;
-  const recorded = await deps.store.read(subaccountStream(id));
-  const first = recorded[0];
-  const last = recorded.at(-1);
-  if (!first || !last) return undefined;
-  const state: SubaccountState = await foldStream(deps, subaccount, subaccountStream(id));
-  if (state.status === 'none') return undefined;
-  return { state, version: recorded.length, createdAt: first.recordedAt, updatedAt: last.recordedAt };
+  return foldExisting(deps.store, (r) => deps.registry.decode(r), subaccount, subaccountStream(id));
 }
 
 export async function mustLoadSubaccount(

@@ -1,11 +1,8 @@
 import { fold } from '../../aggregates/decider.ts';
-import {
-  type OpenedSubscription,
-  type SubscriptionEvent,
-  subscription,
-} from '../../aggregates/subscription.ts';
+import { type OpenedSubscription, subscription } from '../../aggregates/subscription.ts';
 import { type CycleEvent, type CycleState, subscriptionCycle } from '../../aggregates/subscription-cycle.ts';
 import type { AppContext } from '../context.ts';
+import { type FoldedStream, foldExisting } from '../fold-stream.ts';
 
 /** Subscriptions (SPEC 2.4, 4.10): their streams and folds. */
 
@@ -14,12 +11,7 @@ export { cycleStream } from '../../aggregates/subscription-cycle.ts';
 
 export const SUBSCRIPTION_ID = /^sub_[a-z0-9]{1,60}$/;
 
-export interface FoldedSubscription {
-  state: OpenedSubscription;
-  version: number;
-  createdAt: Date;
-  updatedAt: Date;
-}
+export type FoldedSubscription = FoldedStream<OpenedSubscription>;
 
 /**
  * A subscription folded from its stream (always consistent, unlike the read model); undefined when it does not
@@ -30,16 +22,15 @@ export async function foldSubscription(
   subscriptionId: string,
 ): Promise<FoldedSubscription | undefined> {
   if (!SUBSCRIPTION_ID.test(subscriptionId)) return undefined;
-  const recorded = await ctx.store.read(subscriptionStream(subscriptionId));
-  const first = recorded[0];
-  const last = recorded.at(-1);
-  if (!first || !last) return undefined;
-  const state = fold(
+  const folded = await foldExisting(
+    ctx.store,
+    (r) => ctx.events.decodeStored(r),
     subscription,
-    recorded.map((r) => ctx.events.decodeStored(r) as SubscriptionEvent),
+    subscriptionStream(subscriptionId),
   );
-  if (state.status === 'none' || state.status === 'deleted') return undefined;
-  return { state, version: last.version, createdAt: first.recordedAt, updatedAt: last.recordedAt };
+  if (!folded) return undefined;
+  const { state } = folded;
+  return state.status === 'deleted' ? undefined : { ...folded, state };
 }
 
 /** A cycle folded from its stream (`cycle-<subscription>-<due_date>`). */

@@ -1,19 +1,14 @@
-import { fold } from '../../aggregates/decider.ts';
 import { ApiError } from '../../aggregates/errors.ts';
-import { type OpenedTestClock, type TestClockEvent, testClock } from '../../aggregates/test-clock.ts';
+import { type OpenedTestClock, testClock } from '../../aggregates/test-clock.ts';
 import type { TestClockView } from '../../contract/test-clocks.ts';
 import type { AppContext } from '../context.ts';
+import { type FoldedStream, foldExisting } from '../fold-stream.ts';
 
 /** Test clocks (issue 26 item 6): stream, fold, the public view, and who may see one. */
 
 export const testClockStream = (testClockId: string) => `test_clock-${testClockId}`;
 
-export interface FoldedTestClock {
-  state: OpenedTestClock;
-  version: number;
-  createdAt: Date;
-  updatedAt: Date;
-}
+export type FoldedTestClock = FoldedStream<OpenedTestClock>;
 
 /** A clock folded from its stream; a deleted one, or an id not `clock_…`, is undefined. */
 export async function foldTestClock(
@@ -21,16 +16,15 @@ export async function foldTestClock(
   testClockId: string,
 ): Promise<FoldedTestClock | undefined> {
   if (!/^clock_[a-z0-9]{1,60}$/.test(testClockId)) return undefined;
-  const recorded = await ctx.store.read(testClockStream(testClockId));
-  const first = recorded[0];
-  const last = recorded.at(-1);
-  if (!first || !last) return undefined;
-  const state = fold(
+  const folded = await foldExisting(
+    ctx.store,
+    (r) => ctx.events.decodeStored(r),
     testClock,
-    recorded.map((r) => ctx.events.decodeStored(r) as TestClockEvent),
+    testClockStream(testClockId),
   );
-  if (state.status === 'none' || state.status === 'deleted') return undefined;
-  return { state, version: last.version, createdAt: first.recordedAt, updatedAt: last.recordedAt };
+  if (!folded) return undefined;
+  const { state } = folded;
+  return state.status === 'deleted' ? undefined : { ...folded, state };
 }
 
 export function testClockViewOf(folded: FoldedTestClock): TestClockView {

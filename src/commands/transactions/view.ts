@@ -1,12 +1,10 @@
 import type { Selectable } from 'kysely';
 import type { z } from 'zod';
 import type { Role } from '../../aggregates/access.ts';
-import { fold } from '../../aggregates/decider.ts';
 import { ApiError } from '../../aggregates/errors.ts';
 import { splitOf } from '../../aggregates/fees.ts';
 import {
   type BoletoDetails,
-  type TransactionEvent,
   type TransactionReservedData,
   transaction,
 } from '../../aggregates/transaction.ts';
@@ -18,6 +16,7 @@ import type { TransactionsTable } from '../../db/schema.ts';
 import { transactionRowFromState } from '../../projections/transactions.ts';
 import type { AppContext } from '../context.ts';
 import { loadCostCenter } from '../cost-centers/record.ts';
+import { foldExisting } from '../fold-stream.ts';
 import { isTenantInTree } from '../tenancy.ts';
 import { type Instant, isoOfUtcText, isoOrNull, type ListRow } from './list/list-query.ts';
 import { transactionStream } from './shared/stream.ts';
@@ -276,17 +275,16 @@ export async function foldTransaction(
   ctx: Pick<AppContext, 'store' | 'events'>,
   id: string,
 ): Promise<FoldedTransaction | undefined> {
-  const recorded = await ctx.store.read(transactionStream(id));
-  const first = recorded[0];
-  const last = recorded.at(-1);
-  if (!first || !last) return undefined;
-  const state = fold(
+  const folded = await foldExisting(
+    ctx.store,
+    (r) => ctx.events.decodeStored(r),
     transaction,
-    recorded.map((r) => ctx.events.decodeStored(r) as TransactionEvent),
+    transactionStream(id),
   );
-  if (state.status === 'none') return undefined;
+  if (!folded) return undefined;
+  const { state, version, createdAt, updatedAt } = folded;
   return {
-    row: transactionRowFromState(state, first, last),
+    row: transactionRowFromState(state, { recordedAt: createdAt }, { recordedAt: updatedAt, version }),
     reserved: state.reserved,
     boletoDetails: state.artifacts.boleto_details ?? null,
   };

@@ -1,14 +1,14 @@
-import { fold } from '../../aggregates/decider.ts';
 import { ApiError } from '../../aggregates/errors.ts';
 import {
-  type WebhookEndpointEvent,
   type WebhookEndpointFacts,
   type WebhookMode,
   webhookEndpoint,
 } from '../../aggregates/webhook-endpoint.ts';
 import type { Config } from '../../config.ts';
+import { pick } from '../../pick.ts';
 import type { CommandDeps } from '../command-handler.ts';
 import type { AppContext } from '../context.ts';
+import { foldExisting } from '../fold-stream.ts';
 import type { SessionPrincipal } from '../principal.ts';
 import { isInTree } from '../tenancy.ts';
 import { previousSecretValid } from './secrets.ts';
@@ -63,16 +63,15 @@ export async function loadWebhookEndpoint(
   endpointId: string,
 ): Promise<LoadedWebhookEndpoint | undefined> {
   if (!ENDPOINT_ID.test(endpointId)) return undefined;
-  const recorded = await deps.store.read(webhookEndpointStream(endpointId));
-  const last = recorded.at(-1);
-  if (!last) return undefined;
-  const state = fold(
+  const folded = await foldExisting(
+    deps.store,
+    (r) => deps.registry.decode(r),
     webhookEndpoint,
-    recorded.map((r) => deps.registry.decode(r) as WebhookEndpointEvent),
+    webhookEndpointStream(endpointId),
   );
-  if (state.status !== 'active') return undefined;
-  const { status: _s, ...facts } = state;
-  return { facts, updatedAt: last.recordedAt };
+  if (folded?.state.status !== 'active') return undefined;
+  const { status: _s, ...facts } = folded.state;
+  return { facts, updatedAt: folded.updatedAt };
 }
 
 /** The endpoint if it exists and its tenant lies in the caller's tree; else 404 (ids are not confirmed). */
@@ -93,9 +92,7 @@ export function webhookEndpointView(loaded: LoadedWebhookEndpoint, now: Date): W
   return {
     id: f.endpointId,
     tenant_id: f.tenantId,
-    url: f.url,
-    mode: f.mode,
-    enabled: f.enabled,
+    ...pick(f, 'url', 'mode', 'enabled'),
     disabled_reason: f.disabledReason,
     previous_secret_expires_at:
       f.previousSecretSealed !== null && previousSecretValid(f.previousExpiresAt, now)

@@ -20,10 +20,7 @@ export const listRoute = bind(listCostCenters, async (call, ctx) => {
     { limit, offset },
     'asc',
     (r): CostCenterRecord => ({
-      id: r.id,
-      tenant_id: r.tenant_id,
-      name: r.name,
-      active: r.active,
+      ...r,
       created_at: new Date(r.created_at).toISOString(),
       updated_at: new Date(r.updated_at).toISOString(),
     }),

@@ -1,11 +1,10 @@
-import { fold } from '../../../aggregates/decider.ts';
 import { ApiError } from '../../../aggregates/errors.ts';
 import {
-  type AuthorizationEvent,
   type AuthorizationState,
   pixAutomaticAuthorization,
 } from '../../../aggregates/pix-automatic-authorization.ts';
 import type { AppContext } from '../../context.ts';
+import { type FoldedStream, foldExisting } from '../../fold-stream.ts';
 import { keyReads, requireOwnTenant } from '../../tenancy.ts';
 
 /** Pix Automatic authorizations (SPEC 2.6, 3.2): their streams and folds. */
@@ -15,12 +14,7 @@ export const authorizationStream = (authorizationId: string) =>
 
 export const AUTHORIZATION_ID = /^pxa_[a-z0-9]{1,60}$/;
 
-export interface LoadedAuthorization {
-  readonly state: AuthorizationState;
-  /** The stream's last version (for an expected-version append). */
-  readonly version: number;
-  readonly updatedAt: Date;
-}
+export type LoadedAuthorization = FoldedStream<AuthorizationState>;
 
 /**
  * An authorization folded from its stream (always consistent, unlike the read model); null when it does not
@@ -31,15 +25,13 @@ export async function loadAuthorization(
   authorizationId: string,
 ): Promise<LoadedAuthorization | null> {
   if (!AUTHORIZATION_ID.test(authorizationId)) return null;
-  const recorded = await ctx.store.read(authorizationStream(authorizationId));
-  const last = recorded.at(-1);
-  if (!last) return null;
-  const state = fold(
+  const folded = await foldExisting(
+    ctx.store,
+    (r) => ctx.events.decodeStored(r),
     pixAutomaticAuthorization,
-    recorded.map((r) => ctx.events.decodeStored(r) as AuthorizationEvent),
+    authorizationStream(authorizationId),
   );
-  if (state.status === 'none') return null;
-  return { state, version: last.version, updatedAt: last.recordedAt };
+  return folded ?? null;
 }
 
 /**

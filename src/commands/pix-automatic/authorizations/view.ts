@@ -1,4 +1,5 @@
 import type { AuthorizationView } from '../../../contract/pix-automatic.ts';
+import { pick } from '../../../pick.ts';
 import type { LoadedAuthorization } from './load.ts';
 
 /**
@@ -9,23 +10,11 @@ import type { LoadedAuthorization } from './load.ts';
 export function toAuthorizationView(loaded: LoadedAuthorization): AuthorizationView {
   const s = loaded.state;
   return {
-    id: s.id,
-    tenant_id: s.tenant_id,
-    livemode: s.livemode,
-    simulated: s.simulated,
-    environment: s.environment,
-    status: s.status,
-    name: s.name,
-    description: s.description,
-    amount: s.amount,
-    first_due_date: s.first_due_date,
-    interval_months: s.interval_months,
+    ...pick(s, 'id', 'tenant_id', 'livemode', 'simulated', 'environment', 'status', 'name', 'description'),
+    ...pick(s, 'amount', 'first_due_date', 'interval_months'),
     customer_name: s.customer.name.trim(),
     customer_document: s.customer.document.trim().toUpperCase(),
-    copy_paste: s.copy_paste,
-    provider_reference: s.provider_reference,
-    approval_deadline: s.approval_deadline,
-    approved_at: s.approved_at,
+    ...pick(s, 'copy_paste', 'provider_reference', 'approval_deadline', 'approved_at'),
     ...s.diagnostics,
     created_at: s.created_at,
     updated_at: loaded.updatedAt.toISOString(),

@@ -106,14 +106,14 @@ export function notAttempted(reason: NotAttemptedReason): SubtenantSubaccount {
   };
 }
 
-function outcomeOf(loaded: LoadedSubaccount): SubtenantSubaccount {
-  const s = loaded.state;
+function outcomeOf({ state }: LoadedSubaccount): SubtenantSubaccount {
+  const { id, status, lastErrorCode, lastProviderErrorCode, lastErrorMessage } = state;
   return {
-    id: s.id,
-    status: s.status,
-    last_error_code: s.lastErrorCode,
-    last_provider_error_code: s.lastProviderErrorCode,
-    last_error_message: s.lastErrorMessage,
+    id,
+    status,
+    last_error_code: lastErrorCode,
+    last_provider_error_code: lastProviderErrorCode,
+    last_error_message: lastErrorMessage,
   };
 }
 
