@@ -26,7 +26,14 @@ const issuedData = z.strictObject({
   /** `user:<id>` | `system:<job>`: who asked for the key. */
   created_by: z.string().min(1),
 });
+export type ApiKeyIssuedData = z.infer<typeof issuedData>;
 const revokedData = z.strictObject({ key_id: keyId });
+
+export type ApiKeyStatus = 'issued' | 'revoked';
+
+export type ApiKeyState =
+  | { readonly status: 'none' }
+  | ({ readonly status: ApiKeyStatus } & ApiKeyIssuedData);
 
 export const apiKeyEvents = [
   defineEvent({
@@ -41,15 +48,9 @@ export const apiKeyEvents = [
   }),
 ];
 
-export type ApiKeyIssuedData = z.infer<typeof issuedData>;
 export type ApiKeyEvent = EventOf<(typeof apiKeyEvents)[number]>;
 
-export type ApiKeyStatus = 'issued' | 'revoked';
-
-export type ApiKeyState =
-  | { readonly status: 'none' }
-  | ({ readonly status: ApiKeyStatus } & ApiKeyIssuedData);
-
+export type ApiKeyCommand = IssueApiKey | { readonly kind: 'revoke' };
 export interface IssueApiKey {
   readonly kind: 'issue';
   readonly keyId: string;
@@ -64,7 +65,6 @@ export interface IssueApiKey {
   readonly prefix: string;
   readonly createdBy: string;
 }
-export type ApiKeyCommand = IssueApiKey | { readonly kind: 'revoke' };
 
 /**
  * State table (SPEC 5, 7 `401 unauthorized` for a revoked key): issued -> revoked, and nothing after.

@@ -28,6 +28,7 @@ const savedData = z.strictObject({
   transaction_id: z.string().startsWith('txn_'),
 });
 export type CardSavedData = z.infer<typeof savedData>;
+export type CardState = { readonly status: 'none' } | ({ readonly status: 'saved' } & CardSavedData);
 
 export const cardEvents = [
   defineEvent({
@@ -41,7 +42,6 @@ export const cardEvents = [
 ];
 
 export type CardEvent = DomainEvent<'Card.Saved', CardSavedData>;
-export type CardState = { readonly status: 'none' } | ({ readonly status: 'saved' } & CardSavedData);
 
 export interface SaveCard {
   readonly kind: 'save';

@@ -223,7 +223,6 @@ export const authorizationEvents = [
 ];
 
 export type AuthorizationEvent = EventOf<(typeof authorizationEvents)[number]>;
-export type AuthorizationEventType = AuthorizationEvent['type'];
 
 export interface AuthorizationState {
   readonly id: string;
@@ -297,7 +296,7 @@ export type AuthorizationCommand =
     };
 export type AuthorizationCommandKind = AuthorizationCommand['kind'];
 
-type Row = TransitionTable<AuthorizationStatus, AuthorizationCommandKind, AuthorizationEventType>['none'];
+type Row = TransitionTable<AuthorizationStatus, AuthorizationCommandKind, AuthorizationEvent['type']>['none'];
 
 /**
  * State table (SPEC 3.2; the cells SPEC leaves open are ours: docs/decisions.md "Pix Automatic (issue 27):
@@ -344,7 +343,7 @@ const ANA = { refuse: 'automatic_not_available' } as const;
 const NOOP = { noop: true } as const;
 const REPEAT = { repeat: 'same_facts_or_conflict' } as const;
 const e = (type: string, to: AuthorizationStatus) =>
-  ({ emits: `${P}.${type}` as AuthorizationEventType, to }) as const;
+  ({ emits: `${P}.${type}` as AuthorizationEvent['type'], to }) as const;
 
 const NONE: Row = {
   create: e('Reserved', 'processing'),
@@ -381,7 +380,7 @@ const REVOKE_ANSWERS = (confirmed: string, to: AuthorizationStatus, stay: Author
 export const authorizationTransitions: TransitionTable<
   AuthorizationStatus,
   AuthorizationCommandKind,
-  AuthorizationEventType
+  AuthorizationEvent['type']
 > = {
   none: NONE,
   processing: {

@@ -23,12 +23,18 @@ const createdData = z.strictObject({
   max_amount: z.number().int(),
   enabled: z.boolean(),
 });
+export type RoutingRuleCreatedData = z.infer<typeof createdData>;
 const updatedData = z.strictObject({
   rule_id: z.string().startsWith('rul_'),
   priority: z.number().int().optional(),
   max_amount: z.number().int().optional(),
   enabled: z.boolean().optional(),
 });
+export type RoutingRuleUpdatedData = z.infer<typeof updatedData>;
+
+export type RoutingRuleState =
+  | { readonly status: 'none' }
+  | ({ readonly status: 'active' } & Readonly<RoutingRuleCreatedData>);
 
 export const routingRuleEvents = [
   defineEvent({
@@ -43,14 +49,9 @@ export const routingRuleEvents = [
   }),
 ];
 
-export type RoutingRuleCreatedData = z.infer<typeof createdData>;
-export type RoutingRuleUpdatedData = z.infer<typeof updatedData>;
 export type RoutingRuleEvent = EventOf<(typeof routingRuleEvents)[number]>;
 
-export type RoutingRuleState =
-  | { readonly status: 'none' }
-  | ({ readonly status: 'active' } & Readonly<RoutingRuleCreatedData>);
-
+export type RoutingRuleCommand = CreateRoutingRule | UpdateRoutingRule;
 export interface CreateRoutingRule {
   readonly kind: 'create';
   readonly rule: RoutingRuleCreatedData;
@@ -64,7 +65,6 @@ export interface UpdateRoutingRule {
   readonly maxAmount?: number | undefined;
   readonly enabled?: boolean | undefined;
 }
-export type RoutingRuleCommand = CreateRoutingRule | UpdateRoutingRule;
 
 /**
  *   state   | create                              | update

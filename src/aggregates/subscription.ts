@@ -92,6 +92,34 @@ const emissionFailedData = z.strictObject({
 const cycleSettledData = z.strictObject({ ...cycleRef, outcome: z.enum(CYCLE_OUTCOMES) });
 const attemptBroughtForwardData = z.strictObject({ ...cycleRef, next_attempt_at: z.iso.datetime() });
 
+export interface CycleRef {
+  readonly cycle: number;
+  readonly dueDate: string;
+}
+
+export interface OpenedSubscription {
+  readonly status: SubscriptionStatus;
+  readonly created: SubscriptionCreatedData;
+  readonly card: SubscriptionCard | null;
+  readonly costCenterId: string | null;
+  /** The last cycle started (0 before the first). */
+  readonly cycle: number;
+  /** The due date of the cycle after `cycle`; while a cycle is in progress (`pending`), that cycle's own. */
+  readonly nextDueDate: string;
+  /** The cycle whose emission is in progress: it finishes whatever the status became meanwhile (SPEC 3.3). */
+  readonly pending: CycleRef | null;
+  /** The reason the last emission attempt stopped before reservation (SPEC 2.4 `last_error`). */
+  readonly lastError: string | null;
+  /** When that emission is tried again (SPEC 8: every 15 minutes). */
+  readonly nextAttemptAt: string | null;
+  readonly cancelReason: string | null;
+}
+
+export type SubscriptionState =
+  | { readonly status: 'none' }
+  | { readonly status: 'deleted' }
+  | OpenedSubscription;
+
 export const subscriptionEvents = [
   defineEvent({
     type: 'Subscription.Created',
@@ -169,35 +197,6 @@ export const subscriptionEvents = [
 ];
 
 export type SubscriptionEvent = EventOf<(typeof subscriptionEvents)[number]>;
-export type SubscriptionEventType = SubscriptionEvent['type'];
-
-export interface CycleRef {
-  readonly cycle: number;
-  readonly dueDate: string;
-}
-
-export interface OpenedSubscription {
-  readonly status: SubscriptionStatus;
-  readonly created: SubscriptionCreatedData;
-  readonly card: SubscriptionCard | null;
-  readonly costCenterId: string | null;
-  /** The last cycle started (0 before the first). */
-  readonly cycle: number;
-  /** The due date of the cycle after `cycle`; while a cycle is in progress (`pending`), that cycle's own. */
-  readonly nextDueDate: string;
-  /** The cycle whose emission is in progress: it finishes whatever the status became meanwhile (SPEC 3.3). */
-  readonly pending: CycleRef | null;
-  /** The reason the last emission attempt stopped before reservation (SPEC 2.4 `last_error`). */
-  readonly lastError: string | null;
-  /** When that emission is tried again (SPEC 8: every 15 minutes). */
-  readonly nextAttemptAt: string | null;
-  readonly cancelReason: string | null;
-}
-
-export type SubscriptionState =
-  | { readonly status: 'none' }
-  | { readonly status: 'deleted' }
-  | OpenedSubscription;
 
 export type SubscriptionCommand =
   | { readonly kind: 'create'; readonly data: SubscriptionCreatedData }
@@ -232,12 +231,12 @@ export type SubscriptionCommand =
 export type SubscriptionCommandKind = SubscriptionCommand['kind'];
 
 export type SubscriptionMove =
-  | { readonly emits: SubscriptionEventType; readonly to: SubscriptionStatus | 'deleted' }
+  | { readonly emits: SubscriptionEvent['type']; readonly to: SubscriptionStatus | 'deleted' }
   | { readonly noop: true }
   | { readonly refuse: ErrorCode }
   | { readonly repeat: 'same_facts_or_conflict' }
   /** Decided by the cycle rule (c) below: the event when the cycle named is the one in question, else a no-op. */
-  | { readonly cycleRule: SubscriptionEventType };
+  | { readonly cycleRule: SubscriptionEvent['type'] };
 
 /**
  * State table (SPEC 3.3; the scheduler's moves are ours: docs/decisions.md "Subscriptions (issue 26)").

@@ -20,7 +20,21 @@ const createdData = z.strictObject({
   /** Root first, the tenant itself last: subtree checks need no recursive walk. */
   ancestor_ids: z.array(tenantId).min(1),
 });
+export type TenantCreatedData = z.infer<typeof createdData>;
 const statusData = z.strictObject({ tenant_id: tenantId });
+
+export type TenantStatus = 'active' | 'suspended';
+
+export type TenantState =
+  | { readonly status: 'none' }
+  | {
+      readonly status: TenantStatus;
+      readonly tenantId: string;
+      readonly name: string;
+      readonly typeId: string;
+      readonly parentId: string | null;
+      readonly ancestorIds: readonly string[];
+    };
 
 export const tenantEvents = [
   defineEvent({
@@ -40,21 +54,18 @@ export const tenantEvents = [
   }),
 ];
 
-export type TenantCreatedData = z.infer<typeof createdData>;
 export type TenantEvent = EventOf<(typeof tenantEvents)[number]>;
 
-export type TenantStatus = 'active' | 'suspended';
-
-export type TenantState =
-  | { readonly status: 'none' }
-  | {
-      readonly status: TenantStatus;
-      readonly tenantId: string;
-      readonly name: string;
-      readonly typeId: string;
-      readonly parentId: string | null;
-      readonly ancestorIds: readonly string[];
-    };
+export type TenantCommand = CreateTenant | { readonly kind: 'suspend' } | { readonly kind: 'reactivate' };
+export interface CreateTenant {
+  readonly kind: 'create';
+  readonly tenantId: string;
+  readonly name: string;
+  readonly typeId: string;
+  /** Whether `tenant_type-<typeId>` exists. */
+  readonly typeExists: boolean;
+  readonly parent: ParentFacts;
+}
 
 /**
  * The parent as the command layer found it when the command was built. A decider sees only its own stream,
@@ -71,17 +82,6 @@ export type ParentFacts =
       readonly ancestorIds: readonly string[];
       readonly typeAllowsChildren: boolean;
     };
-
-export interface CreateTenant {
-  readonly kind: 'create';
-  readonly tenantId: string;
-  readonly name: string;
-  readonly typeId: string;
-  /** Whether `tenant_type-<typeId>` exists. */
-  readonly typeExists: boolean;
-  readonly parent: ParentFacts;
-}
-export type TenantCommand = CreateTenant | { readonly kind: 'suspend' } | { readonly kind: 'reactivate' };
 
 /**
  * State table (SPEC 5.5: active <-> suspended; repeating a move is a no-op, so an operator's retry appends

@@ -31,6 +31,17 @@ export type TestClockCreatedData = z.infer<typeof createdData>;
 const timeData = z.strictObject({ test_clock_id: testClockId, frozen_time: instant });
 const idOnly = z.strictObject({ test_clock_id: testClockId });
 
+export interface OpenedTestClock {
+  readonly status: TestClockStatus;
+  readonly created: TestClockCreatedData;
+  /** The clock's time: what `now` is for its subscriptions. */
+  readonly frozenTime: string;
+  /** While advancing: the time it moved from, where its subscriptions' catch-up starts (even after a crash). */
+  readonly advancingFrom: string | null;
+}
+
+export type TestClockState = { readonly status: 'none' } | { readonly status: 'deleted' } | OpenedTestClock;
+
 export const testClockEvents = [
   defineEvent({
     type: 'TestClock.Created',
@@ -61,17 +72,6 @@ export const testClockEvents = [
 ];
 
 export type TestClockEvent = EventOf<(typeof testClockEvents)[number]>;
-
-export interface OpenedTestClock {
-  readonly status: TestClockStatus;
-  readonly created: TestClockCreatedData;
-  /** The clock's time: what `now` is for its subscriptions. */
-  readonly frozenTime: string;
-  /** While advancing: the time it moved from, where its subscriptions' catch-up starts (even after a crash). */
-  readonly advancingFrom: string | null;
-}
-
-export type TestClockState = { readonly status: 'none' } | { readonly status: 'deleted' } | OpenedTestClock;
 
 export type TestClockCommand =
   | { readonly kind: 'create'; readonly data: TestClockCreatedData }

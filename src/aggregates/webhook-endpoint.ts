@@ -36,6 +36,7 @@ const registeredData = z.strictObject({
   secret_sealed: z.string(),
   created_at: instant,
 });
+export type WebhookEndpointRegisteredData = z.infer<typeof registeredData>;
 /** Only the fields that changed, each with its previous value. */
 const updatedData = z.strictObject({
   endpoint_id: endpointId,
@@ -44,6 +45,7 @@ const updatedData = z.strictObject({
   enabled: z.boolean().optional(),
   previous_enabled: z.boolean().optional(),
 });
+export type WebhookEndpointUpdatedData = z.infer<typeof updatedData>;
 const secretRotatedData = z.strictObject({
   endpoint_id: endpointId,
   secret_sealed: z.string(),
@@ -53,6 +55,30 @@ const secretRotatedData = z.strictObject({
 });
 const disabledData = z.strictObject({ endpoint_id: endpointId, reason: z.enum(WEBHOOK_DISABLE_REASONS) });
 const deletedData = z.strictObject({ endpoint_id: endpointId });
+
+export interface WebhookEndpointFacts {
+  readonly endpointId: string;
+  readonly tenantId: string;
+  readonly url: string;
+  readonly mode: WebhookMode;
+  readonly enabled: boolean;
+  /** `panel` when a PATCH disabled it, `gone` when the receiver answered 410; null while enabled. */
+  readonly disabledReason: WebhookDisableReason | 'panel' | null;
+  readonly secretSealed: string;
+  readonly previousSecretSealed: string | null;
+  readonly previousExpiresAt: string | null;
+  readonly createdAt: string;
+}
+
+export type WebhookEndpointState =
+  | { readonly status: 'none' }
+  | ({ readonly status: 'active' } & WebhookEndpointFacts)
+  | {
+      readonly status: 'deleted';
+      readonly endpointId: string;
+      readonly tenantId: string;
+      readonly mode: WebhookMode;
+    };
 
 export const webhookEndpointEvents = [
   defineEvent({
@@ -85,34 +111,14 @@ export const webhookEndpointEvents = [
   }),
 ];
 
-export type WebhookEndpointRegisteredData = z.infer<typeof registeredData>;
-export type WebhookEndpointUpdatedData = z.infer<typeof updatedData>;
 export type WebhookEndpointEvent = EventOf<(typeof webhookEndpointEvents)[number]>;
 
-export interface WebhookEndpointFacts {
-  readonly endpointId: string;
-  readonly tenantId: string;
-  readonly url: string;
-  readonly mode: WebhookMode;
-  readonly enabled: boolean;
-  /** `panel` when a PATCH disabled it, `gone` when the receiver answered 410; null while enabled. */
-  readonly disabledReason: WebhookDisableReason | 'panel' | null;
-  readonly secretSealed: string;
-  readonly previousSecretSealed: string | null;
-  readonly previousExpiresAt: string | null;
-  readonly createdAt: string;
-}
-
-export type WebhookEndpointState =
-  | { readonly status: 'none' }
-  | ({ readonly status: 'active' } & WebhookEndpointFacts)
-  | {
-      readonly status: 'deleted';
-      readonly endpointId: string;
-      readonly tenantId: string;
-      readonly mode: WebhookMode;
-    };
-
+export type WebhookEndpointCommand =
+  | RegisterWebhookEndpoint
+  | UpdateWebhookEndpoint
+  | RotateWebhookSecret
+  | DisableGoneWebhookEndpoint
+  | { readonly kind: 'delete' };
 export interface RegisterWebhookEndpoint {
   readonly kind: 'register';
   readonly endpointId: string;
@@ -137,12 +143,6 @@ export interface RotateWebhookSecret {
 export interface DisableGoneWebhookEndpoint {
   readonly kind: 'disable_gone';
 }
-export type WebhookEndpointCommand =
-  | RegisterWebhookEndpoint
-  | UpdateWebhookEndpoint
-  | RotateWebhookSecret
-  | DisableGoneWebhookEndpoint
-  | { readonly kind: 'delete' };
 
 /**
  * State table (SPEC 6 "registering endpoints, viewing the signing secret": panel only; docs/decisions.md
