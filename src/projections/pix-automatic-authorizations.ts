@@ -6,6 +6,7 @@ import {
   REVOKE_STALE_MS,
 } from '../aggregates/pix-automatic-authorization.ts';
 import type { Projection } from '../events/projection.ts';
+import { pick } from '../pick.ts';
 import { decodedProjection } from './decoded-projection.ts';
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
@@ -80,15 +81,9 @@ export const pixAutomaticAuthorizationsProjection: Projection = decodedProjectio
           .insertInto('pix_automatic_authorizations')
           .values({
             id,
-            tenant_id: d.tenant_id,
-            livemode: d.livemode,
-            simulated: d.simulated,
+            ...pick(d, 'tenant_id', 'livemode', 'simulated'),
             status: 'processing',
-            name: d.name,
-            amount: d.amount,
-            first_due_date: d.first_due_date,
-            interval_months: d.interval_months,
-            provider_id: d.provider_id,
+            ...pick(d, 'name', 'amount', 'first_due_date', 'interval_months', 'provider_id'),
             provider_reference: null,
             approval_deadline: approvalDeadline(d.created_at),
             next_check_at: new Date(at.getTime() + PROCESSING_CHECK_MS),

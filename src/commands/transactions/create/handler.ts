@@ -31,13 +31,10 @@ import { isCardExpired } from '../../credit-card/card-expiry.ts';
 import { issueCardCharge } from '../../credit-card/issue-card.ts';
 import { resolveFees } from '../../fee-schedules/resolve.ts';
 import {
-  type ClaimInput,
   claimIdempotencyKey,
   claimIdempotencyKeyWith,
-  heldClaimOr,
   type IdempotencyClaim,
   type JsonValue,
-  knownClaim,
   requestHash,
 } from '../../idempotency.ts';
 import { ImmutableFacts } from '../../immutable-facts.ts';
@@ -47,6 +44,7 @@ import { simulatorEnabled } from '../../providers/bootstrap-simulator.ts';
 import { routeLink } from '../../subaccounts/route-link.ts';
 import { authorizeLiveIssuance } from '../shared/live-payments.ts';
 import { transactionStream } from '../shared/stream.ts';
+import { chargeClaimInput, heldChargeClaim, knownChargeClaim } from './charge-claim.ts';
 import { type CreationRecord, issueAtProvider, recordCreation } from './issuance.ts';
 
 /**
@@ -526,7 +524,6 @@ export async function createCharge(
   if (policyOf(input.method).boletoOptions && !input.body.boleto)
     throw invalid('boleto', 'boleto options are required.');
   const snapshot = requestSnapshot(input);
-  const scope = input.tenantId;
   // A card's data is compared by its keyed fingerprint (card-token.ts), never kept in the claim.
   const hash = requestHash(
     'POST',
@@ -548,26 +545,18 @@ export async function createCharge(
   // answered at once. Otherwise the claim is read only when it may exist and matters (BENCHMARKS.md "HTTP
   // create and replay", lever c): when validation fails (this may be a replay of a record that would not
   // pass today) and when the claim append finds the key taken; a new key costs no read.
-  const known = knownClaim(deps(ctx), scope, input.idempotencyKey, input.livemode);
+  const known = knownChargeClaim(ctx, input);
   if (known) return replay(known);
   let valid: { reserve: ReserveTransaction; events: readonly TransactionEvent[] };
   try {
     valid = await validReservation(ctx, input, snapshot);
   } catch (error) {
-    return replay(await heldClaimOr(error, deps(ctx), scope, input.idempotencyKey, input.livemode));
+    return replay(await heldChargeClaim(error, ctx, input));
   }
   const { reserve, events } = valid;
-  const claimInput: ClaimInput = {
-    scope,
-    livemode: input.livemode,
-    key: input.idempotencyKey,
-    method: 'POST',
-    route: input.route,
-    body: snapshot,
-    requestHash: hash,
-    resourceId: reserve.transactionId,
-    payload: { reserve: JSON.parse(JSON.stringify(reserve)) as JsonValue },
-  };
+  const claimInput = chargeClaimInput(input, input.route, snapshot, hash, reserve.transactionId, {
+    reserve: JSON.parse(JSON.stringify(reserve)) as JsonValue,
+  });
   const stream = transactionStream(reserve.transactionId);
   // SPEC 3.1: the claim and Reserved (with its inline projections) commit in one SQL transaction.
   const resource = {
@@ -590,7 +579,7 @@ export async function createCharge(
   } catch (error) {
     // Taken by another body: the same answer (and message) as when the claim is found first.
     if (!isDomainError(error) || error.code !== 'idempotency_conflict') throw error;
-    return replay(await heldClaimOr(error, deps(ctx), scope, input.idempotencyKey, input.livemode));
+    return replay(await heldChargeClaim(error, ctx, input));
   }
   const { first, claim } = claimed;
   return completeClaim(ctx, reserveFromClaim(claim.payload), metadata, input.card, first);

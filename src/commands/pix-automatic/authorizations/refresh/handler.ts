@@ -39,8 +39,8 @@ export async function refreshAuthorization(
   loaded: LoadedAuthorization,
   metadata: EventMetadata,
 ): Promise<LoadedAuthorization> {
-  const state = loaded.state;
-  const id = state.id;
+  const { state } = loaded;
+  const { id } = state;
   const decide = (command: AuthorizationCommand) =>
     handleCommand(
       { store: ctx.store, registry: ctx.events, now: () => ctx.now() },

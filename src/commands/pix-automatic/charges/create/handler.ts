@@ -36,19 +36,21 @@ import { resolveCostCenter } from '../../../cost-centers/resolve.ts';
 import { resolveFees } from '../../../fee-schedules/resolve.ts';
 import { foldStream } from '../../../fold-stream.ts';
 import {
-  type ClaimInput,
   claimIdempotencyKey,
   claimIdempotencyKeyWith,
-  heldClaimOr,
   type IdempotencyClaim,
   type JsonValue,
-  knownClaim,
   requestHash,
 } from '../../../idempotency.ts';
 import { refuseBodyTenant } from '../../../principal.ts';
 import { resolveAdapter } from '../../../provider-adapter.ts';
 import { simulatorEnabled } from '../../../providers/bootstrap-simulator.ts';
 import { isTenantInTree, requireOwnTenant } from '../../../tenancy.ts';
+import {
+  chargeClaimInput,
+  heldChargeClaim,
+  knownChargeClaim,
+} from '../../../transactions/create/charge-claim.ts';
 import {
   type ChargeContext,
   type ChargeOutcome,
@@ -156,7 +158,6 @@ export async function createDebit(
 ): Promise<ChargeOutcome> {
   refuseBodyTenant(input.body.tenant_id);
   const snapshot = requestSnapshot(input);
-  const scope = input.tenantId;
   const hash = requestHash('POST', DEBIT_ROUTE, snapshot);
   const replay = (held: IdempotencyClaim): Promise<ChargeOutcome> => {
     if (held.request_hash !== hash) {
@@ -164,27 +165,24 @@ export async function createDebit(
     }
     return completeClaim(ctx, claimOf(held.payload), metadata);
   };
-  const known = knownClaim(deps(ctx), scope, input.idempotencyKey, input.livemode);
+  const known = knownChargeClaim(ctx, input);
   if (known) return replay(known);
   let valid: { claim: DebitClaim; events: readonly TransactionEvent[] };
   try {
     valid = await validDebit(ctx, input, snapshot);
   } catch (error) {
     // A replay of a debit that would not pass today (its window passed) answers as stored.
-    return replay(await heldClaimOr(error, deps(ctx), scope, input.idempotencyKey, input.livemode));
+    return replay(await heldChargeClaim(error, ctx, input));
   }
   const { reserve } = valid.claim;
-  const claimInput: ClaimInput = {
-    scope,
-    livemode: input.livemode,
-    key: input.idempotencyKey,
-    method: 'POST',
-    route: DEBIT_ROUTE,
-    body: snapshot,
-    requestHash: hash,
-    resourceId: reserve.transactionId,
-    payload: JSON.parse(JSON.stringify(valid.claim)) as Record<string, JsonValue>,
-  };
+  const claimInput = chargeClaimInput(
+    input,
+    DEBIT_ROUTE,
+    snapshot,
+    hash,
+    reserve.transactionId,
+    JSON.parse(JSON.stringify(valid.claim)) as Record<string, JsonValue>,
+  );
   const encode = (e: TransactionEvent | DebitReservationEvent): NewEvent => ({
     ...ctx.events.encode(e),
     id: randomUUID(),
@@ -205,7 +203,7 @@ export async function createDebit(
       throw chargeExists();
     }
     if (!isDomainError(error) || error.code !== 'idempotency_conflict') throw error;
-    return replay(await heldClaimOr(error, deps(ctx), scope, input.idempotencyKey, input.livemode));
+    return replay(await heldChargeClaim(error, ctx, input));
   }
   if (together?.first) {
     let state: TransactionState = transaction.initialState;
