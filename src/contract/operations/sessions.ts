@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { dataEnvelope, errorEnvelope } from '../envelopes.ts';
+import { userLogin } from '../examples.ts';
 import { operation } from '../operation.ts';
 import { loginBody, sessionCreated } from '../sessions.ts';
 
@@ -20,7 +21,7 @@ export const createSession = operation({
       403: errorEnvelope,
     },
   },
-  examples: { request: { email: 'ana.lima@example.com', password: 'correta-cavalo-bateria-grampo' } },
+  examples: { request: userLogin },
 });
 
 /** SPEC 5.6: logout revokes the session at once. */
