@@ -201,6 +201,9 @@ export const user = {
   status: 'active',
 };
 
+/** `user`'s panel login: createSession's request; createUser and the password change reuse its password. */
+export const userLogin = { email: user.email, password: 'correta-cavalo-bateria-grampo' };
+
 export const webhookDelivery = {
   id: 'whd_7c1e9a3b5d2f4e6a8b0c1d3e5f7a9b2c',
   message_id: 'msg_0f8b6c2e4d1a4f7b9c3e5a2d8e6f1b47',

@@ -1,12 +1,16 @@
 import { z } from 'zod';
 import { dataEnvelope, errorEnvelope } from '../envelopes.ts';
+import { userLogin } from '../examples.ts';
 import { operation } from '../operation.ts';
 import { loginBody, sessionCreated } from '../sessions.ts';
+
+/** The panel's sessions (SPEC 5.6): login creates one, logout revokes the current one. */
+const SESSIONS_ROUTE = '/admin/sessions';
 
 /** SPEC 5.6, 5.9, 8: panel login; no credential, limited per client address. */
 export const createSession = operation({
   method: 'POST',
-  path: '/admin/sessions',
+  path: SESSIONS_ROUTE,
   access: { clientLimit: 'login' },
   schema: {
     operationId: 'createSession',
@@ -20,13 +24,13 @@ export const createSession = operation({
       403: errorEnvelope,
     },
   },
-  examples: { request: { email: 'ana.lima@example.com', password: 'correta-cavalo-bateria-grampo' } },
+  examples: { request: userLogin },
 });
 
 /** SPEC 5.6: logout revokes the session at once. */
 export const deleteCurrentSession = operation({
   method: 'DELETE',
-  path: '/admin/sessions/current',
+  path: `${SESSIONS_ROUTE}/current`,
   access: { auth: 'session' },
   schema: {
     operationId: 'deleteCurrentSession',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { dataEnvelope, errorEnvelope, idParams, listEnvelope, pageQuery } from '../envelopes.ts';
-import { TENANT, user } from '../examples.ts';
+import { TENANT, user, userLogin } from '../examples.ts';
 import { operation } from '../operation.ts';
 import { passwordSchema } from '../password.ts';
 import { newPasswordBody, newUserBody, userDto } from '../users.ts';
@@ -29,12 +29,7 @@ export const createUser = operation({
     },
   },
   examples: {
-    request: {
-      email: 'ana.lima@example.com',
-      password: 'correta-cavalo-bateria-grampo',
-      role: 'tenant_admin',
-      tenant_id: TENANT,
-    },
+    request: { ...userLogin, role: 'tenant_admin', tenant_id: TENANT },
   },
 });
 
@@ -99,6 +94,6 @@ export const setUserPassword = operation({
   },
   // Your own password (issue 23 item 2.4): the current one, as logged in with createSession's example.
   examples: {
-    request: { password: 'outra-senha-longa-e-forte', current_password: 'correta-cavalo-bateria-grampo' },
+    request: { password: 'outra-senha-longa-e-forte', current_password: userLogin.password },
   },
 });
