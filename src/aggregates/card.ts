@@ -18,6 +18,11 @@ const savedData = z.strictObject({
   /** null for a test-mode card, which only the simulator ever sees (SPEC 5.2). */
   provider_id: z.string().startsWith('prv_').nullable(),
   environment: z.enum(['sandbox', 'production']),
+  /**
+   * The marketplace subaccount link whose token made the provider's token (SPEC 2.8), null when none; absent
+   * from cards kept before the field (issue 28): not known.
+   */
+  subaccount_id: z.string().startsWith('sac_').nullable().optional(),
   brand: maskedCard.shape.brand,
   last_four: maskedCard.shape.last_four,
   holder: maskedCard.shape.holder,

@@ -67,6 +67,8 @@ const cardRegisteredData = z.strictObject({
   /** null for a test-mode card, which only the simulator ever sees (SPEC 5.2). */
   provider_id: z.string().startsWith('prv_').nullable(),
   environment: z.enum(['sandbox', 'production']),
+  /** As a kept card's (src/aggregates/card.ts): the subaccount link whose token made it; absent before issue 28. */
+  subaccount_id: z.string().startsWith('sac_').nullable().optional(),
   token_sealed: z.string().regex(/^v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/),
 });
 export type SubscriptionCard = Omit<z.infer<typeof cardRegisteredData>, 'subscription_id'>;

@@ -32,7 +32,7 @@ const cardFields = {
     .optional()
     .meta({
       description:
-        'A card kept by an earlier approved charge of this key’s tenant and mode. Never with card data.',
+        'A card kept by an earlier approved charge of this key’s tenant and mode, charged only through the provider account (and marketplace subaccount link) that kept it. Never with card data.',
     }),
   holder: utf8Text(2, 25).optional().meta({
     description: 'The name as printed on the card, 2 to 25 bytes after trim (the provider’s limit).',

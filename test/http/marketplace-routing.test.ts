@@ -6,11 +6,13 @@ import { SCOPES } from '../../src/aggregates/access.ts';
 import { issueApiKey } from '../../src/commands/api-keys/issue/handler.ts';
 import type { Operation } from '../../src/providers/emulator/faults.ts';
 import { assertError, idem } from '../support/admin.ts';
+import { cardBody } from '../support/cards.ts';
 import { addDays, boletoBody, pixBody, today } from '../support/charges.ts';
 import { type ExternalProviderWorld, startExternalProviderWorld } from '../support/external-provider.ts';
 import { commandDeps, type SeededKey, seedChildTenant, seedTenantAndKey } from '../support/fixtures.ts';
 import type { TestResponse } from '../support/http.ts';
 import { COMPANY_PARTS, emulatorProvider, freshDocument } from '../support/subaccount-fixtures.ts';
+import { subscriptionBody, subscriptionCard } from '../support/subscriptions.ts';
 
 // Issue 28 item 3: charges routed through a marketplace subaccount (SPEC 2.8 last paragraph, 2.2
 // `subaccount_id`, 7 `422 subaccount_not_configured` / `422 subaccount_credentials_missing`), over the real
@@ -70,6 +72,24 @@ async function link(providerId: string, tenantId: string) {
     has_sandbox_token: boolean;
     updated_at: string;
   };
+}
+
+/** A tenant routed for cards to a marketplace of its own, with one link there and a test key. */
+async function cardMarketplaceTenant() {
+  const cards = await emulatorProvider(world, 'production', { api_key: MATRIX_PRODUCTION_KEY }, true, [
+    'credit_card',
+  ]);
+  const { tenantId } = await seedTenantAndKey(world.app.gateway.ctx, { livemode: true });
+  await rules(tenantId, cards, ['credit_card']);
+  const first = await link(cards, tenantId);
+  return { cards, tenantId, first, key: await testKeyOf(tenantId) };
+}
+
+/** Disables or enables a link by the panel, and lets the read models see it. */
+async function switchLink(id: string, verb: 'disable' | 'enable'): Promise<void> {
+  const res = await world.app.request('POST', `/admin/subaccounts/${id}/${verb}`, { headers: world.admin });
+  assert.equal(res.status, 200, res.text);
+  await world.app.settle();
 }
 
 async function testKeyOf(tenantId: string): Promise<string> {
@@ -414,6 +434,101 @@ describe('refusals before anything is stored (SPEC 2.8, 7)', () => {
     );
   });
 
+  test('a kept card is charged only through the link that kept it: through another link of the tenant, 422 on credit_card.card_id', async () => {
+    // SPEC 2.8 (a marketplace's charges go through the tenant's oldest active link), 4.9 (`card_id`), wire doc
+    // wave 2b §1.2 (a token opens only in the account that made it). Test keys get the same checks (SPEC 1).
+    const { cards, tenantId, first, key } = await cardMarketplaceTenant();
+    const byCard = (body: Record<string, unknown>) =>
+      world.app.request('POST', '/v1/credit-card', {
+        headers: { 'x-api-key': key, 'idempotency-key': randomUUID() },
+        json: body,
+      });
+    const paid = await byCard(cardBody());
+    assert.equal(paid.status, 201, paid.text);
+    assert.equal(paid.body.data.status, 'paid');
+    assert.equal(paid.body.data.subaccount_id, first.id);
+    const cardId = paid.body.data.credit_card.card_id as string;
+    assert.match(cardId, /^card_/);
+    const again = () => byCard({ ...cardBody(), credit_card: { card_id: cardId } });
+    // A second link is younger: the first still serves, and the card is charged.
+    const second = await link(cards, tenantId);
+    const same = await again();
+    assert.equal(same.status, 201, same.text);
+    assert.equal(same.body.data.subaccount_id, first.id);
+    // The first disabled, the second serves: its account cannot open the card's token.
+    await switchLink(first.id, 'disable');
+    const refused = again();
+    await refusedWithNothingStored(refused, 'validation_error');
+    assert.equal((await refused).body.error.param, 'credit_card.card_id');
+    // Card data goes through the second link and keeps a card of its own there.
+    const fresh = await byCard(cardBody());
+    assert.equal(fresh.status, 201, fresh.text);
+    assert.equal(fresh.body.data.subaccount_id, second.id);
+    await switchLink(first.id, 'enable');
+    assert.equal((await again()).status, 201);
+  });
+
+  test('a card subscription: registered and charged through the link; after the link changes, the next cycle waits', async () => {
+    // SPEC 2.8 (through the tenant's oldest active link), 3.3 and 4.10 (cycles), 2.4 `last_error` (an emission
+    // stopped before reservation), with a test key and a test clock (issue 26 item 6): SPEC 1's same checks.
+    const { cards, tenantId, first, key } = await cardMarketplaceTenant();
+    const send = (path: string, json: unknown, idempotent = true) =>
+      world.app.request('POST', path, {
+        headers: { 'x-api-key': key, ...(idempotent ? { 'idempotency-key': randomUUID() } : {}) },
+        json,
+      });
+    const read = async (path: string) => {
+      await world.app.settle();
+      const res = await world.app.request('GET', path, { headers: { 'x-api-key': key } });
+      assert.equal(res.status, 200, res.text);
+      return res.body.data;
+    };
+    const clock = await send('/v1/test_clocks', { frozen_time: '2027-01-15T12:00:00Z' });
+    assert.equal(clock.status, 201, clock.text);
+    const advance = async (frozenTime: string) => {
+      const res = await send(
+        `/v1/test_clocks/${clock.body.data.id}/advance`,
+        { frozen_time: frozenTime },
+        false,
+      );
+      assert.equal(res.status, 200, res.text);
+    };
+    const created = await send(
+      '/v1/subscriptions',
+      subscriptionBody({
+        method: 'credit_card',
+        credit_card: subscriptionCard(),
+        first_due_date: '2027-01-15',
+        test_clock_id: clock.body.data.id,
+      }),
+    );
+    assert.equal(created.status, 201, created.text);
+    const id = created.body.data.id as string;
+    const charged = async (cycle: number) => {
+      const row = (await read(`/v1/subscriptions/${id}/cycles?limit=100`)).find(
+        (c: { cycle: number }) => c.cycle === cycle,
+      );
+      return row?.transaction_id ? await read(`/v1/transactions/${row.transaction_id}`) : null;
+    };
+    const one = await charged(1);
+    assert.ok(one, 'cycle 1 is charged on its due date');
+    assert.equal(one.status, 'paid');
+    assert.equal(one.subaccount_id, first.id);
+    // The tenant's link changes: a second one serves once the first is disabled.
+    await link(cards, tenantId);
+    await switchLink(first.id, 'disable');
+    await advance('2027-02-15T12:00:00Z');
+    assert.equal(await charged(2), null, 'no charge through an account the card token does not open in');
+    assert.equal((await read(`/v1/subscriptions/${id}`)).last_error, 'validation_error');
+    // The first link back: the next attempt (SPEC 8: every 15 minutes) charges cycle 2 through it.
+    await switchLink(first.id, 'enable');
+    await advance('2027-02-15T12:16:00Z');
+    const two = await charged(2);
+    assert.ok(two, 'cycle 2 is charged once the link is back');
+    assert.equal(two.subaccount_id, first.id);
+    assert.equal((await read(`/v1/subscriptions/${id}`)).last_error, null);
+  });
+
   test('a token that no longer opens after issuance: refresh and refund are 422 subaccount_credentials_missing, nothing sent; new charges too', async () => {
     const t = await seedTenantAndKey(world.app.gateway.ctx, { livemode: true });
     await rules(t.tenantId, market, ['pix']);
@@ -477,6 +592,51 @@ describe('test keys, checkouts and Pix Automatic on a marketplace route', () => 
     const events = await eventCount();
     assertError(await post(child.key), 422, 'subaccount_not_configured');
     assert.equal(await eventCount(), events);
+  });
+
+  test('the payer page’s pay step issues through the tenant’s link (matrix key revoked at the provider)', async () => {
+    // SPEC 2.7 (the payer picks a method; the charge is created for the checkout's tenant), 2.8 (through its
+    // link): the page's form post, over a real socket, makes a charge the subaccount's token issues.
+    const made = await world.app.request('POST', '/v1/checkouts', {
+      headers: { 'x-api-key': parent.key, ...idem() },
+      json: {
+        methods: ['boleto'],
+        amount: 15990,
+        reference: `pedido-${randomUUID()}`,
+        description: 'Pedido 1',
+        customer: pixBody().customer,
+      },
+    });
+    assert.equal(made.status, 201, made.text);
+    const path = new URL(made.body.data.url).pathname;
+    const page = await world.app.request('GET', path);
+    assert.equal(page.status, 200, page.text);
+    const nonce = /name="method" value="boleto">\s*<input type="hidden" name="nonce" value="([^"]+)"/.exec(
+      page.text,
+    )?.[1];
+    assert.ok(nonce, 'the boleto form');
+    await withMatrixKeyRevoked(async () => {
+      const chosen = await fetch(`${world.app.baseUrl}${path}/pay`, {
+        method: 'POST',
+        body: new URLSearchParams({ method: 'boleto', nonce }),
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: world.app.baseUrl },
+      });
+      assert.equal(chosen.status, 303);
+    });
+    await world.app.settle();
+    const checkout = await world.app.request('GET', `/v1/checkouts/${made.body.data.id}`, {
+      headers: { 'x-api-key': parent.key },
+    });
+    const [id] = checkout.body.data.transaction_ids as string[];
+    assert.ok(id, 'the payer’s choice made a charge');
+    const txn = await world.app.request('GET', `/v1/transactions/${id}`, {
+      headers: { 'x-api-key': parent.key },
+    });
+    assert.equal(txn.body.data.status, 'pending', txn.text);
+    assert.equal(txn.body.data.subaccount_id, parentLink.id);
+    const remote = await remoteCharge(id);
+    assert.equal(remote.account, Number(parentLink.provider_reference), 'the subaccount issued it');
   });
 
   test('Pix Automatic is not offered through a subaccount: 422 provider_method_disabled after the link checks', async () => {

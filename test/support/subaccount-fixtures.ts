@@ -132,6 +132,7 @@ export async function emulatorProvider(
   environment: string,
   credentials: Record<string, string>,
   isMarketplace = true,
+  methods: readonly string[] = ['pix', 'boleto'],
 ): Promise<string> {
   const res = await world.app.request('POST', '/admin/providers', {
     headers: world.admin,
@@ -139,7 +140,7 @@ export async function emulatorProvider(
       name: `Marketplace ${randomUUID()}`,
       kind: 'external',
       environment,
-      enabled_methods: ['pix', 'boleto'],
+      enabled_methods: methods,
       is_marketplace: isMarketplace,
       credentials,
       payment_host: world.emulator.paymentUrl,

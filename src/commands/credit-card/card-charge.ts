@@ -22,10 +22,26 @@ export type CardSecret =
   /** A card subscription's card (SPEC 4.10): its token sealed to the subscription (binding card id = its id). */
   | { readonly kind: 'subscription'; readonly subscriptionId: string; readonly card: SubscriptionCard };
 
-/** Where a kept token was sealed: the provider and environment it opens for; null for card data. */
-export function keptAt(
-  secret: CardSecret,
-): { readonly providerId: string | null; readonly environment: 'sandbox' | 'production' } | null {
-  if (secret.kind === 'data') return null;
-  return { providerId: secret.card.provider_id, environment: secret.card.environment };
+/** Where a kept token (a stored card's or a subscription's) was made. */
+type KeptAt = Pick<CardSavedData, 'provider_id' | 'environment' | 'subaccount_id'>;
+
+/**
+ * Whether a kept token opens where a charge is routed now. A token opens only in the account that made it
+ * (wire doc wave 2b §1.2): the same provider record and environment and, on a marketplace (SPEC 2.8), the
+ * same subaccount link. A card kept before the link was recorded (issue 28) is judged as before, by provider
+ * and environment only: which link made it is not known, and the provider has the last word.
+ */
+export function opensAt(
+  kept: KeptAt,
+  routed: {
+    readonly providerId: string | null;
+    readonly subaccountId: string | null;
+    readonly environment: KeptAt['environment'];
+  },
+): boolean {
+  return (
+    kept.provider_id === routed.providerId &&
+    kept.environment === routed.environment &&
+    (kept.subaccount_id === undefined || kept.subaccount_id === routed.subaccountId)
+  );
 }

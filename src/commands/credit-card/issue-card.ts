@@ -117,6 +117,7 @@ export async function issueCardCharge(
           livemode: reserve.livemode,
           provider_id: reserve.providerId,
           environment: reserve.environment,
+          subaccount_id: reserve.subaccountId,
           brand: m.brand,
           last_four: m.last_four,
           holder: m.holder,

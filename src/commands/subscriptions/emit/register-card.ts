@@ -9,6 +9,7 @@ import type { MaskedCard } from '../../../aggregates/transaction.ts';
 import type { EventMetadata } from '../../../events/event-store.ts';
 import { type CardData, withCapability } from '../../../providers/port.ts';
 import { handleCommand } from '../../command-handler.ts';
+import { opensAt } from '../../credit-card/card-charge.ts';
 import { maskedCardOf } from '../../credit-card/card-from-data.ts';
 import { type CardBinding, cardKey, openCardToken, sealCardToken } from '../../credit-card/card-token.ts';
 import { ownedCard } from '../../credit-card/stored-card.ts';
@@ -46,9 +47,9 @@ export function cardRouteInput(s: SubscriptionCreatedData): CreateChargeInput {
   };
 }
 
-/** A stored card opens only where it was kept: the provider account and environment the route leads to now. */
+/** A stored card opens only where it was kept: the provider account the route leads to now ({@link opensAt}). */
 export function requireKeptByRoute(stored: CardSavedData, routed: Route): void {
-  if (stored.provider_id !== routed.providerId || stored.environment !== routed.environment) {
+  if (!opensAt(stored, routed)) {
     throw invalid(
       'credit_card.token',
       'This card was kept by another provider account; send the card data instead.',
@@ -90,6 +91,7 @@ export async function registerCard(
     card: masked,
     provider_id: routed.providerId,
     environment: routed.environment,
+    subaccount_id: routed.subaccountId,
     token_sealed: sealCardToken(key, binding, token),
   };
   await handleCommand(

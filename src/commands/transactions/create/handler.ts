@@ -26,7 +26,7 @@ import { checkDestinationSyntax, destinationPolicy } from '../../../webhooks/ssr
 import { type CommandDeps, handleCommand } from '../../command-handler.ts';
 import type { AppContext } from '../../context.ts';
 import { resolveCostCenter } from '../../cost-centers/resolve.ts';
-import { type CardCharge, keptAt } from '../../credit-card/card-charge.ts';
+import { type CardCharge, opensAt } from '../../credit-card/card-charge.ts';
 import { isCardExpired } from '../../credit-card/card-expiry.ts';
 import { issueCardCharge } from '../../credit-card/issue-card.ts';
 import { resolveFees } from '../../fee-schedules/resolve.ts';
@@ -367,13 +367,11 @@ function requireUnexpiredCard(card: CardCharge, now: Date): void {
 }
 
 /**
- * A stored card is charged only where it was kept (its token opens nowhere else): the same provider and
- * environment the charge is routed to now. Otherwise the integrator charges the card data again.
+ * A stored card is charged only where it was kept (its token opens nowhere else): the provider account the
+ * charge is routed to now ({@link opensAt}). Otherwise the integrator charges the card data again.
  */
 function requireCardOfRoute(card: CardCharge, routed: Route): void {
-  const kept = keptAt(card.secret);
-  if (kept === null) return;
-  if (kept.providerId !== routed.providerId || kept.environment !== routed.environment) {
+  if (card.secret.kind !== 'data' && !opensAt(card.secret.card, routed)) {
     throw invalid(
       'credit_card.card_id',
       'This card was kept by another provider account; charge it with its data again.',
