@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startAdminApp } from '../../test/support/admin.ts';
+import { PAYER_ADDRESS } from '../../test/support/charges.ts';
 import { type SeededKey, seedTenantAndKey } from '../../test/support/fixtures.ts';
 import type { TestApp } from '../../test/support/http.ts';
 import { legacyBody, seedLegacyPix } from '../../test/support/legacy-charge.ts';
@@ -32,14 +33,7 @@ const order = (reference = `order-${randomUUID()}`): PixInput => ({
   customer: {
     name: 'Maria Silva',
     phone: '11987654321',
-    address: {
-      zip_code: '01310100',
-      street: 'Avenida Paulista',
-      number: '1000',
-      district: 'Bela Vista',
-      city: 'Sao Paulo',
-      state: 'SP',
-    },
+    address: PAYER_ADDRESS,
   },
 });
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, test } from 'vitest';
+import { PAYER_ADDRESS } from '../../test/support/charges.ts';
 import { Calebe, CalebeConnectionError, CalebeRedirectError } from '../src/index.ts';
 
 /**
@@ -84,14 +85,7 @@ const pix = {
   customer: {
     name: 'Maria Silva',
     phone: '11987654321',
-    address: {
-      zip_code: '01310100',
-      street: 'Avenida Paulista',
-      number: '1000',
-      district: 'Bela Vista',
-      city: 'Sao Paulo',
-      state: 'SP',
-    },
+    address: PAYER_ADDRESS,
   },
 };
 

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import { signatureHeader } from '../../src/webhooks/signing.ts';
 import { WebhookDeliveryWorker } from '../../src/workers/webhook-delivery.ts';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startAdminApp } from '../../test/support/admin.ts';
+import { PAYER_ADDRESS } from '../../test/support/charges.ts';
 import { type SeededKey, seedTenantAndKey } from '../../test/support/fixtures.ts';
 import type { TestApp } from '../../test/support/http.ts';
 import { Calebe, CalebeWebhookError, verifyWebhook } from '../src/index.ts';
@@ -71,14 +72,7 @@ async function deliveredEventOfNewPix(): Promise<{ id: string; delivery: Receive
       callback_url: `http://127.0.0.1:${port}/calebe`,
       customer: {
         phone: '11987654321',
-        address: {
-          zip_code: '01310100',
-          street: 'Avenida Paulista',
-          number: '1000',
-          district: 'Bela Vista',
-          city: 'Sao Paulo',
-          state: 'SP',
-        },
+        address: PAYER_ADDRESS,
       },
     },
     { idempotencyKey: randomUUID() },

@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, describe, test } from 'vitest';
 import { openDatabase } from '../../src/db/database.ts';
+import { PAYER_ADDRESS } from '../support/charges.ts';
 import { BIN, runCli } from '../support/cli.ts';
 
 // Issue 23 item 1.4: one start of the gateway before the first charge, and every CLI command beside it.
@@ -110,14 +111,7 @@ const ORDER = {
   customer: {
     name: 'Maria Silva',
     phone: '11987654321',
-    address: {
-      zip_code: '01310100',
-      street: 'Avenida Paulista',
-      number: '1000',
-      district: 'Bela Vista',
-      city: 'Sao Paulo',
-      state: 'SP',
-    },
+    address: PAYER_ADDRESS,
   },
 };
 

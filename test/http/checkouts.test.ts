@@ -3,7 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { checkoutFollowJob } from '../../src/commands/checkouts/follow/job.ts';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, assertError, bearer, logIn, startAdminApp } from '../support/admin.ts';
-import { pixBody } from '../support/charges.ts';
+import { PAYER_ADDRESS, pixBody } from '../support/charges.ts';
 import { createTestDatabase } from '../support/databases.ts';
 import { issueExtraKey, type SeededKey, seedChildTenant, seedTenantAndKey } from '../support/fixtures.ts';
 import { startTestApp, type TestApp, type TestResponse } from '../support/http.ts';
@@ -417,12 +417,7 @@ const payer = {
   document: '12345678901',
   email: 'maria@example.com',
   phone: '11987654321',
-  zip_code: '01310100',
-  street: 'Avenida Paulista',
-  number: '1000',
-  district: 'Bela Vista',
-  city: 'Sao Paulo',
-  state: 'SP',
+  ...PAYER_ADDRESS,
 };
 async function simulate(id: string, status: 'paid' | 'expired'): Promise<TestResponse> {
   const res = await app.request('POST', `/v1/transactions/${id}/simulate`, {

@@ -1,14 +1,8 @@
 import { saoPauloDate } from '../../src/aggregates/transaction.ts';
+import { COMPANY_EXAMPLE } from '../../src/contract/operations/subaccounts.ts';
 
-/** A valid SPEC 4.1 payer address (the tests' and benches' payers live there). */
-export const PAYER_ADDRESS = {
-  zip_code: '01310100',
-  street: 'Avenida Paulista',
-  number: '1000',
-  district: 'Bela Vista',
-  city: 'Sao Paulo',
-  state: 'SP',
-};
+/** A valid SPEC 4.1 payer address (the tests' and benches' payers live there): the API examples' address. */
+export const PAYER_ADDRESS = COMPANY_EXAMPLE.address;
 
 /** A valid SPEC 4.1 Pix body (complete payer); tests override what they check. */
 export function pixBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {

@@ -10,6 +10,7 @@ import {
   authorizationTransitions,
   pixAutomaticAuthorization as decider,
 } from '../../src/aggregates/pix-automatic-authorization.ts';
+import { PAYER_ADDRESS } from '../support/charges.ts';
 import { scenario } from '../support/given-when-then.ts';
 import { cellOf, stepByTable, transcribedTable } from '../support/state-table.ts';
 
@@ -45,14 +46,7 @@ const data: AuthorizationReservedData = {
     document: '12345678909',
     email: 'maria@example.com',
     phone: '11999998888',
-    address: {
-      zip_code: '01310100',
-      street: 'Avenida Paulista',
-      number: '1000',
-      district: 'Bela Vista',
-      city: 'Sao Paulo',
-      state: 'SP',
-    },
+    address: PAYER_ADDRESS,
   },
   created_at: CREATED_AT,
 };
